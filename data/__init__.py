@@ -1,0 +1,9 @@
+"""Package data: the embedded default treebank and small word lists."""
+
+from importlib.resources import files
+from pathlib import Path
+
+
+def default_treebank_path() -> Path:
+    """Path of the embedded default treebank (UD English, written for brittle)."""
+    return Path(str(files(__name__).joinpath("default.conllu")))

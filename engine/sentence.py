@@ -1,0 +1,295 @@
+"""Immutable records for CoNLL-U sentences.
+
+A :class:`Sentence` keeps every line of its block (comments, word lines, multiword-token
+ranges and empty nodes) as raw column text, so writing it back is byte-identical, and
+offers array views (``heads``, ``forms``, ``upos``) for the kernels. Nothing heavy is
+imported here: tree kernels load on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+TokenKind = Literal["word", "multiword", "empty"]
+
+#: The ten CoNLL-U columns, in order.
+COLUMNS: tuple[str, ...] = (
+    "id",
+    "form",
+    "lemma",
+    "upos",
+    "xpos",
+    "feats",
+    "head",
+    "deprel",
+    "deps",
+    "misc",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One CoNLL-U token line, every column kept as written (``_`` for empty)."""
+
+    id: str
+    form: str
+    lemma: str = "_"
+    upos: str = "_"
+    xpos: str = "_"
+    feats: str = "_"
+    head: str = "_"
+    deprel: str = "_"
+    deps: str = "_"
+    misc: str = "_"
+
+    @property
+    def kind(self) -> TokenKind:
+        """``word`` (integer ID), ``multiword`` (range ``3-4``) or ``empty`` (``5.1``)."""
+        if "-" in self.id:
+            return "multiword"
+        if "." in self.id:
+            return "empty"
+        return "word"
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """First and last word ID covered (a word covers only itself)."""
+        if "-" in self.id:
+            first, last = self.id.split("-")
+            return int(first), int(last)
+        whole = int(self.id.split(".")[0])
+        return whole, whole
+
+    def columns(self) -> tuple[str, ...]:
+        """The ten columns in file order."""
+        return (
+            self.id,
+            self.form,
+            self.lemma,
+            self.upos,
+            self.xpos,
+            self.feats,
+            self.head,
+            self.deprel,
+            self.deps,
+            self.misc,
+        )
+
+    def line(self) -> str:
+        """The token as one tab-separated line, without the newline."""
+        return "\t".join(self.columns())
+
+    @property
+    def feats_dict(self) -> dict[str, str]:
+        """FEATS as a mapping (``{}`` for ``_``)."""
+        return _parse_pairs(self.feats)
+
+    @property
+    def misc_dict(self) -> dict[str, str]:
+        """MISC as a mapping (``{}`` for ``_``); items without ``=`` map to ``""``."""
+        return _parse_pairs(self.misc)
+
+    def with_misc(self, **items: str | None) -> Token:
+        """A copy with MISC items set (``None`` removes an item); order is kept, new last."""
+        pairs = _parse_pairs(self.misc)
+        for key, value in items.items():
+            if value is None:
+                pairs.pop(key, None)
+            else:
+                pairs[key] = value
+        return replace(self, misc=_format_pairs(pairs))
+
+
+def _parse_pairs(text: str) -> dict[str, str]:
+    if text in ("_", ""):
+        return {}
+    out: dict[str, str] = {}
+    for item in text.split("|"):
+        key, _, value = item.partition("=")
+        out[key] = value
+    return out
+
+
+def _format_pairs(pairs: Mapping[str, str]) -> str:
+    if not pairs:
+        return "_"
+    return "|".join(f"{k}={v}" if v != "" else k for k, v in pairs.items())
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One CoNLL-U sentence block.
+
+    Attributes:
+        sent_id: the ``# sent_id`` value, or ``"<file>#<n>"`` when the block has none.
+        comments: raw comment lines (with the leading ``#``), in file order.
+        rows: every token line in file order: words, multiword ranges, empty nodes.
+        source: the file the sentence was read from (not part of equality).
+        line: 1-based line number of the block's first line in ``source``.
+    """
+
+    sent_id: str
+    comments: tuple[str, ...]
+    rows: tuple[Token, ...]
+    source: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+
+    # ----------------------------------------------------------------- views
+    @cached_property
+    def words(self) -> tuple[Token, ...]:
+        """Syntactic words (integer IDs 1..n), in order."""
+        return tuple(t for t in self.rows if t.kind == "word")
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @cached_property
+    def heads(self) -> NDArray[np.int32]:
+        """HEAD of each word, shape (n,), int32; 0 is the root, words are numbered 1..n.
+
+        The array is read-only.
+        """
+        arr = np.fromiter((int(t.head) for t in self.words), dtype=np.int32, count=len(self))
+        arr.setflags(write=False)
+        return arr
+
+    @cached_property
+    def forms(self) -> tuple[str, ...]:
+        """FORM of each word."""
+        return tuple(t.form for t in self.words)
+
+    @cached_property
+    def lemmas(self) -> tuple[str, ...]:
+        """LEMMA of each word."""
+        return tuple(t.lemma for t in self.words)
+
+    @cached_property
+    def upos(self) -> tuple[str, ...]:
+        """UPOS of each word."""
+        return tuple(t.upos for t in self.words)
+
+    @cached_property
+    def xpos(self) -> tuple[str, ...]:
+        """XPOS of each word."""
+        return tuple(t.xpos for t in self.words)
+
+    @cached_property
+    def deprels(self) -> tuple[str, ...]:
+        """DEPREL of each word."""
+        return tuple(t.deprel for t in self.words)
+
+    @cached_property
+    def metadata(self) -> dict[str, str]:
+        """``# key = value`` comments as a mapping (keys without value map to ``""``)."""
+        from conllu.parser import parse_pair_value
+
+        out: dict[str, str] = {}
+        for comment in self.comments:
+            key, value = parse_pair_value(comment[1:])
+            if key:
+                out[key] = value if value is not None else ""
+        return out
+
+    @property
+    def text(self) -> str:
+        """The ``# text`` comment, or the surface text rebuilt from tokens and SpaceAfter."""
+        return self.metadata.get("text") or self.surface_text()
+
+    def surface_text(self) -> str:
+        """Surface text from the tokens: multiword tokens give their own form."""
+        parts: list[str] = []
+        covered_until = 0
+        for tok in self.rows:
+            kind = tok.kind
+            if kind == "empty":
+                continue
+            first, last = tok.span
+            if kind == "word" and first <= covered_until:
+                continue
+            if kind == "multiword":
+                covered_until = last
+            parts.append(tok.form)
+            if "SpaceAfter=No" not in tok.misc.split("|"):
+                parts.append(" ")
+        return "".join(parts).rstrip(" ")
+
+    # ------------------------------------------------------------ tree views
+    def children(self) -> tuple[tuple[int, ...], ...]:
+        """Children of each node, 0..n (index 0 is the artificial root), in word order."""
+        from brittle.engine import tree
+
+        return tree.children(self.heads)
+
+    def distance_matrix(self) -> NDArray[np.int32]:
+        """Word-to-word tree path lengths, shape (n, n), int32."""
+        from brittle.engine import tree
+
+        return tree.distance_matrix(self.heads)
+
+    def depths(self) -> NDArray[np.int32]:
+        """Depth of each word, shape (n,), int32; the root word has depth 0."""
+        from brittle.engine import tree
+
+        return tree.depths(self.heads)
+
+    def root_index(self) -> int:
+        """0-based index of the root word."""
+        from brittle.engine import tree
+
+        return tree.root_index(self.heads)
+
+    def max_depth(self) -> int:
+        """Largest word depth (0 for a one-word sentence)."""
+        return int(self.depths().max()) if len(self) else 0
+
+    def is_projective(self) -> bool:
+        """Whether no dependency arc crosses another."""
+        from brittle.engine import tree
+
+        return tree.is_projective(self.heads)
+
+    def problems(self) -> list[str]:
+        """Tree problems (empty list when the tree is valid)."""
+        from brittle.engine import tree
+
+        return tree.tree_problems(self.heads)
+
+    # --------------------------------------------------------------- editing
+    def with_words(self, words: Mapping[int, Token]) -> Sentence:
+        """A copy with some words replaced, keyed by 0-based word index."""
+        if not words:
+            return self
+        by_id = {str(i + 1): tok for i, tok in words.items()}
+        rows = tuple(by_id.get(t.id, t) if t.kind == "word" else t for t in self.rows)
+        return replace(self, rows=rows)
+
+    def with_comments(self, comments: tuple[str, ...]) -> Sentence:
+        """A copy with other comment lines."""
+        return replace(self, comments=comments)
+
+    def with_metadata(self, key: str, value: str) -> Sentence:
+        """A copy whose ``# key = value`` comment is set (replaced in place or appended)."""
+        line = f"# {key} = {value}"
+        comments = list(self.comments)
+        from conllu.parser import parse_pair_value
+
+        for i, comment in enumerate(comments):
+            if parse_pair_value(comment[1:])[0] == key:
+                comments[i] = line
+                break
+        else:
+            comments.append(line)
+        return replace(self, comments=tuple(comments))
+
+    def to_conllu(self) -> str:
+        """The block as CoNLL-U text, ending with the blank line that closes it."""
+        lines = [*self.comments, *(t.line() for t in self.rows)]
+        return "\n".join(lines) + "\n\n"
