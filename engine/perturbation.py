@@ -1,0 +1,167 @@
+"""Perturbations as small immutable deltas, and the pure functions that apply them.
+
+A :class:`Perturbation` either substitutes words (``positions`` + ``replacements``) or
+reorders them (``order``). Applying one never mutates the sentence: it returns a new
+:class:`~brittle.engine.sentence.Sentence` whose gold columns are kept, whose changed
+tokens carry ``OrigForm=...|Perturbation=<method>`` in MISC, whose ``# text`` is
+updated and which gains a ``# perturbation = ...`` comment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from brittle.engine.sentence import Sentence, Token
+
+__all__ = ["Perturbation", "apply_perturbation", "describe"]
+
+
+@dataclass(frozen=True, slots=True)
+class Perturbation:
+    """A hashable change to one sentence.
+
+    Attributes:
+        sentence_id: the sentence it applies to.
+        method: the generator that made it (``copos``, ``shuffle``, ...).
+        positions: 0-based word indices that are substituted, ascending.
+        replacements: the new FORM at each position.
+        lemmas: the new LEMMA at each position (``"_"`` when unknown); empty means all
+            unknown.
+        order: for reorderings, ``order[j]`` is the 0-based original index of the word
+            now at position ``j`` (a permutation of ``range(n)``); ``None`` otherwise.
+    """
+
+    sentence_id: str
+    method: str
+    positions: tuple[int, ...] = ()
+    replacements: tuple[str, ...] = ()
+    lemmas: tuple[str, ...] = ()
+    order: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.positions) != len(self.replacements):
+            raise ValueError("positions and replacements differ in length")
+        if self.lemmas and len(self.lemmas) != len(self.positions):
+            raise ValueError("lemmas and positions differ in length")
+        if list(self.positions) != sorted(set(self.positions)):
+            raise ValueError("positions must be strictly ascending")
+        if self.order is not None and sorted(self.order) != list(range(len(self.order))):
+            raise ValueError("order is not a permutation of 0..n-1")
+
+    @property
+    def size(self) -> int:
+        """Number of words changed (substitutions) or moved (reorderings)."""
+        if self.order is not None:
+            return sum(1 for j, i in enumerate(self.order) if i != j)
+        return len(self.positions)
+
+    @property
+    def is_identity(self) -> bool:
+        """Whether it changes nothing."""
+        return self.size == 0
+
+
+def describe(p: Perturbation, original: Sentence) -> str:
+    """One-line description for the ``# perturbation`` comment."""
+    if p.order is not None:
+        return f"{p.method} order={','.join(str(i + 1) for i in p.order)}"
+    forms = original.forms
+    edits = " ".join(
+        f"{i + 1}:{forms[i]}->{new}" for i, new in zip(p.positions, p.replacements, strict=True)
+    )
+    return f"{p.method} {edits}".rstrip()
+
+
+def _inside_multiword(sentence: Sentence) -> set[int]:
+    covered: set[int] = set()
+    for tok in sentence.rows:
+        if tok.kind == "multiword":
+            first, last = tok.span
+            covered.update(range(first - 1, last))
+    return covered
+
+
+def apply_perturbation(sentence: Sentence, p: Perturbation) -> Sentence:
+    """The perturbed sentence (a new record; ``sentence`` is unchanged).
+
+    Substitutions keep every column but FORM (and LEMMA: the given lemma or ``_``);
+    reorderings move whole token lines and renumber HEAD and DEPS so the gold tree stays
+    attached to the same words. Raises ``ValueError`` for a perturbation of another
+    sentence, an out-of-range position, or a substitution inside a multiword token.
+    """
+    if p.sentence_id != sentence.sent_id:
+        raise ValueError(f"perturbation is for {p.sentence_id!r}, not {sentence.sent_id!r}")
+    if p.is_identity:
+        return sentence
+    out = _reorder(sentence, p) if p.order is not None else _substitute(sentence, p)
+    out = out.with_metadata("text", out.surface_text())
+    return out.with_metadata("perturbation", describe(p, sentence))
+
+
+def _substitute(sentence: Sentence, p: Perturbation) -> Sentence:
+    n = len(sentence)
+    blocked = _inside_multiword(sentence)
+    words = sentence.words
+    new: dict[int, Token] = {}
+    for k, (i, form) in enumerate(zip(p.positions, p.replacements, strict=True)):
+        if not 0 <= i < n:
+            raise ValueError(f"position {i} out of range for a {n}-word sentence")
+        if i in blocked:
+            raise ValueError(f"word {i + 1} is part of a multiword token")
+        if not form or any(ch.isspace() for ch in form):
+            raise ValueError(f"replacement {form!r} is empty or contains whitespace")
+        old = words[i]
+        lemma = p.lemmas[k] if p.lemmas else "_"
+        tok = replace(old, form=form, lemma=lemma or "_")
+        new[i] = tok.with_misc(OrigForm=old.form, Perturbation=p.method)
+    return sentence.with_words(new)
+
+
+_DEP_HEAD = re.compile(r"^(\d+)(:.*)$")
+
+
+def _reorder(sentence: Sentence, p: Perturbation) -> Sentence:
+    assert p.order is not None
+    n = len(sentence)
+    if len(p.order) != n:
+        raise ValueError(f"order has {len(p.order)} items for a {n}-word sentence")
+    has_empty = any(t.kind == "empty" for t in sentence.rows)
+    new_index = [0] * n
+    for j, i in enumerate(p.order):
+        new_index[i] = j
+    words = sentence.words
+    rows: list[Token] = []
+    for j, i in enumerate(p.order):
+        old = words[i]
+        head = int(old.head)
+        new_head = 0 if head == 0 else new_index[head - 1] + 1
+        deps = "_" if has_empty else _renumber_deps(old.deps, new_index)
+        tok = replace(old, id=str(j + 1), head=str(new_head), deps=deps)
+        # Surface spacing no longer holds once words move: every word is followed by a space.
+        tok = tok.with_misc(SpaceAfter=None)
+        if i != j:
+            tok = tok.with_misc(OrigPosition=str(i + 1), Perturbation=p.method)
+        rows.append(tok)
+    return replace(sentence, rows=tuple(rows))
+
+
+def _renumber_deps(deps: str, new_index: list[int]) -> str:
+    if deps == "_":
+        return deps
+    items = []
+    for item in deps.split("|"):
+        m = _DEP_HEAD.match(item)
+        if m is None:
+            items.append(item)
+            continue
+        head = int(m.group(1))
+        new_head = 0 if head == 0 else new_index[head - 1] + 1
+        items.append(f"{new_head}{m.group(2)}")
+
+    # Enhanced dependencies are sorted by head in valid CoNLL-U.
+    def key(item: str) -> tuple[int, str]:
+        head, _, rel = item.partition(":")
+        return (int(head) if head.isdigit() else 0, rel)
+
+    return "|".join(sorted(items, key=key))
