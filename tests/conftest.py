@@ -1,0 +1,22 @@
+"""Shared test fixtures and hypothesis profiles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from support import EWT_TEST
+
+settings.register_profile(
+    "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("default")
+
+
+@pytest.fixture
+def ewt_test() -> Path:
+    """The EWT test split; the test is skipped when ../shared is absent."""
+    if not EWT_TEST.exists():
+        pytest.skip(f"{EWT_TEST} is not available")
+    return EWT_TEST
