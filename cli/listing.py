@@ -7,8 +7,8 @@ from rich.table import Table
 
 from brittle.cli.common import console
 from brittle.cli.main import main
-from brittle.engine.registry import REGISTRIES
 from brittle.engine.plugins import load_components
+from brittle.engine.registry import REGISTRIES
 
 
 @main.command("list")

@@ -165,9 +165,7 @@ def _parse_block(block: list[tuple[int, str]], name: str, start: int, index: int
             raise BrittleInputError(name, lineno, "ID is empty")
         if tok.id in seen_ids:
             if tok.id == "1" and rows:
-                problem = (
-                    "word ID 1 appears again: a blank line is missing between sentences"
-                )
+                problem = "word ID 1 appears again: a blank line is missing between sentences"
             else:
                 problem = f"duplicate ID {tok.id} (first on line {seen_ids[tok.id]})"
             raise BrittleInputError(name, lineno, problem)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
 from support import EWT_TEST
 
 settings.register_profile(

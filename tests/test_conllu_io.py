@@ -121,40 +121,90 @@ def test_atomic_write_leaves_target_untouched_on_error(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ bad input
 BAD_CASES = [
     # (name, mutated text, expected line, words in the message)
-    ("wrong column count", _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\t3\tnsubj\t_"), 4,
-     "expected 10 tab-separated columns, found 9"),
-    ("non-integer id", _replace_line(GOOD, 4, "x\tcat\tcat\tNOUN\tNN\t_\t3\tnsubj\t_\t_"), 4,
-     "ID 'x' is not an integer"),
-    ("non-integer head", _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\tthree\tnsubj\t_\t_"), 4,
-     "HEAD 'three' is not a non-negative integer"),
-    ("head out of range", _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\t9\tnsubj\t_\t_"), 4,
-     "HEAD 9 out of range"),
-    ("cycle", _replace_line(GOOD, 3, "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_").replace(
-        "2\tcat\tcat\tNOUN\tNN\tNumber=Sing\t3", "2\tcat\tcat\tNOUN\tNN\tNumber=Sing\t1"), 3,
-     "cycle in HEAD"),
-    ("no root", _replace_line(GOOD, 5, "3\tsleeps\tsleep\tVERB\tVBZ\t_\t2\troot\t_\t_"), 3,
-     "no root"),
-    ("several roots", _replace_line(GOOD, 6, "4\t.\t.\tPUNCT\t.\t_\t0\tpunct\t_\t_"), 6,
-     "several roots: words 3, 4"),
-    ("duplicate id", _replace_line(GOOD, 5, "2\tsleeps\tsleep\tVERB\tVBZ\t_\t0\troot\t_\t_"), 5,
-     "duplicate ID 2"),
-    ("missing blank line", GOOD.replace("\n\n# sent_id = s2", "\n# sent_id = s2", 1), 7,
-     "blank line is missing between sentences"),
-    ("missing blank line without comments",
-     GOOD.replace("\n\n# sent_id = s2\n# text = Dogs bark.\n", "\n", 1), 7,
-     "blank line is missing between sentences"),
+    (
+        "wrong column count",
+        _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\t3\tnsubj\t_"),
+        4,
+        "expected 10 tab-separated columns, found 9",
+    ),
+    (
+        "non-integer id",
+        _replace_line(GOOD, 4, "x\tcat\tcat\tNOUN\tNN\t_\t3\tnsubj\t_\t_"),
+        4,
+        "ID 'x' is not an integer",
+    ),
+    (
+        "non-integer head",
+        _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\tthree\tnsubj\t_\t_"),
+        4,
+        "HEAD 'three' is not a non-negative integer",
+    ),
+    (
+        "head out of range",
+        _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\t9\tnsubj\t_\t_"),
+        4,
+        "HEAD 9 out of range",
+    ),
+    (
+        "cycle",
+        _replace_line(GOOD, 3, "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_").replace(
+            "2\tcat\tcat\tNOUN\tNN\tNumber=Sing\t3", "2\tcat\tcat\tNOUN\tNN\tNumber=Sing\t1"
+        ),
+        3,
+        "cycle in HEAD",
+    ),
+    (
+        "no root",
+        _replace_line(GOOD, 5, "3\tsleeps\tsleep\tVERB\tVBZ\t_\t2\troot\t_\t_"),
+        3,
+        "no root",
+    ),
+    (
+        "several roots",
+        _replace_line(GOOD, 6, "4\t.\t.\tPUNCT\t.\t_\t0\tpunct\t_\t_"),
+        6,
+        "several roots: words 3, 4",
+    ),
+    (
+        "duplicate id",
+        _replace_line(GOOD, 5, "2\tsleeps\tsleep\tVERB\tVBZ\t_\t0\troot\t_\t_"),
+        5,
+        "duplicate ID 2",
+    ),
+    (
+        "missing blank line",
+        GOOD.replace("\n\n# sent_id = s2", "\n# sent_id = s2", 1),
+        7,
+        "blank line is missing between sentences",
+    ),
+    (
+        "missing blank line without comments",
+        GOOD.replace("\n\n# sent_id = s2\n# text = Dogs bark.\n", "\n", 1),
+        7,
+        "blank line is missing between sentences",
+    ),
     ("bom", "\ufeff" + GOOD, 1, "byte-order mark"),
     ("crlf", GOOD.replace("\n", "\r\n"), 1, "CR LF"),
     ("crlf on one line", GOOD.replace("sleeps.\n", "sleeps.\r\n"), 2, "CR LF"),
-    ("self head", _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\t2\tnsubj\t_\t_"), 4,
-     "its own head"),
-    ("id out of sequence", _replace_line(GOOD, 4, "5\tcat\tcat\tNOUN\tNN\t_\t3\tnsubj\t_\t_"), 4,
-     "out of sequence"),
+    (
+        "self head",
+        _replace_line(GOOD, 4, "2\tcat\tcat\tNOUN\tNN\t_\t2\tnsubj\t_\t_"),
+        4,
+        "its own head",
+    ),
+    (
+        "id out of sequence",
+        _replace_line(GOOD, 4, "5\tcat\tcat\tNOUN\tNN\t_\t3\tnsubj\t_\t_"),
+        4,
+        "out of sequence",
+    ),
     ("not utf-8", None, 3, "not valid UTF-8"),
 ]
 
 
-@pytest.mark.parametrize(("name", "text", "line", "message"), BAD_CASES, ids=[c[0] for c in BAD_CASES])
+@pytest.mark.parametrize(
+    ("name", "text", "line", "message"), BAD_CASES, ids=[c[0] for c in BAD_CASES]
+)
 def test_bad_input_names_file_line_and_problem(
     tmp_path: Path, name: str, text: str | None, line: int, message: str
 ) -> None:
@@ -228,8 +278,9 @@ def mutated_conllu(draw: st.DrawFn) -> bytes:
 
 
 @given(mutated_conllu())
-def test_mutated_input_raises_only_brittle_input_error(tmp_path_factory: pytest.TempPathFactory,
-                                                        data: bytes) -> None:
+def test_mutated_input_raises_only_brittle_input_error(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
     path = tmp_path_factory.mktemp("fuzz") / "f.conllu"
     path.write_bytes(data)
     try:

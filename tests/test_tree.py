@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import shared_treebanks
 
 from brittle.engine import tree
 from brittle.engine.conllu import read_conllu
+
+from support import shared_treebanks
 
 
 @st.composite

