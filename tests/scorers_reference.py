@@ -1,0 +1,203 @@
+"""Slow, obviously-right references and input strategies for the scorer tests.
+
+Every kernel in ``brittle.scorers`` is compared against one of these on many random
+inputs. The tree edit distance reference is the ``apted`` package.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Sequence
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+UD_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud"
+EWT_TEST = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"
+
+_SCALE = float(os.environ.get("BRITTLE_TEST_SCALE", "1"))
+
+
+def examples(n: int) -> settings:
+    """Hypothesis settings with ``n`` examples (scaled by ``BRITTLE_TEST_SCALE``), no deadline."""
+    return settings(
+        max_examples=max(1, int(n * _SCALE)),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+
+# ------------------------------------------------------------------ strategies
+@st.composite
+def heads_arrays(
+    draw: st.DrawFn, min_words: int = 0, max_words: int = 12, forest: bool = False
+) -> np.ndarray:
+    """A random HEAD array, int64 (n,): one tree, or with ``forest`` maybe several roots."""
+    n = draw(st.integers(min_words, max_words))
+    order = draw(st.permutations(range(1, n + 1)))
+    heads = np.zeros(n, dtype=np.int64)
+    for pos, word in enumerate(order):
+        if pos == 0:
+            continue
+        if forest and draw(st.integers(0, 4)) == 0:
+            heads[word - 1] = 0
+        else:
+            heads[word - 1] = order[draw(st.integers(0, pos - 1))]
+    return heads
+
+
+def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A random single-rooted HEAD array of n words (numpy generator version)."""
+    order = rng.permutation(n) + 1
+    heads = np.zeros(n, dtype=np.int64)
+    for pos in range(1, n):
+        heads[order[pos] - 1] = order[rng.integers(0, pos)]
+    return heads
+
+
+# ------------------------------------------------------------------ Hamming, order
+def hamming_ref(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    count = 0
+    for i in range(len(a)):
+        if a[i] != b[i]:
+            count += 1
+    return count
+
+
+def idc_ref(p: Sequence[int]) -> float:
+    k = len(p)
+    if k == 0:
+        return 0.0
+    return sum(abs(p[j] - j) for j in range(k)) / (k * k)
+
+
+def dnd_ref(p: Sequence[int]) -> float:
+    k = len(p)
+    if k <= 1:
+        return 0.0
+    return sum(1 for j in range(k - 1) if p[j + 1] - p[j] != 1) / (k - 1)
+
+
+def permutation_ref(
+    original: Sequence[Hashable], perturbed: Sequence[Hashable]
+) -> list[int] | None:
+    """Original position of each unit of ``perturbed`` (n-th occurrence to n-th), or None."""
+    if len(original) != len(perturbed):
+        return None
+    used = [False] * len(original)
+    out = []
+    for unit in perturbed:
+        for i, o in enumerate(original):
+            if not used[i] and o == unit:
+                used[i] = True
+                out.append(i)
+                break
+        else:
+            return None
+    return out
+
+
+# ------------------------------------------------------------------ tree edit distance
+class _Node:
+    def __init__(self, label: Hashable) -> None:
+        self.label = label
+        self.children: list[_Node] = []
+
+
+def apted_tree(heads: Sequence[int], labels: Sequence[Hashable] | None) -> _Node:
+    """The ordered tree of a HEAD array: artificial root, children in word order."""
+    root = _Node(("<artificial root>",))
+    nodes = [root] + [
+        _Node(("w", labels[i] if labels is not None else None)) for i in range(len(heads))
+    ]
+    for i, h in enumerate(heads):
+        nodes[int(h)].children.append(nodes[i + 1])
+    return root
+
+
+def apted_distance(
+    heads_a: Sequence[int],
+    heads_b: Sequence[int],
+    labels_a: Sequence[Hashable] | None = None,
+    labels_b: Sequence[Hashable] | None = None,
+    delete: float = 1.0,
+    insert: float = 1.0,
+    rename: float = 1.0,
+) -> float:
+    from apted import APTED, Config
+
+    class _Costs(Config):  # type: ignore[misc]
+        valuecls = float
+
+        def delete(self, node: _Node) -> float:
+            return delete
+
+        def insert(self, node: _Node) -> float:
+            return insert
+
+        def rename(self, a: _Node, b: _Node) -> float:
+            return 0.0 if a.label == b.label else rename
+
+        def children(self, node: _Node) -> list[_Node]:
+            return node.children
+
+    tree_a = apted_tree(heads_a, labels_a)
+    tree_b = apted_tree(heads_b, labels_b)
+    return float(APTED(tree_a, tree_b, _Costs()).compute_edit_distance())
+
+
+# ------------------------------------------------------------------ spanning trees, trees
+def spanning_tree_weight(weights: np.ndarray, parent: np.ndarray) -> float:
+    return float(sum(weights[i, parent[i]] for i in range(len(parent)) if parent[i] >= 0))
+
+
+def networkx_tree_weight(weights: np.ndarray, maximum: bool = False) -> float:
+    import networkx as nx
+
+    n = weights.shape[0]
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            g.add_edge(i, j, weight=float(weights[i, j]))
+    tree = nx.maximum_spanning_tree(g) if maximum else nx.minimum_spanning_tree(g)
+    return float(sum(d["weight"] for _, _, d in tree.edges(data=True)))
+
+
+def tree_distances_ref(heads: Sequence[int]) -> np.ndarray:
+    """All-pairs path lengths by breadth-first search from every word."""
+    n = len(heads)
+    adj: list[list[int]] = [[] for _ in range(n)]
+    for i, h in enumerate(heads):
+        if h > 0:
+            adj[i].append(int(h) - 1)
+            adj[int(h) - 1].append(i)
+    out = np.zeros((n, n), dtype=np.int64)
+    for s in range(n):
+        dist = {s: 0}
+        frontier = [s]
+        while frontier:
+            nxt = []
+            for u in frontier:
+                for v in adj[u]:
+                    if v not in dist:
+                        dist[v] = dist[u] + 1
+                        nxt.append(v)
+            frontier = nxt
+        for v, d in dist.items():
+            out[s, v] = d
+    return out
+
+
+# ------------------------------------------------------------------ treebank
+@cache
+def ewt_test_sentences() -> tuple:  # tuple[Sentence, ...]
+    """Sentences of the EWT test file (raises FileNotFoundError when absent)."""
+    if not EWT_TEST.exists():
+        raise FileNotFoundError(EWT_TEST)
+    from brittle.engine.conllu import read_conllu
+
+    return tuple(read_conllu(EWT_TEST))
