@@ -1,0 +1,180 @@
+"""The search problem a strategy receives: candidates, scoring, constraints and budgets.
+
+A strategy never builds candidates, counts queries or parses sentences itself: it asks
+the :class:`SearchProblem` to ``expand`` a perturbation by one more substitution, to
+``score`` a batch (the probe damage; the problem's scorer counts queries and caches),
+and to check ``feasible`` (the expensive syntax constraint, asked lazily and only for
+candidates that could be selected).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from brittle.engine.perturbation import Perturbation
+
+#: A replacement option at one position: (FORM, LEMMA); LEMMA is ``"_"`` when unknown.
+Option = tuple[str, str]
+
+
+class Scorer(Protocol):
+    """Scores batches of perturbations of one sentence (higher = more damage)."""
+
+    def __call__(self, candidates: Sequence[Perturbation]) -> NDArray[np.float64]:
+        """Damage of each candidate, shape (m,) with m <= len(candidates).
+
+        Fewer scores than candidates means the query budget ran out after the first m.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class SearchProblem:
+    """Everything a strategy may use to find the worst perturbation of one sentence.
+
+    Attributes:
+        sentence_id: the sentence being attacked.
+        method: generator name recorded on every perturbation.
+        options: for each eligible 0-based word position, its replacement options, best
+            first (the generator's order).
+        budget: the largest number of substituted words (tau).
+        score: probe damage of a batch, counted and cached by the scorer wrapper.
+        feasible: boolean mask of a batch: which candidates satisfy the constraints.
+        is_exhausted: whether the query budget is spent.
+    """
+
+    sentence_id: str
+    method: str
+    options: dict[int, tuple[Option, ...]]
+    budget: int
+    score: Scorer
+    feasible: Callable[[Sequence[Perturbation]], NDArray[np.bool_]]
+    is_exhausted: Callable[[], bool]
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        """Eligible positions that have at least one option, ascending."""
+        return tuple(sorted(p for p, opts in self.options.items() if opts))
+
+    def empty(self) -> Perturbation:
+        """The identity perturbation (nothing changed)."""
+        return Perturbation(self.sentence_id, self.method)
+
+    def substitute(self, base: Perturbation, position: int, option: Option) -> Perturbation:
+        """``base`` with one more substitution at ``position``."""
+        items = dict(
+            zip(
+                base.positions,
+                zip(base.replacements, base.lemmas or ("_",) * len(base.positions), strict=True),
+                strict=True,
+            )
+        )
+        items[position] = option
+        keys = sorted(items)
+        return Perturbation(
+            self.sentence_id,
+            self.method,
+            positions=tuple(keys),
+            replacements=tuple(items[k][0] for k in keys),
+            lemmas=tuple(items[k][1] for k in keys),
+        )
+
+    def expand(
+        self, base: Perturbation, *, positions: Sequence[int] | None = None
+    ) -> list[Perturbation]:
+        """Every perturbation with one more substitution than ``base``.
+
+        Only positions not yet substituted are used, in ``positions`` order when given
+        (else ascending); nothing is returned once ``base`` already uses the budget.
+        """
+        if len(base.positions) >= self.budget:
+            return []
+        used = set(base.positions)
+        pool = self.positions if positions is None else positions
+        return [
+            self.substitute(base, p, option)
+            for p in pool
+            if p not in used and p in self.options
+            for option in self.options[p]
+        ]
+
+    def sample(self, count: int, rng: np.random.Generator) -> list[Perturbation]:
+        """``count`` random perturbations of exactly ``min(budget, |positions|)`` words.
+
+        Each draws its positions uniformly without replacement and one option per
+        position uniformly; duplicates are kept out, so fewer may be returned when the
+        space is small.
+        """
+        pool = np.asarray(self.positions, dtype=np.int64)
+        size = min(self.budget, pool.size)
+        if size == 0 or count <= 0:
+            return []
+        seen: set[Perturbation] = set()
+        out: list[Perturbation] = []
+        attempts = 0
+        while len(out) < count and attempts < 20 * count:
+            attempts += 1
+            chosen = np.sort(rng.choice(pool, size=size, replace=False))
+            p = self.empty()
+            for pos in chosen.tolist():
+                opts = self.options[pos]
+                p = self.substitute(p, pos, opts[int(rng.integers(len(opts)))])
+            if p not in seen:
+                seen.add(p)
+                out.append(p)
+        return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a strategy found for one sentence.
+
+    Attributes:
+        best: the most damaging feasible perturbation (the identity when none was found).
+        damage: its damage (0.0 for the identity).
+        evaluated: candidates scored by the strategy (cache hits included).
+        feasible_checked: candidates whose constraints were checked.
+    """
+
+    best: Perturbation
+    damage: float
+    evaluated: int
+    feasible_checked: int
+
+    @property
+    def success(self) -> bool:
+        """Whether a non-identity perturbation was found."""
+        return not self.best.is_identity
+
+
+def first_feasible(
+    problem: SearchProblem,
+    candidates: Sequence[Perturbation],
+    damages: NDArray[np.float64],
+    *,
+    want: int = 1,
+    chunk: int = 8,
+) -> tuple[list[int], int]:
+    """Indices of the ``want`` most damaging feasible candidates, and how many were checked.
+
+    Candidates are checked in order of decreasing damage (ties: earlier first), a chunk
+    at a time, so the expensive constraint only sees candidates that could be selected.
+    """
+    order = np.argsort(-damages, kind="stable")
+    found: list[int] = []
+    checked = 0
+    for start in range(0, order.size, chunk):
+        idx = order[start : start + chunk]
+        mask = problem.feasible([candidates[i] for i in idx.tolist()])
+        checked += idx.size
+        for i, ok in zip(idx.tolist(), mask.tolist(), strict=True):
+            if ok:
+                found.append(i)
+                if len(found) == want:
+                    return found, checked
+    return found, checked

@@ -1,0 +1,195 @@
+"""Strategies on small problems whose worst case is known; query counting and caching."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from brittle.engine.conllu import read_conllu
+from brittle.engine.perturbation import Perturbation
+from brittle.engine.scoring import CachedScorer, Objective
+from brittle.engine.sentence import Sentence
+from brittle.search.problem import SearchProblem
+from brittle.search.strategies import beam_search, greedy_search, sample_search
+
+from support import FIXTURES
+
+SENTENCE = read_conllu(FIXTURES / "mwt_empty.conllu")[1]  # 7 words
+
+
+class AdditiveEvaluator:
+    """Metric = 1 - sum of the penalties of the replacement words present (known worst case)."""
+
+    tasks = ("a", "b")
+
+    def __init__(self, penalty: dict[str, float], interaction: float = 0.0) -> None:
+        self.penalty = penalty
+        self.interaction = interaction
+        self.calls = 0
+        self.evaluated = 0
+
+    def evaluate(self, original: Sentence, candidates: Sequence[Sentence]) -> np.ndarray:
+        self.calls += 1
+        self.evaluated += len(candidates)
+        out = np.empty((len(candidates), 2))
+        for i, c in enumerate(candidates):
+            changed = [w for w, o in zip(c.forms, original.forms, strict=True) if w != o]
+            total = sum(self.penalty.get(w, 0.0) for w in changed)
+            out[i] = (1.0 - total, 1.0 - 2 * total)
+        return out
+
+
+OPTIONS = {
+    1: (("adores", "adore"), ("enjoys", "enjoy")),
+    2: (("tea", "tea"), ("juice", "juice")),
+    5: (("coffee", "coffee"), ("water", "water"), ("milk", "milk")),
+}
+PENALTY = {
+    "adores": 0.1,
+    "enjoys": 0.3,
+    "tea": 0.05,
+    "juice": 0.2,
+    "water": 0.4,
+    "milk": 0.25,
+    "coffee": 0.0,
+}
+
+
+def make_problem(
+    evaluator: AdditiveEvaluator,
+    *,
+    budget: int = 2,
+    query_budget: int | None = None,
+    infeasible: frozenset[str] = frozenset(),
+    scorer: CachedScorer | None = None,
+):
+    scorer = scorer or CachedScorer(evaluator)
+    session = scorer.session(SENTENCE, Objective.mean_of(["a", "b"]), query_budget=query_budget)
+    checked: list[Perturbation] = []
+
+    def feasible(batch: Sequence[Perturbation]) -> np.ndarray:
+        checked.extend(batch)
+        return np.array([not (set(p.replacements) & infeasible) for p in batch])
+
+    problem = SearchProblem(
+        SENTENCE.sent_id, "test", OPTIONS, budget, session, feasible, session.is_exhausted
+    )
+    return problem, session, checked
+
+
+def brute_force(budget: int, infeasible: frozenset[str] = frozenset()) -> float:
+    best = 0.0
+    for k in range(1, budget + 1):
+        for positions in itertools.combinations(OPTIONS, k):
+            for choice in itertools.product(*(OPTIONS[p] for p in positions)):
+                if {f for f, _ in choice} & infeasible:
+                    continue
+                total = sum(PENALTY[f] for f, _ in choice)
+                best = max(best, 1.5 * total)  # mean drop over tasks a (x1) and b (x2)
+    return best
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3])
+def test_beam_finds_known_worst_case(budget: int) -> None:
+    problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=budget)
+    out = beam_search(problem, rng=np.random.default_rng(0), beam_width=4)
+    assert out.damage == pytest.approx(brute_force(budget))
+    assert len(out.best.positions) == budget
+    assert out.success
+
+
+def test_greedy_on_additive_problem_is_optimal_and_cheaper_than_beam() -> None:
+    problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2)
+    out = greedy_search(problem, rng=np.random.default_rng(0))
+    assert out.damage == pytest.approx(brute_force(2))
+    beam_problem, beam_session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2)
+    beam_search(beam_problem, rng=np.random.default_rng(0), beam_width=4)
+    assert session.queries < beam_session.queries
+
+
+def test_sample_with_enough_candidates_finds_worst_case() -> None:
+    problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=3)
+    out = sample_search(problem, rng=np.random.default_rng(1), candidates=200)
+    assert out.damage == pytest.approx(brute_force(3))
+
+
+def test_infeasible_candidates_are_never_selected() -> None:
+    blocked = frozenset({"water", "enjoys"})
+    for strategy, kw in (
+        (beam_search, {"beam_width": 2}),
+        (greedy_search, {}),
+        (sample_search, {"candidates": 200}),
+    ):
+        problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, infeasible=blocked)
+        out = strategy(problem, rng=np.random.default_rng(0), **kw)
+        assert not set(out.best.replacements) & blocked
+        assert out.success
+        if strategy is not greedy_search:  # greedy follows its ranking, not the optimum
+            assert out.damage == pytest.approx(brute_force(2, blocked))
+
+
+def test_syntax_check_is_lazy() -> None:
+    problem, _, checked = make_problem(AdditiveEvaluator(PENALTY), budget=3)
+    out = sample_search(problem, rng=np.random.default_rng(0), candidates=30)
+    assert out.evaluated == 12  # every distinct 3-word perturbation: 2 * 2 * 3
+    assert len(checked) < out.evaluated  # only the top chunk is checked
+
+
+def test_query_budget_is_respected_and_counted() -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    problem, session, _ = make_problem(evaluator, budget=3, query_budget=5)
+    beam_search(problem, rng=np.random.default_rng(0), beam_width=4)
+    assert session.queries == 5  # 1 clean + 4 candidates
+    assert evaluator.evaluated == 5
+    assert session.is_exhausted()
+
+
+def test_cache_lives_across_sessions_and_hits_are_free() -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    scorer = CachedScorer(evaluator)
+    p1, _, _ = make_problem(evaluator, budget=1, scorer=scorer)
+    beam_search(p1, rng=np.random.default_rng(0))
+    first = evaluator.evaluated
+    p2, s2, _ = make_problem(evaluator, budget=1, scorer=scorer)
+    beam_search(p2, rng=np.random.default_rng(0))
+    assert evaluator.evaluated == first  # all from cache
+    assert s2.queries == 0
+    assert scorer.hits >= first
+
+
+def test_cache_is_bounded() -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    scorer = CachedScorer(evaluator, cache_size=3)
+    problem, _, _ = make_problem(evaluator, budget=2, scorer=scorer)
+    beam_search(problem, rng=np.random.default_rng(0))
+    assert len(scorer._cache) == 3
+
+
+def test_sample_is_deterministic_for_a_seed() -> None:
+    outs = []
+    for _ in range(2):
+        problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2)
+        outs.append(sample_search(problem, rng=np.random.default_rng(7), candidates=5))
+    assert outs[0] == outs[1]
+
+
+def test_nothing_eligible_gives_identity() -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    scorer = CachedScorer(evaluator)
+    session = scorer.session(SENTENCE, Objective.mean_of(["a"]))
+    problem = SearchProblem(
+        SENTENCE.sent_id,
+        "test",
+        {},
+        2,
+        session,
+        lambda b: np.ones(len(b), bool),
+        session.is_exhausted,
+    )
+    for strategy in (beam_search, greedy_search, sample_search):
+        out = strategy(problem, rng=np.random.default_rng(0))
+        assert out.best.is_identity
+        assert not out.success
