@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 
 #: Modules whose import registers components.
-COMPONENT_MODULES: tuple[str, ...] = ()
+COMPONENT_MODULES: tuple[str, ...] = ("brittle.search.strategies",)
 
 _loaded = False
 
