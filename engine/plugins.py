@@ -10,7 +10,11 @@ from __future__ import annotations
 import importlib
 
 #: Modules whose import registers components.
-COMPONENT_MODULES: tuple[str, ...] = ("brittle.search.strategies",)
+COMPONENT_MODULES: tuple[str, ...] = (
+    "brittle.search.strategies",
+    "brittle.scorers.parsers",
+    "brittle.search.constraints",
+)
 
 _loaded = False
 
