@@ -1,0 +1,529 @@
+"""Probe metrics per sentence and over a corpus.
+
+Structural-distance probes predict a word-to-word distance matrix; depth probes predict a
+depth per word; POS and root probes predict labels. Gold trees are HEAD arrays (int, (n,),
+1-based heads, 0 for the root). Distances and depths are path lengths in edges.
+
+Metric definitions (names are the keys of the result dictionaries):
+
+- ``uuas``: the minimum spanning tree of the predicted distances (Prim) is compared with
+  the gold tree as sets of undirected word-word edges. With a punctuation mask the
+  punctuation words are dropped before the spanning tree and gold edges touching them are
+  dropped too (as Hewitt & Manning do; the edge to the artificial root never counts).
+  Corpus value = total correct edges / total gold edges.
+- ``sdr`` (same-distance ratio, La Malfa et al.): the share of word pairs ``i < j`` whose
+  predicted distance rounded to the nearest integer (``numpy.rint``, ties to even)
+  equals the gold distance. Corpus value = total equal pairs / total pairs.
+- ``dspr``: Spearman correlation between each row of the predicted matrix and the gold
+  row (the diagonal included), averaged over the rows of a sentence; sentences are then
+  averaged within each length from ``min_length`` to ``max_length`` (5..50 by default)
+  and the per-length means averaged (Hewitt & Manning).
+- ``dspr_prim``: the same after replacing the prediction by the path lengths in its own
+  minimum spanning tree (Hall Maudslay et al., "A tale of a probe and a parser").
+- ``root_acc``: share of sentences whose shallowest predicted non-punctuation word (or
+  predicted root index, for root probes) is the gold root.
+- ``depth_spearman``: Spearman between predicted and gold depths per sentence, averaged
+  by length like ``dspr``.
+- ``depth_acc``: share of words whose rounded predicted depth equals the gold depth.
+- ``pos_acc``: share of words whose predicted tag equals the gold tag.
+
+A Spearman correlation that is undefined (a constant row) counts as 0. A corpus metric
+with nothing to average is NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from brittle.scorers.errors import InvalidTreeError, LengthMismatchError, ScorerInputError
+from brittle.scorers.mst import minimum_spanning_tree, parent_to_heads
+from brittle.scorers.rank import spearman_rows
+
+__all__ = [
+    "DepthMetrics",
+    "DepthScores",
+    "DistanceMetrics",
+    "DistanceScores",
+    "PosMetrics",
+    "PosScores",
+    "RootMetrics",
+    "aggregate_depth",
+    "aggregate_distance",
+    "dspr",
+    "dspr_prim",
+    "length_binned_mean",
+    "punct_mask",
+    "score_depths",
+    "score_distances",
+    "score_pos",
+    "sdr_counts",
+    "uuas_counts",
+]
+
+MIN_LENGTH = 5
+MAX_LENGTH = 50
+
+
+# ------------------------------------------------------------------ input checks
+def _gold_heads(heads: ArrayLike) -> NDArray[np.int64]:
+    from brittle.engine import tree
+
+    try:
+        return tree.validate_heads(heads)
+    except ValueError as exc:
+        raise InvalidTreeError(f"gold tree: {exc}") from None
+
+
+def _gold_distances(heads: NDArray[np.int64]) -> NDArray[np.int32]:
+    from brittle.engine import tree
+
+    return tree.distance_matrix(heads)
+
+
+def _square(predicted: ArrayLike, n: int) -> NDArray[np.float64]:
+    p = np.asarray(predicted, dtype=np.float64)
+    if p.shape != (n, n):
+        raise LengthMismatchError(f"predicted distances have shape {p.shape}, expected ({n}, {n})")
+    if not np.isfinite(p).all():
+        raise ScorerInputError("predicted distances must be finite")
+    return p
+
+
+def _vector(values: ArrayLike, n: int, what: str) -> NDArray[np.float64]:
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    if v.shape != (n,):
+        raise LengthMismatchError(f"{what} has shape {v.shape}, expected ({n},)")
+    if not np.isfinite(v).all():
+        raise ScorerInputError(f"{what} must be finite")
+    return v
+
+
+def _mask(punct: ArrayLike | None, n: int) -> NDArray[np.bool_]:
+    if punct is None:
+        return np.zeros(n, dtype=np.bool_)
+    m = np.asarray(punct, dtype=np.bool_).reshape(-1)
+    if m.shape != (n,):
+        raise LengthMismatchError(f"punctuation mask has shape {m.shape}, expected ({n},)")
+    return m
+
+
+def punct_mask(upos: Sequence[str]) -> NDArray[np.bool_]:
+    """Boolean mask (n,) of the words whose UPOS is ``PUNCT``."""
+    return np.fromiter((u == "PUNCT" for u in upos), dtype=np.bool_, count=len(upos))
+
+
+def _mean_rows(rho: NDArray[np.float64]) -> float:
+    if rho.size == 0:
+        return 0.0
+    return float(np.nan_to_num(rho, nan=0.0).mean())
+
+
+# ------------------------------------------------------------------ distance metrics
+def uuas_counts(
+    predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
+) -> tuple[int, int]:
+    """Correct and gold undirected edges of the predicted spanning tree (see module doc).
+
+    Args:
+        predicted: float (n, n) predicted distances.
+        heads: int (n,) gold HEAD array.
+        punct: bool (n,) punctuation mask, or ``None`` to keep every word.
+    """
+    gold = _gold_heads(heads)
+    n = gold.shape[0]
+    p = _square(predicted, n)
+    keep = np.flatnonzero(~_mask(punct, n))
+    kept = np.zeros(n, dtype=np.bool_)
+    kept[keep] = True
+    child = np.flatnonzero(gold > 0)
+    head = gold[child] - 1
+    use = kept[child] & kept[head]
+    gold_keys = np.minimum(child[use], head[use]) * n + np.maximum(child[use], head[use])
+    if keep.shape[0] < 2:
+        return 0, int(gold_keys.shape[0])
+    parent = minimum_spanning_tree(p[np.ix_(keep, keep)])
+    c = np.flatnonzero(parent >= 0)
+    a = keep[c]
+    b = keep[parent[c]]
+    pred_keys = np.minimum(a, b) * n + np.maximum(a, b)
+    correct = np.intersect1d(gold_keys, pred_keys, assume_unique=True).shape[0]
+    return int(correct), int(gold_keys.shape[0])
+
+
+def sdr_counts(predicted: ArrayLike, heads: ArrayLike) -> tuple[int, int]:
+    """Word pairs ``i < j`` whose rounded predicted distance equals the gold one, and all pairs."""
+    gold = _gold_heads(heads)
+    n = gold.shape[0]
+    p = _square(predicted, n)
+    iu = np.triu_indices(n, 1)
+    equal = np.rint(p[iu]) == _gold_distances(gold)[iu]
+    return int(equal.sum()), int(equal.shape[0])
+
+
+def dspr(predicted: ArrayLike, heads: ArrayLike) -> float:
+    """Mean row Spearman correlation between predicted and gold distances of one sentence."""
+    gold = _gold_heads(heads)
+    p = _square(predicted, gold.shape[0])
+    return _mean_rows(spearman_rows(p, _gold_distances(gold)))
+
+
+def _prim_distances(p: NDArray[np.float64]) -> NDArray[np.int32]:
+    return _gold_distances(parent_to_heads(minimum_spanning_tree(p)))
+
+
+def dspr_prim(predicted: ArrayLike, heads: ArrayLike) -> float:
+    """:func:`dspr` after replacing the prediction by path lengths in its spanning tree."""
+    gold = _gold_heads(heads)
+    p = _square(predicted, gold.shape[0])
+    if gold.shape[0] == 0:
+        return 0.0
+    return _mean_rows(spearman_rows(_prim_distances(p), _gold_distances(gold)))
+
+
+@dataclass(frozen=True, slots=True)
+class DistanceScores:
+    """Distance-probe scores of one sentence.
+
+    Attributes:
+        length: number of words.
+        uuas_correct, uuas_total: correct and gold undirected edges.
+        sdr_equal, sdr_total: pairs with equal rounded distance, and all pairs.
+        dspr, dspr_prim: mean row Spearman, before and after the spanning tree.
+    """
+
+    length: int
+    uuas_correct: int
+    uuas_total: int
+    sdr_equal: int
+    sdr_total: int
+    dspr: float
+    dspr_prim: float
+
+    @property
+    def uuas(self) -> float:
+        """Sentence UUAS; NaN when there is no gold edge."""
+        return self.uuas_correct / self.uuas_total if self.uuas_total else float("nan")
+
+    @property
+    def sdr(self) -> float:
+        """Sentence same-distance ratio; NaN when there is no pair."""
+        return self.sdr_equal / self.sdr_total if self.sdr_total else float("nan")
+
+
+def score_distances(
+    predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
+) -> DistanceScores:
+    """All distance-probe scores of one sentence (punctuation mask used by UUAS only)."""
+    gold = _gold_heads(heads)
+    n = gold.shape[0]
+    p = _square(predicted, n)
+    gold_d = _gold_distances(gold)
+    correct, total = uuas_counts(p, gold, punct=punct)
+    iu = np.triu_indices(n, 1)
+    equal = np.rint(p[iu]) == gold_d[iu]
+    rows = _mean_rows(spearman_rows(p, gold_d))
+    rows_prim = _mean_rows(spearman_rows(_prim_distances(p), gold_d)) if n else 0.0
+    return DistanceScores(
+        length=n,
+        uuas_correct=correct,
+        uuas_total=total,
+        sdr_equal=int(equal.sum()),
+        sdr_total=int(equal.shape[0]),
+        dspr=rows,
+        dspr_prim=rows_prim,
+    )
+
+
+def length_binned_mean(
+    values: ArrayLike,
+    lengths: ArrayLike,
+    *,
+    min_length: int = MIN_LENGTH,
+    max_length: int = MAX_LENGTH,
+) -> float:
+    """Mean over lengths in ``[min_length, max_length]`` of the mean value at that length.
+
+    Args:
+        values: float (m,), one value per sentence.
+        lengths: int (m,), the sentences' lengths.
+
+    Returns:
+        The macro-average over the lengths present; NaN when no sentence is in range.
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    ln = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    if v.shape != ln.shape:
+        raise LengthMismatchError(f"{v.shape[0]} values for {ln.shape[0]} lengths")
+    inside = (ln >= min_length) & (ln <= max_length)
+    if not inside.any():
+        return float("nan")
+    v = v[inside]
+    ln = ln[inside] - min_length
+    sums = np.bincount(ln, weights=v)
+    counts = np.bincount(ln)
+    present = counts > 0
+    return float((sums[present] / counts[present]).mean())
+
+
+def _ratio(num: int, den: int) -> float:
+    return num / den if den else float("nan")
+
+
+def aggregate_distance(
+    scores: Iterable[DistanceScores],
+    *,
+    min_length: int = MIN_LENGTH,
+    max_length: int = MAX_LENGTH,
+) -> dict[str, float]:
+    """Corpus ``uuas``, ``sdr``, ``dspr`` and ``dspr_prim`` of per-sentence scores."""
+    s = list(scores)
+    lengths = [x.length for x in s]
+    bins = {"min_length": min_length, "max_length": max_length}
+    return {
+        "uuas": _ratio(sum(x.uuas_correct for x in s), sum(x.uuas_total for x in s)),
+        "sdr": _ratio(sum(x.sdr_equal for x in s), sum(x.sdr_total for x in s)),
+        "dspr": length_binned_mean([x.dspr for x in s], lengths, **bins),
+        "dspr_prim": length_binned_mean([x.dspr_prim for x in s], lengths, **bins),
+    }
+
+
+class DistanceMetrics:
+    """Accumulates distance-probe predictions sentence by sentence.
+
+    Example::
+
+        acc = DistanceMetrics()
+        for pred, sent in zip(predictions, sentences):
+            acc.add(pred, sent.heads, punct=punct_mask(sent.upos))
+        acc.result()  # {"uuas": ..., "sdr": ..., "dspr": ..., "dspr_prim": ...}
+    """
+
+    def __init__(self, *, min_length: int = MIN_LENGTH, max_length: int = MAX_LENGTH) -> None:
+        self.min_length = min_length
+        self.max_length = max_length
+        self.scores: list[DistanceScores] = []
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def add(
+        self, predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
+    ) -> DistanceScores:
+        """Score one sentence (predicted (n, n), gold heads (n,)) and keep its scores."""
+        s = score_distances(predicted, heads, punct=punct)
+        self.scores.append(s)
+        return s
+
+    def add_batch(
+        self,
+        predicted: Sequence[ArrayLike],
+        heads: Sequence[ArrayLike],
+        *,
+        punct: Sequence[ArrayLike | None] | None = None,
+    ) -> list[DistanceScores]:
+        """Score many sentences; ``punct`` holds one mask (or ``None``) per sentence."""
+        masks: Sequence[ArrayLike | None] = punct if punct is not None else [None] * len(heads)
+        if not len(predicted) == len(heads) == len(masks):
+            raise LengthMismatchError("need one prediction, tree and mask per sentence")
+        return [self.add(p, h, punct=m) for p, h, m in zip(predicted, heads, masks, strict=True)]
+
+    def extend(self, scores: Iterable[DistanceScores]) -> None:
+        """Keep already computed scores (e.g. from another worker)."""
+        self.scores.extend(scores)
+
+    def result(self) -> dict[str, float]:
+        """``{"uuas", "sdr", "dspr", "dspr_prim"}`` over everything added."""
+        return aggregate_distance(
+            self.scores, min_length=self.min_length, max_length=self.max_length
+        )
+
+
+# ------------------------------------------------------------------ depth metrics
+@dataclass(frozen=True, slots=True)
+class DepthScores:
+    """Depth-probe scores of one sentence.
+
+    Attributes:
+        length: number of words.
+        root_correct: the shallowest predicted non-punctuation word is the gold root.
+        depth_spearman: Spearman of predicted against gold depths (0 when undefined).
+        depth_correct, depth_total: words with equal rounded depth, and all words.
+    """
+
+    length: int
+    root_correct: bool
+    depth_spearman: float
+    depth_correct: int
+    depth_total: int
+
+
+def score_depths(
+    predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
+) -> DepthScores:
+    """Depth-probe scores of one sentence.
+
+    Args:
+        predicted: float (n,) predicted depths.
+        heads: int (n,) gold HEAD array.
+        punct: bool (n,) mask of words that cannot be the predicted root; ignored when
+            every word is masked.
+    """
+    from brittle.engine import tree
+
+    gold = _gold_heads(heads)
+    n = gold.shape[0]
+    p = _vector(predicted, n, "predicted depths")
+    gold_depth = tree.depths(gold)
+    mask = _mask(punct, n)
+    candidates = np.flatnonzero(~mask) if not mask.all() else np.arange(n)
+    root_ok = bool(n) and int(candidates[np.argmin(p[candidates])]) == tree.root_index(gold)
+    rho = float(spearman_rows(p, gold_depth)) if n else float("nan")
+    return DepthScores(
+        length=n,
+        root_correct=root_ok,
+        depth_spearman=0.0 if np.isnan(rho) else rho,
+        depth_correct=int((np.rint(p) == gold_depth).sum()),
+        depth_total=n,
+    )
+
+
+def aggregate_depth(
+    scores: Iterable[DepthScores],
+    *,
+    min_length: int = MIN_LENGTH,
+    max_length: int = MAX_LENGTH,
+) -> dict[str, float]:
+    """Corpus ``root_acc``, ``depth_spearman`` and ``depth_acc`` of per-sentence scores."""
+    s = list(scores)
+    return {
+        "root_acc": _ratio(sum(x.root_correct for x in s), len(s)),
+        "depth_spearman": length_binned_mean(
+            [x.depth_spearman for x in s],
+            [x.length for x in s],
+            min_length=min_length,
+            max_length=max_length,
+        ),
+        "depth_acc": _ratio(sum(x.depth_correct for x in s), sum(x.depth_total for x in s)),
+    }
+
+
+class DepthMetrics:
+    """Accumulates depth-probe predictions; ``result()`` gives ``root_acc``,
+    ``depth_spearman`` and ``depth_acc``."""
+
+    def __init__(self, *, min_length: int = MIN_LENGTH, max_length: int = MAX_LENGTH) -> None:
+        self.min_length = min_length
+        self.max_length = max_length
+        self.scores: list[DepthScores] = []
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def add(
+        self, predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
+    ) -> DepthScores:
+        """Score one sentence (predicted depths (n,), gold heads (n,)) and keep its scores."""
+        s = score_depths(predicted, heads, punct=punct)
+        self.scores.append(s)
+        return s
+
+    def add_batch(
+        self,
+        predicted: Sequence[ArrayLike],
+        heads: Sequence[ArrayLike],
+        *,
+        punct: Sequence[ArrayLike | None] | None = None,
+    ) -> list[DepthScores]:
+        """Score many sentences; ``punct`` holds one mask (or ``None``) per sentence."""
+        masks: Sequence[ArrayLike | None] = punct if punct is not None else [None] * len(heads)
+        if not len(predicted) == len(heads) == len(masks):
+            raise LengthMismatchError("need one prediction, tree and mask per sentence")
+        return [self.add(p, h, punct=m) for p, h, m in zip(predicted, heads, masks, strict=True)]
+
+    def extend(self, scores: Iterable[DepthScores]) -> None:
+        """Keep already computed scores."""
+        self.scores.extend(scores)
+
+    def result(self) -> dict[str, float]:
+        """``{"root_acc", "depth_spearman", "depth_acc"}`` over everything added."""
+        return aggregate_depth(self.scores, min_length=self.min_length, max_length=self.max_length)
+
+
+class RootMetrics:
+    """Root accuracy of a probe that predicts the root word's index directly."""
+
+    def __init__(self) -> None:
+        self.correct = 0
+        self.total = 0
+
+    def add(self, predicted_root: int, heads: ArrayLike) -> bool:
+        """Count one sentence; ``predicted_root`` is a 0-based word index."""
+        from brittle.engine import tree
+
+        ok = int(predicted_root) == tree.root_index(_gold_heads(heads))
+        self.correct += ok
+        self.total += 1
+        return ok
+
+    def add_batch(self, predicted: Sequence[int], heads: Sequence[ArrayLike]) -> list[bool]:
+        """Count many sentences."""
+        if len(predicted) != len(heads):
+            raise LengthMismatchError("need one predicted root per tree")
+        return [self.add(p, h) for p, h in zip(predicted, heads, strict=True)]
+
+    def result(self) -> dict[str, float]:
+        """``{"root_acc": correct sentences / sentences}``."""
+        return {"root_acc": _ratio(self.correct, self.total)}
+
+
+# ------------------------------------------------------------------ POS
+@dataclass(frozen=True, slots=True)
+class PosScores:
+    """Correctly tagged words and all words of one sentence."""
+
+    correct: int
+    total: int
+
+    @property
+    def accuracy(self) -> float:
+        """Share of correctly tagged words; NaN for an empty sentence."""
+        return _ratio(self.correct, self.total)
+
+
+def score_pos(predicted: Sequence[Hashable], gold: Sequence[Hashable]) -> PosScores:
+    """Count the words whose predicted tag equals the gold tag (tags or integer ids)."""
+    if len(predicted) != len(gold):
+        raise LengthMismatchError(f"{len(predicted)} predicted tags for {len(gold)} words")
+    correct = sum(1 for p, g in zip(predicted, gold, strict=True) if p == g)
+    return PosScores(correct=correct, total=len(gold))
+
+
+class PosMetrics:
+    """Accumulates POS predictions; ``correct`` is the count of correctly tagged words."""
+
+    def __init__(self) -> None:
+        self.correct = 0
+        self.total = 0
+
+    def add(self, predicted: Sequence[Hashable], gold: Sequence[Hashable]) -> PosScores:
+        """Count one sentence."""
+        s = score_pos(predicted, gold)
+        self.correct += s.correct
+        self.total += s.total
+        return s
+
+    def add_batch(
+        self, predicted: Sequence[Sequence[Hashable]], gold: Sequence[Sequence[Hashable]]
+    ) -> list[PosScores]:
+        """Count many sentences."""
+        if len(predicted) != len(gold):
+            raise LengthMismatchError("need one predicted tag sequence per sentence")
+        return [self.add(p, g) for p, g in zip(predicted, gold, strict=True)]
+
+    def result(self) -> dict[str, float]:
+        """``{"pos_acc": correct words / words}``."""
+        return {"pos_acc": _ratio(self.correct, self.total)}
