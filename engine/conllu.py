@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from conllu.exceptions import ParseException
 from conllu.parser import parse_dict_value, parse_id_value, parse_int_value, parse_pair_value
@@ -249,7 +249,7 @@ def _check_tree(words: list[tuple[int, Token]], name: str) -> None:
 
 
 @contextmanager
-def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[str]]:
+def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path`` and rename it over ``path`` on success.
 
     Readers never see a half-written file: on error the temporary file is removed and
@@ -259,7 +259,9 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[s
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, mode, encoding="utf-8", newline="") as handle:
+        binary = "b" in mode
+        kwargs: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
+        with os.fdopen(fd, mode, **kwargs) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

@@ -23,19 +23,42 @@ from brittle.engine.sentence import Sentence
 Words = tuple[str, ...]
 
 
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """What the evaluator measured on m candidates.
+
+    Attributes:
+        metrics: float64 (m, tasks): each task's metric, higher is better, against the
+            candidate's own gold annotation (the original's, carried over; for a
+            reordering, renumbered with the words).
+        l2: float64 (m,): L2 distance between the representation of the original and of
+            the candidate (word vectors aligned to the original's order and stacked).
+        cosine: float64 (m,): cosine similarity between the same two stacked vectors.
+    """
+
+    metrics: NDArray[np.float64]
+    l2: NDArray[np.float64]
+    cosine: NDArray[np.float64]
+
+
 class TaskEvaluator(Protocol):
-    """Per-task metric of candidate word sequences against an original's gold annotation."""
+    """Per-task metrics and representation distances of candidate sentences."""
 
     @property
     def tasks(self) -> tuple[str, ...]:
         """Task names, in a fixed order."""
         ...
 
-    def evaluate(self, original: Sentence, candidates: Sequence[Sentence]) -> NDArray[np.float64]:
-        """Metric of each candidate per task, shape (len(candidates), len(tasks)).
+    def evaluate(
+        self,
+        original: Sentence,
+        candidates: Sequence[Sentence],
+        alignments: Sequence[NDArray[np.int64] | None],
+    ) -> Evaluation:
+        """Metrics and distances of each candidate.
 
-        Metrics are "higher is better" and computed against ``original``'s gold tree,
-        tags and root, as the probes' tasks define them.
+        ``alignments[i]`` maps word ``j`` of candidate ``i`` to its 0-based index in the
+        original (``None``: the identity, as for substitutions).
         """
         ...
 
@@ -65,12 +88,19 @@ class Objective:
         return w / total
 
 
+def _alignment(p: Perturbation) -> NDArray[np.int64] | None:
+    return None if p.order is None else np.asarray(p.order, dtype=np.int64)
+
+
 class CachedScorer:
     """Scores candidate sentences with a bounded LRU cache shared by all sentences.
 
+    Each cache entry is one row ``[metric per task..., l2, cosine]`` keyed by the
+    sentence id and the candidate's words.
+
     Args:
         evaluator: computes per-task metrics in batches.
-        cache_size: the most word sequences kept (each holds one float per task).
+        cache_size: the most word sequences kept.
     """
 
     def __init__(self, evaluator: TaskEvaluator, *, cache_size: int = 100_000) -> None:
@@ -85,12 +115,24 @@ class CachedScorer:
         """Task names of the evaluator."""
         return self.evaluator.tasks
 
-    def metrics(self, original: Sentence, candidates: Sequence[Sentence]) -> NDArray[np.float64]:
-        """Per-task metrics, shape (m, tasks); only cache misses reach the evaluator."""
-        out = np.empty((len(candidates), len(self.tasks)), dtype=np.float64)
-        todo: list[int] = []
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def is_cached(self, original: Sentence, forms: Words) -> bool:
+        """Whether the row of ``forms`` (a perturbation of ``original``) is cached."""
+        return (original.sent_id, forms) in self._cache
+
+    def rows(
+        self,
+        original: Sentence,
+        candidates: Sequence[Sentence],
+        alignments: Sequence[NDArray[np.int64] | None],
+    ) -> NDArray[np.float64]:
+        """Rows ``[metrics..., l2, cosine]``, shape (m, tasks + 2); misses are evaluated."""
+        out = np.empty((len(candidates), len(self.tasks) + 2), dtype=np.float64)
         keys = [(original.sent_id, c.forms) for c in candidates]
         first_of: dict[tuple[str, Words], int] = {}
+        todo: list[int] = []
         for i, key in enumerate(keys):
             cached = self._cache.get(key)
             if cached is not None:
@@ -103,9 +145,12 @@ class CachedScorer:
                 first_of[key] = i
                 todo.append(i)
         if todo:
-            values = self.evaluator.evaluate(original, [candidates[i] for i in todo])
+            ev = self.evaluator.evaluate(
+                original, [candidates[i] for i in todo], [alignments[i] for i in todo]
+            )
             self.misses += len(todo)
-            for i, row in zip(todo, values, strict=True):
+            fresh = np.column_stack([ev.metrics, ev.l2, ev.cosine])
+            for i, row in zip(todo, fresh, strict=True):
                 out[i] = row
                 self._cache[keys[i]] = row.copy()
             while len(self._cache) > self.cache_size:
@@ -116,10 +161,6 @@ class CachedScorer:
                 out[i] = out[j]
         return out
 
-    def is_cached(self, original: Sentence, forms: Words) -> bool:
-        """Whether the metrics of ``forms`` (a perturbation of ``original``) are cached."""
-        return (original.sent_id, forms) in self._cache
-
     def session(
         self, original: Sentence, objective: Objective, *, query_budget: int | None = None
     ) -> ScoringSession:
@@ -128,10 +169,12 @@ class CachedScorer:
 
 
 class ScoringSession:
-    """Scores perturbations of one sentence; counts queries (model evaluations).
+    """Scores perturbations of one sentence and counts queries (model evaluations).
 
     Calling it with a batch returns the damage (objective-weighted drop from the clean
-    metrics) of as many candidates as the query budget allows, in order.
+    metrics) of as many candidates as the query budget allows, in order. Cache hits are
+    free. The session also keeps Algorithm 2's epsilon over every candidate it scored:
+    the farthest L2 distance and the lowest cosine similarity to the original.
     """
 
     def __init__(
@@ -146,42 +189,54 @@ class ScoringSession:
         self.weights = objective.vector(scorer.tasks)
         self.query_budget = query_budget
         misses_before = scorer.misses
-        self.clean = scorer.metrics(original, [original])[0]
+        self.clean = scorer.rows(original, [original], [None])[0, :-2]
         self.queries = scorer.misses - misses_before
+        self.scored = 0
+        self.max_l2 = 0.0
+        self.min_cosine = 1.0
         self._metrics: dict[Perturbation, NDArray[np.float64]] = {}
 
     def is_exhausted(self) -> bool:
         """Whether no query is left."""
         return self.query_budget is not None and self.queries >= self.query_budget
 
+    def _affordable(self, sentences: Sequence[Sentence]) -> int:
+        """How many leading candidates fit in the remaining query budget."""
+        if self.query_budget is None:
+            return len(sentences)
+        left = max(self.query_budget - self.queries, 0)
+        new = allowed = 0
+        seen: set[Words] = set()
+        for s in sentences:
+            if not self.scorer.is_cached(self.original, s.forms) and s.forms not in seen:
+                if new == left:
+                    break
+                new += 1
+                seen.add(s.forms)
+            allowed += 1
+        return allowed
+
     def __call__(self, candidates: Sequence[Perturbation]) -> NDArray[np.float64]:
         """Damage of each candidate, shape (m,), m <= len(candidates) when the budget ends."""
         sentences = [apply_perturbation(self.original, p) for p in candidates]
-        allowed = len(candidates)
-        if self.query_budget is not None:
-            # Cache hits are free; count how many new evaluations fit.
-            left = max(self.query_budget - self.queries, 0)
-            new = 0
-            allowed = 0
-            seen: set[Words] = set()
-            for s in sentences:
-                fresh = not self.scorer.is_cached(self.original, s.forms) and s.forms not in seen
-                if fresh:
-                    if new == left:
-                        break
-                    new += 1
-                    seen.add(s.forms)
-                allowed += 1
+        allowed = self._affordable(sentences)
         misses_before = self.scorer.misses
-        metrics = self.scorer.metrics(self.original, sentences[:allowed])
+        rows = self.scorer.rows(
+            self.original, sentences[:allowed], [_alignment(p) for p in candidates[:allowed]]
+        )
         self.queries += self.scorer.misses - misses_before
+        self.scored += allowed
+        metrics = rows[:, :-2]
+        if allowed:
+            self.max_l2 = max(self.max_l2, float(rows[:, -2].max()))
+            self.min_cosine = min(self.min_cosine, float(rows[:, -1].min()))
         for p, row in zip(candidates[:allowed], metrics, strict=True):
             self._metrics[p] = row
         drops = self.clean[None, :] - metrics
         return np.asarray(drops @ self.weights, dtype=np.float64)
 
     def metrics_of(self, p: Perturbation) -> NDArray[np.float64]:
-        """Per-task metrics of an already scored perturbation (the clean ones for identity)."""
+        """Per-task metrics of a scored perturbation (the clean ones for the identity)."""
         if p.is_identity:
             return self.clean
         return self._metrics[p]

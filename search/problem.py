@@ -46,6 +46,8 @@ class SearchProblem:
         score: probe damage of a batch, counted and cached by the scorer wrapper.
         feasible: boolean mask of a batch: which candidates satisfy the constraints.
         is_exhausted: whether the query budget is spent.
+        sampler: draws random perturbations for :meth:`sample` instead of the default
+            (used by reorderings, which have no per-position options).
     """
 
     sentence_id: str
@@ -55,6 +57,7 @@ class SearchProblem:
     score: Scorer
     feasible: Callable[[Sequence[Perturbation]], NDArray[np.bool_]]
     is_exhausted: Callable[[], bool]
+    sampler: Callable[[int, np.random.Generator], list[Perturbation]] | None = None
 
     @property
     def positions(self) -> tuple[int, ...]:
@@ -108,8 +111,10 @@ class SearchProblem:
 
         Each draws its positions uniformly without replacement and one option per
         position uniformly; duplicates are kept out, so fewer may be returned when the
-        space is small.
+        space is small. A problem with a ``sampler`` delegates to it.
         """
+        if self.sampler is not None:
+            return self.sampler(count, rng)
         pool = np.asarray(self.positions, dtype=np.int64)
         size = min(self.budget, pool.size)
         if size == 0 or count <= 0:

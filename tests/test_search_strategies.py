@@ -10,7 +10,7 @@ import pytest
 
 from brittle.engine.conllu import read_conllu
 from brittle.engine.perturbation import Perturbation
-from brittle.engine.scoring import CachedScorer, Objective
+from brittle.engine.scoring import CachedScorer, Evaluation, Objective
 from brittle.engine.sentence import Sentence
 from brittle.search.problem import SearchProblem
 from brittle.search.strategies import beam_search, greedy_search, sample_search
@@ -31,7 +31,9 @@ class AdditiveEvaluator:
         self.calls = 0
         self.evaluated = 0
 
-    def evaluate(self, original: Sentence, candidates: Sequence[Sentence]) -> np.ndarray:
+    def evaluate(
+        self, original: Sentence, candidates: Sequence[Sentence], alignments
+    ) -> Evaluation:
         self.calls += 1
         self.evaluated += len(candidates)
         out = np.empty((len(candidates), 2))
@@ -39,7 +41,8 @@ class AdditiveEvaluator:
             changed = [w for w, o in zip(c.forms, original.forms, strict=True) if w != o]
             total = sum(self.penalty.get(w, 0.0) for w in changed)
             out[i] = (1.0 - total, 1.0 - 2 * total)
-        return out
+        m = len(candidates)
+        return Evaluation(out, np.arange(m, dtype=float), np.linspace(1.0, 0.5, m))
 
 
 OPTIONS = {
@@ -66,7 +69,7 @@ def make_problem(
     infeasible: frozenset[str] = frozenset(),
     scorer: CachedScorer | None = None,
 ):
-    scorer = scorer or CachedScorer(evaluator)
+    scorer = CachedScorer(evaluator) if scorer is None else scorer
     session = scorer.session(SENTENCE, Objective.mean_of(["a", "b"]), query_budget=query_budget)
     checked: list[Perturbation] = []
 
@@ -165,7 +168,7 @@ def test_cache_is_bounded() -> None:
     scorer = CachedScorer(evaluator, cache_size=3)
     problem, _, _ = make_problem(evaluator, budget=2, scorer=scorer)
     beam_search(problem, rng=np.random.default_rng(0))
-    assert len(scorer._cache) == 3
+    assert len(scorer) == 3
 
 
 def test_sample_is_deterministic_for_a_seed() -> None:
