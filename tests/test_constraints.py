@@ -12,6 +12,7 @@ from brittle.engine.conllu import read_conllu
 from brittle.engine.errors import ConfigError
 from brittle.engine.perturbation import Perturbation
 from brittle.engine.registry import registry
+from brittle.engine.sentence import Sentence
 from brittle.scorers.distance import normalized_tree_edit_distance
 from brittle.scorers.parsers import CachedParser, Parse, make_parser
 from brittle.search.constraints import (
@@ -57,12 +58,12 @@ class RuleBackend:
 
 
 @pytest.fixture
-def sentence():  # "Sue likes coffee and Bill tea ." with an empty node
+def sentence() -> Sentence:  # "Sue likes coffee and Bill tea ." with an empty node
     return read_conllu(FIXTURES / "mwt_empty.conllu")[1]
 
 
-def sub(s, positions: Sequence[int], forms: Sequence[str], method: str = "test") -> Perturbation:
-    return Perturbation(s.sent_id, method, tuple(positions), tuple(forms))
+def sub(s: Sentence, positions: Sequence[int], forms: Sequence[str]) -> Perturbation:
+    return Perturbation(s.sent_id, "test", tuple(positions), tuple(forms))
 
 
 def test_registered_under_stable_names() -> None:
@@ -72,13 +73,13 @@ def test_registered_under_stable_names() -> None:
         make_constraint("budget", tau=-1)
 
 
-def test_changed_words_for_substitutions_and_reorderings(sentence) -> None:
+def test_changed_words_for_substitutions_and_reorderings(sentence: Sentence) -> None:
     assert changed_words(sub(sentence, [0, 2], ["A", "B"])) == ((0, 2), (0, 2))
     order = Perturbation(sentence.sent_id, "shuffle", order=(1, 0, 2, 3, 4, 5, 6))
     assert changed_words(order) == ((0, 1), (1, 0))
 
 
-def test_budget_counts_changed_words(sentence) -> None:
+def test_budget_counts_changed_words(sentence: Sentence) -> None:
     batch = CandidateBatch.build(
         sentence,
         [
@@ -96,13 +97,13 @@ def test_budget_counts_changed_words(sentence) -> None:
         result.mask[0] = False  # results are frozen, arrays read-only
 
 
-def test_budget_on_a_reordering_counts_moved_forms(sentence) -> None:
+def test_budget_on_a_reordering_counts_moved_forms(sentence: Sentence) -> None:
     order = Perturbation(sentence.sent_id, "flip", order=(0, 1, 2, 3, 4, 6, 5))
     batch = CandidateBatch.build(sentence, [order])
     assert BudgetConstraint(1).check(batch).values.tolist() == [2.0]
 
 
-def test_pos_preservation_rate_and_enforcement(sentence) -> None:
+def test_pos_preservation_rate_and_enforcement(sentence: Sentence) -> None:
     backend = RuleBackend(sentence.upos)
     parser = CachedParser(backend)
     batch = CandidateBatch.build(
@@ -124,7 +125,7 @@ def test_pos_preservation_rate_and_enforcement(sentence) -> None:
     assert backend.batches == [5]  # original + 4 candidates, parsed once, then cached
 
 
-def test_pos_reference_parsed_uses_the_taggers_view_of_the_original(sentence) -> None:
+def test_pos_reference_parsed_uses_the_taggers_view_of_the_original(sentence: Sentence) -> None:
     wrong = ["X"] * len(sentence)  # a tagger that disagrees with gold everywhere
     parser = CachedParser(RuleBackend(wrong))
     batch = CandidateBatch.build(sentence, [sub(sentence, [1], ["adores"])])
@@ -134,13 +135,13 @@ def test_pos_reference_parsed_uses_the_taggers_view_of_the_original(sentence) ->
         PosConstraint(parser, reference="silver")  # type: ignore[arg-type]
 
 
-def test_pos_with_gold_parser_follows_moved_words(sentence) -> None:
+def test_pos_with_gold_parser_follows_moved_words(sentence: Sentence) -> None:
     order = Perturbation(sentence.sent_id, "flip", order=(1, 0, 2, 3, 4, 5, 6))
     batch = CandidateBatch.build(sentence, [order])
     assert PosConstraint(make_parser("gold")).check(batch).values.tolist() == [1.0]
 
 
-def test_syntax_distance_filters_a_whole_batch_in_one_parse(sentence) -> None:
+def test_syntax_distance_filters_a_whole_batch_in_one_parse(sentence: Sentence) -> None:
     backend = RuleBackend(sentence.upos)
     parser = CachedParser(backend)
     batch = CandidateBatch.build(
@@ -160,7 +161,7 @@ def test_syntax_distance_filters_a_whole_batch_in_one_parse(sentence) -> None:
     assert again.mask.all() and backend.batches == [4]  # all from the cache
 
 
-def test_syntax_distance_with_gold_parser_is_zero_for_substitutions(sentence) -> None:
+def test_syntax_distance_with_gold_parser_is_zero_for_substitutions(sentence: Sentence) -> None:
     batch = CandidateBatch.build(sentence, [sub(sentence, [2], ["tea"])])
     result = SyntaxConstraint(make_parser("gold"), max_distance=0.0).check(batch)
     assert result.values.tolist() == [0.0] and result.mask.tolist() == [True]
@@ -174,7 +175,7 @@ def test_syntax_rejects_bad_settings() -> None:
         SyntaxConstraint(gold, labels="lemma")  # type: ignore[arg-type]
 
 
-def test_check_all_ands_enforced_masks_and_keeps_every_value(sentence) -> None:
+def test_check_all_ands_enforced_masks_and_keeps_every_value(sentence: Sentence) -> None:
     parser = CachedParser(RuleBackend(sentence.upos))
     batch = CandidateBatch.build(
         sentence,
@@ -194,7 +195,7 @@ def test_check_all_ands_enforced_masks_and_keeps_every_value(sentence) -> None:
     assert outcome.values("missing") is None
 
 
-def test_empty_batch(sentence) -> None:
+def test_empty_batch(sentence: Sentence) -> None:
     batch = CandidateBatch.build(sentence, [])
     outcome = check_all(batch, [BudgetConstraint(1), SyntaxConstraint(make_parser("gold"))])
     assert outcome.mask.shape == (0,)
@@ -202,7 +203,7 @@ def test_empty_batch(sentence) -> None:
 
 @pytest.mark.models
 @pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
-def test_syntax_and_pos_with_the_real_spacy_parser(sentence) -> None:
+def test_syntax_and_pos_with_the_real_spacy_parser(sentence: Sentence) -> None:
     parser = make_parser("spacy")
     batch = CandidateBatch.build(
         sentence,
