@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "brittle.cli.resources",
     "brittle.cli.listing",
     "brittle.cli.demo",
+    "brittle.cli.attack",
 )
 
 

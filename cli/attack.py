@@ -1,0 +1,232 @@
+"""``brittle attack`` and ``brittle report``: the worst-case search and its reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from brittle.cli.common import console
+from brittle.cli.main import main
+
+
+def _parse_budgets(text: str) -> list[int]:
+    try:
+        budgets = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise click.BadParameter(f"expected integers like 3 or 1,2,3, got {text!r}") from None
+    if not budgets or min(budgets) < 1:
+        raise click.BadParameter("budgets must be positive integers")
+    return budgets
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    """The summary table of an attack, as the terminal shows it."""
+    table = Table(title=f"Worst-case drop per task ({summary['sentences']} sentences)")
+    table.add_column("task")
+    for col in ("clean", "perturbed", "mean drop", "std drop"):
+        table.add_column(col, justify="right")
+
+    def fmt(x: float | None) -> str:
+        return "–" if x is None else f"{x:.3f}"
+
+    for task, v in summary["tasks"].items():
+        table.add_row(
+            task, fmt(v["clean"]), fmt(v["perturbed"]), fmt(v["mean_drop"]), fmt(v["std_drop"])
+        )
+    console.print(table)
+    console.print(
+        f"success rate {fmt(summary['success_rate'])} · queries/sentence "
+        f"{summary['queries_per_sentence']:.1f} · epsilon L2 {fmt(summary['epsilon_l2'])} · "
+        f"epsilon cosine {fmt(summary['epsilon_cosine'])}"
+    )
+
+
+def run_with_progress(
+    config: Any, out: Path, *, resume: bool, overwrite: bool, label: str = "attack"
+) -> dict[str, Any]:
+    """Run one attack under a live progress bar."""
+    from brittle.engine.attack import run_attack
+
+    columns = (
+        TextColumn(f"[bold]{label}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(
+            "{task.fields[rate]} sent/s · success {task.fields[success]} · "
+            "mean drop {task.fields[drop]}"
+        ),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(label, total=None, rate="–", success="–", drop="–")
+        started: list[float] = []
+
+        def update(progress: Any, total: int) -> None:
+            import time
+
+            now = time.perf_counter()
+            if not started:
+                started.extend([now, progress.done])
+            elapsed = now - started[0]
+            new = progress.done - started[1]
+            rate = f"{new / elapsed:.2f}" if elapsed > 0 and new else "–"
+            bar.update(
+                task,
+                total=total,
+                completed=progress.done,
+                rate=rate,
+                success=f"{progress.success_rate:.0%}",
+                drop=f"{progress.mean_drop:.3f}",
+            )
+
+        return run_attack(config, out, resume=resume, overwrite=overwrite, on_sentence=update)
+
+
+@main.command("attack")
+@click.argument("treebank", type=click.Path(path_type=Path))
+@click.option(
+    "--probe",
+    "probes",
+    multiple=True,
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Probe directory from `brittle train-probe` (repeat for several tasks).",
+)
+@click.option(
+    "--method",
+    default="copos",
+    show_default=True,
+    help="Candidate generator (see `brittle list generators`).",
+)
+@click.option(
+    "--search",
+    default="beam",
+    show_default=True,
+    type=click.Choice(["sample", "greedy", "beam"]),
+    help="Search strategy.",
+)
+@click.option("--beam-width", default=4, show_default=True, help="Beam width for --search beam.")
+@click.option(
+    "--budget",
+    default="3",
+    show_default=True,
+    help="Most words substituted (tau); a list like 1,2,3 runs each into OUT/tau=K.",
+)
+@click.option(
+    "--candidates",
+    default=20,
+    show_default=True,
+    help="sample: random perturbations drawn (b); greedy/beam: options per position.",
+)
+@click.option(
+    "--max-syntax-distance",
+    default=0.2,
+    show_default=True,
+    help="Largest normalised tree edit distance between the parses of the original "
+    "and the perturbation.",
+)
+@click.option(
+    "--parser",
+    default="spacy",
+    show_default=True,
+    type=click.Choice(["spacy", "stanza", "gold"]),
+    help="Parser of the syntax constraint (gold: no re-parse).",
+)
+@click.option(
+    "--query-budget",
+    type=int,
+    default=None,
+    help="Most model evaluations per sentence (default: unlimited).",
+)
+@click.option(
+    "--objective",
+    default="",
+    help="Comma-separated tasks whose mean drop is maximised (default: every task of the probes).",
+)
+@click.option("--seed", default=0, show_default=True)
+@click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted run in OUT.")
+@click.option("--overwrite", is_flag=True, help="Discard earlier results in OUT.")
+def attack_command(
+    treebank: Path,
+    probes: tuple[Path, ...],
+    method: str,
+    search: str,
+    beam_width: int,
+    budget: str,
+    candidates: int,
+    max_syntax_distance: float,
+    parser: str,
+    query_budget: int | None,
+    objective: str,
+    seed: int,
+    limit: int | None,
+    out: Path,
+    resume: bool,
+    overwrite: bool,
+) -> None:
+    """Find, per sentence of TREEBANK, the syntax-preserving perturbation that most
+    damages the probes, and report how much they drop.
+
+    Writes to OUT: adversarial.conllu (the worst perturbation of each sentence),
+    results.jsonl (one line per sentence), summary.json and summary.md (worst-case drop
+    per task, epsilon, success rate, queries, configuration, versions) and plots/.
+
+    Example:
+
+      brittle attack en_ewt-ud-test.conllu --probe probes/distance --probe probes/pos
+      --method copos --search beam --budget 3 --out attack-ewt
+    """
+    from brittle.engine.attack import AttackConfig
+    from brittle.engine.report import plot_drop_vs_budget
+
+    budgets = _parse_budgets(budget)
+    tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
+    summaries = {}
+    for tau in budgets:
+        config = AttackConfig(
+            treebank=str(treebank),
+            probes=tuple(str(p) for p in probes),
+            method=method,
+            search=search,
+            budget=tau,
+            candidates=candidates,
+            beam_width=beam_width,
+            max_syntax_distance=max_syntax_distance,
+            parser=parser,
+            query_budget=query_budget,
+            seed=seed,
+            limit=limit,
+            objective=tasks,
+        )
+        target = out if len(budgets) == 1 else out / f"tau={tau}"
+        summaries[tau] = run_with_progress(
+            config, target, resume=resume, overwrite=overwrite, label=f"tau={tau}"
+        )
+        print_summary(summaries[tau])
+    if len(budgets) > 1:
+        plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
+    console.print(f"reports written to {out}")
+
+
+@main.command("report")
+@click.argument("out", type=click.Path(path_type=Path, exists=True, file_okay=False))
+def report_command(out: Path) -> None:
+    """Re-render summary.json, summary.md, plots and adversarial.conllu of an attack
+    directory OUT from its results.jsonl."""
+    from brittle.engine.attack import rerender
+    from brittle.engine.report import iter_budget_runs, plot_drop_vs_budget
+
+    runs = list(iter_budget_runs(out))
+    if runs:
+        summaries = {tau: rerender(path) for tau, path in runs}
+        plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
+        for tau in sorted(summaries):
+            print_summary(summaries[tau])
+    else:
+        print_summary(rerender(out))

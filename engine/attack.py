@@ -1,0 +1,439 @@
+"""The attack run: for each sentence, the syntax-preserving perturbation that most
+damages the probes, streamed to ``results.jsonl`` and rendered into reports.
+
+The run owns the pieces and hands each strategy a :class:`~brittle.search.problem.
+SearchProblem`: candidates from the generator, probe damage from the one
+:class:`~brittle.engine.scoring.CachedScorer`, the syntax constraint checked lazily.
+
+Reliability: each finished sentence is appended to ``results.jsonl`` as one line in one
+write; ``--resume`` drops a torn last line, skips the sentences already there, and the
+final files equal those of an uninterrupted run (every sentence draws from its own
+seeded generator and is scored in batches of its own candidates only). Reports are
+rendered from ``results.jsonl`` and written atomically, so Ctrl-C leaves every file
+valid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from brittle.engine.conllu import iter_conllu, write_conllu
+from brittle.engine.errors import ConfigError
+from brittle.engine.perturbation import Perturbation, apply_perturbation
+from brittle.engine.registry import registry
+from brittle.engine.report import CONFIG_JSON, RESULTS, read_results, render_reports, write_json
+from brittle.engine.scoring import CachedScorer, Objective, TaskEvaluator
+from brittle.engine.sentence import Sentence
+from brittle.search.problem import SearchProblem
+
+ADVERSARIAL = "adversarial.conllu"
+#: Methods that reorder words instead of substituting them (sample search only).
+REORDER_METHODS = frozenset({"shuffle", "phrase-shuffle", "neighbour-flip"})
+
+
+@dataclass(frozen=True)
+class AttackConfig:
+    """Everything that decides an attack's results (timings and paths of outputs aside).
+
+    Attributes:
+        treebank: the CoNLL-U file attacked.
+        probes: probe directories (their tasks make the objective).
+        method: generator name (``copos``, ``coco``, ``random``, ...).
+        search: strategy name (``sample``, ``greedy``, ``beam``).
+        budget: tau, the most words substituted.
+        candidates: b random perturbations for ``sample``; options per position for
+            ``greedy`` and ``beam``.
+        beam_width: kept perturbations per step for ``beam``.
+        max_syntax_distance: largest normalised tree edit distance between the parses of
+            the original and of the perturbation.
+        parser: parser for the syntax constraint (``spacy``, ``stanza``, ``gold``).
+        query_budget: most model evaluations per sentence (None: unlimited).
+        seed: seed of every random draw.
+        limit: attack only the first ``limit`` sentences.
+        objective: tasks whose mean drop is maximised (empty: every task).
+    """
+
+    treebank: str
+    probes: tuple[str, ...]
+    method: str = "copos"
+    search: str = "beam"
+    budget: int = 3
+    candidates: int = 20
+    beam_width: int = 4
+    max_syntax_distance: float = 0.2
+    parser: str = "spacy"
+    query_budget: int | None = None
+    seed: int = 0
+    limit: int | None = None
+    objective: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.budget < 1:
+            raise ConfigError(f"--budget must be at least 1, got {self.budget}")
+        if self.candidates < 1:
+            raise ConfigError(f"--candidates must be at least 1, got {self.candidates}")
+        if self.beam_width < 1:
+            raise ConfigError(f"--beam-width must be at least 1, got {self.beam_width}")
+        if self.query_budget is not None and self.query_budget < 2:
+            raise ConfigError("--query-budget must be at least 2 (the clean sentence + one)")
+        if self.max_syntax_distance < 0:
+            raise ConfigError("--max-syntax-distance must be >= 0")
+        if self.method in REORDER_METHODS and self.search != "sample":
+            raise ConfigError(
+                f"method {self.method} reorders words; only --search sample applies to it"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (tuples become lists)."""
+        data = asdict(self)
+        data["probes"] = list(self.probes)
+        data["objective"] = list(self.objective)
+        return data
+
+
+@dataclass(frozen=True)
+class AttackComponents:
+    """The live objects an attack uses; built once by :func:`build_components`."""
+
+    evaluator: TaskEvaluator
+    generator: Any
+    feasibility: Callable[
+        [Sentence, Sequence[Perturbation]], tuple[NDArray[np.bool_], NDArray[np.float64]]
+    ]
+    strategy: Callable[..., Any]
+
+
+def versions() -> dict[str, str]:
+    """Versions of brittle and the packages that decide its numbers."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str] = {}
+    for pkg in ("brittle", "numpy", "numba", "torch", "transformers", "spacy", "nltk"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+def build_components(config: AttackConfig) -> AttackComponents:
+    """Load probes, generator, parser and strategy named by ``config`` (checked up front)."""
+    from brittle.engine.plugins import load_components
+    from brittle.engine.probe_eval import ProbeEvaluator
+    from brittle.scorers.parsers import make_parser
+    from brittle.search.constraints import CandidateBatch, SyntaxConstraint
+
+    load_components()
+    strategy = registry("strategies").get(config.search)
+    gen_cls = registry("generators").get(config.method)
+    generator = (
+        gen_cls()
+        if config.method in REORDER_METHODS
+        else gen_cls(
+            top_k=config.candidates if config.search != "sample" else max(config.candidates, 10)
+        )
+    )
+    evaluator = ProbeEvaluator.from_dirs(config.probes)
+    parser = make_parser(config.parser)
+    syntax = SyntaxConstraint(parser, max_distance=config.max_syntax_distance)
+
+    def feasibility(
+        original: Sentence, perts: Sequence[Perturbation]
+    ) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+        result = syntax.check(CandidateBatch.build(original, perts))
+        return np.asarray(result.mask), np.asarray(result.values)
+
+    return AttackComponents(evaluator, generator, feasibility, strategy)
+
+
+@dataclass
+class Progress:
+    """Running totals shown by the progress bar."""
+
+    done: int = 0
+    successes: int = 0
+    drop_sum: float = 0.0
+
+    @property
+    def mean_drop(self) -> float:
+        return self.drop_sum / self.done if self.done else 0.0
+
+    @property
+    def success_rate(self) -> float:
+        return self.successes / self.done if self.done else 0.0
+
+
+def _chunks(items: Sequence[Sentence], size: int) -> Iterator[Sequence[Sentence]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def attack_sentence(
+    sentence: Sentence,
+    *,
+    index: int,
+    config: AttackConfig,
+    components: AttackComponents,
+    scorer: CachedScorer,
+    objective: Objective,
+    options: dict[int, tuple[tuple[str, str], ...]],
+) -> dict[str, Any]:
+    """Search one sentence and return its result row (JSON-ready)."""
+    from brittle.search.generators.base import sentence_rng
+
+    start = time.perf_counter()
+    session = scorer.session(sentence, objective, query_budget=config.query_budget)
+    distances: dict[Perturbation, float] = {}
+
+    def feasible(perts: Sequence[Perturbation]) -> NDArray[np.bool_]:
+        mask, values = components.feasibility(sentence, perts)
+        for p, v in zip(perts, values.tolist(), strict=True):
+            distances[p] = float(v)
+        return mask
+
+    sampler = None
+    if config.method in REORDER_METHODS:
+
+        def sampler(count: int, rng: np.random.Generator) -> list[Perturbation]:
+            seed = int(rng.integers(2**31 - 1))
+            return list(components.generator.perturb([sentence], b=count, seed=seed)[0])
+
+    problem = SearchProblem(
+        sentence.sent_id,
+        config.method,
+        options,
+        config.budget,
+        session,
+        feasible,
+        session.is_exhausted,
+        sampler,
+    )
+    outcome = components.strategy(
+        problem,
+        rng=sentence_rng(config.seed, sentence.sent_id),
+        candidates=config.candidates,
+        beam_width=config.beam_width,
+    )
+    best: Perturbation = outcome.best
+    after = session.metrics_of(best)
+    perturbed = apply_perturbation(sentence, best)
+    tasks = {
+        t: {
+            "clean": round(float(c), 6),
+            "perturbed": round(float(a), 6),
+            "drop": round(float(c - a), 6),
+        }
+        for t, c, a in zip(scorer.tasks, session.clean, after, strict=True)
+    }
+    changed = [
+        i for i, (a, b) in enumerate(zip(sentence.forms, perturbed.forms, strict=True)) if a != b
+    ]
+    return {
+        "index": index,
+        "sent_id": sentence.sent_id,
+        "success": outcome.success,
+        "method": config.method,
+        "positions": list(best.positions),
+        "original_words": [sentence.forms[i] for i in best.positions],
+        "perturbed_words": list(best.replacements),
+        "lemmas": list(best.lemmas),
+        "order": None if best.order is None else list(best.order),
+        "words": list(sentence.forms),
+        "perturbed": list(perturbed.forms),
+        "tasks": tasks,
+        "damage": round(float(outcome.damage), 6),
+        "syntax_distance": None if best.is_identity else round(distances.get(best, 0.0), 6),
+        "hamming": len(changed),
+        "eligible_positions": len(problem.positions),
+        "queries": session.queries,
+        "evaluated": outcome.evaluated,
+        "syntax_checked": outcome.feasible_checked,
+        "epsilon_l2": round(session.max_l2, 6) if session.scored else None,
+        "epsilon_cosine": round(session.min_cosine, 6) if session.scored else None,
+        "seconds": round(time.perf_counter() - start, 4),
+    }
+
+
+def perturbation_of(row: dict[str, Any]) -> Perturbation:
+    """The perturbation a result row records."""
+    return Perturbation(
+        row["sent_id"],
+        row["method"],
+        positions=tuple(row["positions"]),
+        replacements=tuple(row["perturbed_words"]),
+        lemmas=tuple(row["lemmas"]),
+        order=None if row["order"] is None else tuple(row["order"]),
+    )
+
+
+def _load_sentences(config: AttackConfig) -> list[Sentence]:
+    out: list[Sentence] = []
+    for s in iter_conllu(config.treebank):
+        if config.limit is not None and len(out) >= config.limit:
+            break
+        out.append(s)
+    return out
+
+
+def _check_out_dir(out: Path, config: AttackConfig, *, resume: bool, overwrite: bool) -> None:
+    results = out / RESULTS
+    saved = out / CONFIG_JSON
+    if results.exists() and results.stat().st_size > 0:
+        if resume:
+            if saved.exists():
+                previous = json.loads(saved.read_text())
+                if previous != config.to_dict():
+                    changed = sorted(
+                        k
+                        for k in set(previous) | set(config.to_dict())
+                        if previous.get(k) != config.to_dict().get(k)
+                    )
+                    raise ConfigError(
+                        f"{out} holds an attack with other settings ({', '.join(changed)}); "
+                        "resume with the same options or choose another --out"
+                    )
+        elif overwrite:
+            results.unlink()
+        else:
+            raise ConfigError(
+                f"{out} already holds results; add --resume to continue them or "
+                "--overwrite to start again"
+            )
+
+
+def run_attack(
+    config: AttackConfig,
+    out: str | os.PathLike[str],
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    components: AttackComponents | None = None,
+    on_sentence: Callable[[Progress, int], None] | None = None,
+    chunk_size: int = 16,
+) -> dict[str, Any]:
+    """Attack every sentence of ``config.treebank`` and write the reports to ``out``.
+
+    Args:
+        config: the attack settings.
+        out: output directory (created).
+        resume: continue an interrupted run in ``out``.
+        overwrite: discard earlier results in ``out``.
+        components: pre-built components (tests, benchmarks); built from ``config``
+            otherwise.
+        on_sentence: called after each sentence with the running totals and the total
+            number of sentences (progress bars).
+        chunk_size: sentences whose candidate tables are generated in one batch.
+
+    Returns:
+        The summary (also written to ``summary.json``).
+    """
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
+    sentences = _load_sentences(config)
+    comps = components if components is not None else build_components(config)
+    scorer = CachedScorer(comps.evaluator)
+    tasks = config.objective or scorer.tasks
+    objective = Objective.mean_of(list(tasks))
+    write_json(out_dir / CONFIG_JSON, config.to_dict())
+    rows = read_results(out_dir / RESULTS, repair=True)
+    done = {r["index"] for r in rows}
+    progress = Progress()
+    for r in rows:
+        _count(progress, r)
+    if on_sentence is not None:
+        on_sentence(progress, len(sentences))
+    fd = os.open(out_dir / RESULTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        for chunk_start, chunk in zip(
+            range(0, len(sentences), chunk_size), _chunks(sentences, chunk_size), strict=True
+        ):
+            todo = [k for k in range(len(chunk)) if chunk_start + k not in done]
+            if not todo:
+                continue
+            # Tables for the whole chunk, so a resumed run batches exactly as a fresh one.
+            tables = _options_for(config, comps, chunk)
+            for k in todo:
+                options = tables[k]
+                row = attack_sentence(
+                    chunk[k],
+                    index=chunk_start + k,
+                    config=config,
+                    components=comps,
+                    scorer=scorer,
+                    objective=objective,
+                    options=options,
+                )
+                line = (json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n").encode()
+                os.write(fd, line)  # one write per row: a crash leaves at most a torn tail
+                os.fsync(fd)
+                rows.append(row)
+                _count(progress, row)
+                if on_sentence is not None:
+                    on_sentence(progress, len(sentences))
+    finally:
+        os.close(fd)
+    return finish(out_dir, config, rows, sentences)
+
+
+def _options_for(
+    config: AttackConfig, comps: AttackComponents, sentences: Sequence[Sentence]
+) -> list[dict[int, tuple[tuple[str, str], ...]]]:
+    if config.method in REORDER_METHODS:
+        return [{} for _ in sentences]
+    tables = comps.generator.candidates(list(sentences), top_k=comps.generator.top_k)
+    return [t.as_dict() for t in tables]
+
+
+def _count(progress: Progress, row: dict[str, Any]) -> None:
+    progress.done += 1
+    progress.successes += bool(row["success"])
+    progress.drop_sum += float(row["damage"])
+
+
+def finish(
+    out_dir: Path,
+    config: AttackConfig,
+    rows: list[dict[str, Any]],
+    sentences: Sequence[Sentence] | None = None,
+) -> dict[str, Any]:
+    """Sort rows by sentence, rewrite ``results.jsonl`` in order, write every report."""
+    rows = sorted(rows, key=lambda r: r["index"])
+    if sentences is None:
+        sentences = _load_sentences(config)
+    by_index = {r["index"]: r for r in rows}
+    adversarial = [
+        apply_perturbation(s, perturbation_of(by_index[i])) if i in by_index else s
+        for i, s in enumerate(sentences)
+        if i in by_index
+    ]
+    write_conllu(adversarial, out_dir / ADVERSARIAL)
+    from brittle.engine.conllu import atomic_write
+
+    with atomic_write(out_dir / RESULTS) as handle:
+        for r in rows:
+            handle.write(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n")
+    return render_reports(out_dir, rows, config=config.to_dict(), versions=versions())
+
+
+def rerender(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """Re-render summary.json, summary.md, plots and adversarial.conllu from results."""
+    out_dir = Path(out)
+    saved = out_dir / CONFIG_JSON
+    if not saved.exists():
+        raise ConfigError(f"{out_dir} has no {CONFIG_JSON}: not an attack output directory")
+    data = json.loads(saved.read_text())
+    data["probes"] = tuple(data["probes"])
+    data["objective"] = tuple(data.get("objective", ()))
+    config = AttackConfig(**data)
+    rows = read_results(out_dir / RESULTS)
+    return finish(out_dir, config, rows)
