@@ -54,7 +54,15 @@ class Registry(Generic[T]):
         return decorate
 
     def get(self, name: str) -> T:
-        """The component registered as ``name``; a clear error lists the known names."""
+        """The component registered as ``name``; a clear error lists the known names.
+
+        Component modules are imported on the first miss, so a name resolves whatever
+        was imported before.
+        """
+        if name not in self._entries:
+            from brittle.engine.plugins import load_components
+
+            load_components()
         try:
             return self._entries[name].obj
         except KeyError:
@@ -62,7 +70,10 @@ class Registry(Generic[T]):
             raise ConfigError(f"unknown {self.kind} {name!r} (known: {known})") from None
 
     def names(self) -> list[str]:
-        """Registered names, sorted."""
+        """Registered names, sorted (component modules are imported first)."""
+        from brittle.engine.plugins import load_components
+
+        load_components()
         return sorted(self._entries)
 
     def entries(self) -> Iterator[Entry[T]]:

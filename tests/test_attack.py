@@ -1,0 +1,207 @@
+"""The attack run around its components: results, reports, resume and determinism.
+
+The probe evaluator and the generator are small stand-ins here (their real versions
+are tested on their own and together in the demo test); the search, scoring wrapper,
+syntax constraint (gold parser), writers and resume logic are the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from brittle.engine.attack import (
+    ADVERSARIAL,
+    AttackComponents,
+    AttackConfig,
+    run_attack,
+)
+from brittle.engine.conllu import read_conllu
+from brittle.engine.errors import ConfigError
+from brittle.engine.registry import registry
+from brittle.engine.scoring import Evaluation
+from brittle.engine.sentence import Sentence
+from brittle.search.generators.base import SubstitutionTable
+
+from support import FIXTURES
+
+TREEBANK = FIXTURES / "mwt_empty.conllu"
+
+
+def _h(word: str) -> float:
+    return (zlib.crc32(word.encode()) % 1000) / 1000.0
+
+
+class WordHashEvaluator:
+    """Deterministic metrics that depend on the words, like a probe's would."""
+
+    tasks = ("distance.uuas", "pos.acc")
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def evaluate(self, original: Sentence, candidates: Sequence[Sentence], alignments):
+        self.calls += 1
+        m = len(candidates)
+        metrics = np.empty((m, 2))
+        for i, c in enumerate(candidates):
+            vals = [_h(w) for w in c.forms]
+            metrics[i] = (1 - np.mean(vals), 1 - np.max(vals))
+        return Evaluation(metrics, np.linspace(0, 1, m), np.linspace(1, 0.5, m))
+
+
+class FixedOptions:
+    """Three options per content word."""
+
+    top_k = 3
+
+    def candidates(self, sentences: Sequence[Sentence], *, top_k: int | None = None):
+        out = []
+        for s in sentences:
+            opts = {
+                i: tuple((f"{w}{k}", "_") for k in "xyz")
+                for i, (w, u) in enumerate(zip(s.forms, s.upos, strict=True))
+                if u in ("NOUN", "VERB") and i not in (1, 2)
+            }
+            out.append(SubstitutionTable.from_mapping(s.sent_id, "copos", len(s), opts))
+        return out
+
+
+def components(search: str = "beam") -> AttackComponents:
+    def feasibility(original, perts):
+        return np.ones(len(perts), bool), np.zeros(len(perts))
+
+    return AttackComponents(
+        WordHashEvaluator(), FixedOptions(), feasibility, registry("strategies").get(search)
+    )
+
+
+def config(**kw) -> AttackConfig:
+    base = {"treebank": str(TREEBANK), "probes": ("p",), "parser": "gold", "budget": 2}
+    base.update(kw)
+    return AttackConfig(**base)
+
+
+def _strip_timing(path: Path) -> list[dict]:
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for r in rows:
+        r.pop("seconds")
+    return rows
+
+
+@pytest.mark.parametrize("search", ["sample", "greedy", "beam"])
+def test_every_report_file_is_written(tmp_path: Path, search: str) -> None:
+    summary = run_attack(config(search=search), tmp_path, components=components(search))
+    for name in (
+        "adversarial.conllu",
+        "results.jsonl",
+        "summary.json",
+        "summary.md",
+        "config.json",
+        "plots/clean_vs_perturbed.png",
+    ):
+        assert (tmp_path / name).exists(), name
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert data == json.loads(json.dumps(summary, sort_keys=True))
+    assert set(data) >= {
+        "tasks",
+        "epsilon_l2",
+        "epsilon_cosine",
+        "success_rate",
+        "queries_per_sentence",
+        "sentences",
+        "config",
+        "versions",
+    }
+    assert set(data["tasks"]["pos.acc"]) == {"clean", "perturbed", "mean_drop", "std_drop"}
+    assert data["sentences"] == 3
+    rows = _strip_timing(tmp_path / "results.jsonl")
+    assert [r["index"] for r in rows] == [0, 1, 2]
+    adversarial = read_conllu(tmp_path / ADVERSARIAL)
+    assert len(adversarial) == 3
+    for r, s, orig in zip(rows, adversarial, read_conllu(TREEBANK), strict=True):
+        assert list(s.forms) == r["perturbed"]
+        assert r["hamming"] <= 2
+        assert s.heads.tolist() == orig.heads.tolist()
+        for t, v in r["tasks"].items():
+            assert v["drop"] == pytest.approx(v["clean"] - v["perturbed"], abs=1e-6), t
+    assert "Worst-case drop per task" in (tmp_path / "summary.md").read_text()
+
+
+def test_same_seed_same_files(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    run_attack(config(search="sample"), a, components=components("sample"))
+    run_attack(config(search="sample"), b, components=components("sample"))
+    for name in (
+        "adversarial.conllu",
+        "summary.json",
+        "summary.md",
+        "plots/clean_vs_perturbed.png",
+    ):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert _strip_timing(a / "results.jsonl") == _strip_timing(b / "results.jsonl")
+
+
+def test_resume_after_interrupt_equals_uninterrupted_run(tmp_path: Path) -> None:
+    full, cut = tmp_path / "full", tmp_path / "cut"
+    run_attack(config(), full, components=components())
+
+    class Interrupt(Exception):
+        pass
+
+    def stop_after_one(progress, total):
+        if progress.done == 1:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        run_attack(config(), cut, components=components(), on_sentence=stop_after_one)
+    # A torn line, as a crash in the middle of a write would leave.
+    with (cut / "results.jsonl").open("a") as handle:
+        handle.write('{"index": 1, "sent')
+    run_attack(config(), cut, components=components(), resume=True)
+    for name in ("adversarial.conllu", "summary.json", "summary.md"):
+        assert (full / name).read_bytes() == (cut / name).read_bytes(), name
+    assert _strip_timing(full / "results.jsonl") == _strip_timing(cut / "results.jsonl")
+
+
+def test_existing_results_need_resume_or_overwrite(tmp_path: Path) -> None:
+    run_attack(config(), tmp_path, components=components())
+    with pytest.raises(ConfigError, match="--resume"):
+        run_attack(config(), tmp_path, components=components())
+    with pytest.raises(ConfigError, match="other settings"):
+        run_attack(config(budget=1), tmp_path, components=components(), resume=True)
+    run_attack(config(budget=1), tmp_path, components=components(), overwrite=True)
+    assert json.loads((tmp_path / "config.json").read_text())["budget"] == 1
+
+
+def test_query_budget_is_recorded(tmp_path: Path) -> None:
+    run_attack(config(query_budget=4), tmp_path, components=components())
+    rows = _strip_timing(tmp_path / "results.jsonl")
+    assert all(r["queries"] <= 4 for r in rows)
+    assert max(r["queries"] for r in rows) == 4
+
+
+def test_invalid_options_are_config_errors() -> None:
+    with pytest.raises(ConfigError):
+        config(budget=0)
+    with pytest.raises(ConfigError):
+        config(method="shuffle", search="beam")
+
+
+def test_report_command_rerenders(tmp_path: Path) -> None:
+    from brittle.cli.main import main
+
+    run_attack(config(), tmp_path, components=components())
+    before = (tmp_path / "summary.json").read_bytes()
+    (tmp_path / "summary.json").unlink()
+    (tmp_path / "summary.md").unlink()
+    result = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "summary.json").read_bytes() == before
+    assert "Worst-case drop per task" in result.output
