@@ -1,0 +1,320 @@
+"""Word representations: the backend interface, its records and name resolution.
+
+A backend turns a batch of word lists into one vector per word. Every backend is
+batch-first and returns a :class:`FlatReps`: the vectors of all words of the batch,
+for one or several layers, in one contiguous float32 array, plus the offsets that cut
+it into sentences (so callers pay no per-sentence overhead unless they want lists).
+
+Backends are registered in ``registry("representations")``:
+
+- ``transformer``: hidden layers of a Hugging Face encoder or decoder
+  (:mod:`brittle.scorers.transformer_backend`);
+- ``static``: GloVe or any word2vec/GloVe/gensim file (:mod:`brittle.scorers.static_backend`);
+- ``random``: a fixed random vector per word type, the control
+  (:mod:`brittle.scorers.static_backend`).
+
+Layers: a model with ``L`` layers has ``L + 1`` hidden states, index 0 being the
+embedding output and ``L`` the last layer; negative indices count from the output
+(-1 is the last layer, -(L + 1) the embeddings). Static backends have one "layer",
+0 (or -1).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from brittle.engine.errors import ConfigError
+from brittle.engine.registry import Registry, registry
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = [
+    "BackendRequest",
+    "FlatReps",
+    "RepresentationBackend",
+    "RepresentationKey",
+    "backend_for",
+    "guess_backend",
+    "normalise_layer",
+    "offsets_of",
+    "open_backend",
+    "pick_device",
+    "representations",
+]
+
+#: The registry of representation backends (classes deriving RepresentationBackend).
+representations: Registry[Any] = registry("representations")
+
+Words = Sequence[str]
+
+
+def normalise_layer(layer: int, n_layers: int, *, model: str) -> int:
+    """The hidden-state index (0..n_layers) of ``layer``; negative counts from the output.
+
+    Raises:
+        ConfigError: when the model has fewer layers than asked for.
+    """
+    index = layer + n_layers + 1 if layer < 0 else layer
+    if not 0 <= index <= n_layers:
+        raise ConfigError(
+            f"layer {layer} does not exist in {model}: it has {n_layers} layer(s), so "
+            f"layers run from {-(n_layers + 1)} to {n_layers} (-1 is the last, "
+            f"0 and {-(n_layers + 1)} the embeddings)"
+        )
+    return index
+
+
+@dataclass(frozen=True, slots=True)
+class RepresentationKey:
+    """What identifies a representation: backend, model, layer and pooling.
+
+    Attributes:
+        backend: registered backend name (``transformer``, ``static``, ``random``).
+        model: the model as named by the user (hub id, directory, ``glove``, a file).
+        layer: hidden-state index, 0..n_layers (0 for static vectors).
+        pooling: subword pooling (``first``, ``mean``, ``last``; ``-`` for static).
+        n_layers: layers of the model (0 for static vectors), kept to print ``layer``
+            the way it was asked for.
+    """
+
+    backend: str
+    model: str
+    layer: int
+    pooling: str
+    n_layers: int = field(default=0, compare=False)
+
+    @property
+    def layer_from_output(self) -> int:
+        """The layer counted from the output: -1 is the last layer."""
+        return self.layer - self.n_layers - 1
+
+    def describe(self) -> str:
+        """One line for tables and messages, e.g. ``MiniLM layer -1 (mean)``."""
+        if self.backend != "transformer":
+            return f"{self.model} ({self.backend})"
+        return f"{self.model} layer {self.layer_from_output} ({self.pooling} pooling)"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "layer": self.layer,
+            "layer_from_output": self.layer_from_output,
+            "pooling": self.pooling,
+            "n_layers": self.n_layers,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RepresentationKey:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            backend=str(data["backend"]),
+            model=str(data["model"]),
+            layer=int(data["layer"]),
+            pooling=str(data["pooling"]),
+            n_layers=int(data.get("n_layers", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class FlatReps:
+    """Word vectors of a batch of sentences, all words in one array.
+
+    Attributes:
+        vectors: shape (n_layers_asked, total_words, dim), float32.
+        offsets: shape (n_sentences + 1,), int64; sentence ``i`` owns words
+            ``offsets[i]:offsets[i + 1]``.
+        layers: hidden-state index of each entry of the first axis.
+    """
+
+    vectors: NDArray[np.float32]
+    offsets: NDArray[np.int64]
+    layers: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0]) - 1
+
+    def _pos(self, layer: int | None) -> int:
+        if layer is None:
+            if len(self.layers) != 1:
+                raise ConfigError(f"several layers {self.layers}: name the one you want")
+            return 0
+        try:
+            return self.layers.index(layer)
+        except ValueError:
+            raise ConfigError(f"layer {layer} was not extracted (have {self.layers})") from None
+
+    def layer(self, layer: int | None = None) -> NDArray[np.float32]:
+        """All words of one layer, shape (total_words, dim)."""
+        return self.vectors[self._pos(layer)]
+
+    def sentence(self, i: int, layer: int | None = None) -> NDArray[np.float32]:
+        """Vectors of sentence ``i``, shape (n_i, dim) (a view)."""
+        return self.vectors[self._pos(layer), self.offsets[i] : self.offsets[i + 1]]
+
+    def split(self, layer: int | None = None) -> list[NDArray[np.float32]]:
+        """One array (n_i, dim) per sentence (views)."""
+        flat = self.layer(layer)
+        return np.split(flat, self.offsets[1:-1])
+
+
+def _offsets(sentences: Sequence[Words]) -> NDArray[np.int64]:
+    out = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sentences], out=out[1:])
+    return out
+
+
+class RepresentationBackend(abc.ABC):
+    """Turns batches of word lists into one vector per word.
+
+    Subclasses implement :meth:`encode_flat`; :meth:`encode` and :meth:`encode_layers`
+    are conveniences over it.
+    """
+
+    #: Registered name.
+    name: ClassVar[str] = ""
+
+    def __init__(self, *, model: str, dim: int, n_layers: int, pooling: str) -> None:
+        self.model = model
+        self.dim = dim
+        self.n_layers = n_layers
+        self.pooling = pooling
+
+    def layer_index(self, layer: int) -> int:
+        """Hidden-state index of ``layer`` (see :func:`normalise_layer`)."""
+        return normalise_layer(layer, self.n_layers, model=self.model)
+
+    def key(self, layer: int) -> RepresentationKey:
+        """The :class:`RepresentationKey` of ``layer`` of this backend."""
+        return RepresentationKey(
+            self.name, self.model, self.layer_index(layer), self.pooling, self.n_layers
+        )
+
+    @abc.abstractmethod
+    def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
+        """Vectors of every word for each layer in ``layers``.
+
+        Args:
+            sentences: word lists (CoNLL-U word forms), each non-empty.
+            layers: layer numbers (negative from the output).
+
+        Returns:
+            A :class:`FlatReps` whose ``layers`` are the normalised indices.
+        """
+
+    def encode(self, sentences: Sequence[Words], *, layer: int = -1) -> list[NDArray[np.float32]]:
+        """One float32 array (n_i, dim) per sentence for one layer."""
+        return self.encode_flat(sentences, layers=(layer,)).split()
+
+    def encode_layers(
+        self, sentences: Sequence[Words], *, layers: Sequence[int]
+    ) -> dict[int, list[NDArray[np.float32]]]:
+        """Several layers in one pass: ``{layer as asked: [array (n_i, dim), ...]}``."""
+        flat = self.encode_flat(sentences, layers=layers)
+        return {asked: flat.split(idx) for asked, idx in zip(layers, flat.layers, strict=True)}
+
+    def describe(self) -> dict[str, Any]:
+        """Backend options needed to open the same backend again (JSON-ready)."""
+        return {"backend": self.name, "model": self.model, "pooling": self.pooling}
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what the backend holds (models, memory maps)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BackendRequest:
+    """What the user asked for; each backend reads the fields it understands.
+
+    Attributes:
+        model: hub id, directory, ``glove``, a vectors file, ``random[:DIM]``; ``None``
+            is the bundled encoder.
+        pooling: subword pooling for transformers.
+        device: ``cuda``, ``cpu`` or ``None`` (``cuda`` when available).
+        dtype: ``float32``, ``float16`` or ``bfloat16`` (half precision on GPU).
+        batch_size: most sentences (rows) per forward pass.
+        oov: static vectors: ``zero`` or ``random`` (fixed by ``seed``) for unknown words.
+        lowercase: static vectors: look a word up lowercased when it is unknown as is.
+        seed: seed of random vectors (OOV policy ``random`` and the random control).
+        dim: dimension of the random control (default 384).
+    """
+
+    model: str | None = None
+    pooling: str = "mean"
+    device: str | None = None
+    dtype: str = "float32"
+    batch_size: int = 64
+    oov: str = "zero"
+    lowercase: bool = True
+    seed: int = 0
+    dim: int | None = None
+
+
+def guess_backend(model: str | None) -> str:
+    """The backend name for a model string.
+
+    ``glove`` and existing vector files (not directories) are ``static``, ``random`` or
+    ``random:DIM`` is ``random``, anything else (hub ids, directories, ``None``) is
+    ``transformer``.
+    """
+    if model is None:
+        return "transformer"
+    low = model.lower()
+    if low == "glove" or low.startswith("glove:"):
+        return "static"
+    if low == "random" or low.startswith("random:"):
+        return "random"
+    p = Path(model)
+    if p.is_file() and p.suffix.lower() in (".txt", ".bin", ".vec", ".kv", ".gz", ".w2v"):
+        return "static"
+    return "transformer"
+
+
+def backend_for(name: str) -> type[RepresentationBackend]:
+    """The backend class registered as ``name``."""
+    from brittle.engine.plugins import load_components
+
+    load_components()
+    _load_builtin()
+    cls = representations.get(name)
+    if not (isinstance(cls, type) and issubclass(cls, RepresentationBackend)):
+        raise ConfigError(f"representation backend {name!r} is not a RepresentationBackend")
+    return cls
+
+
+def open_backend(request: BackendRequest, *, backend: str = "auto") -> RepresentationBackend:
+    """Open the backend for ``request`` (``backend="auto"`` guesses from the model)."""
+    name = guess_backend(request.model) if backend == "auto" else backend
+    cls = backend_for(name)
+    opener = getattr(cls, "open", None)
+    if opener is None:
+        raise ConfigError(f"representation backend {name!r} cannot be opened by name")
+    result: RepresentationBackend = opener(request)
+    return result
+
+
+def _load_builtin() -> None:
+    """Import the built-in backends so they are registered."""
+    import brittle.scorers.static_backend
+    import brittle.scorers.transformer_backend  # noqa: F401
+
+
+def pick_device(device: str | None) -> str:
+    """``device`` if given, else ``cuda`` when available, else ``cpu``."""
+    if device:
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def offsets_of(sentences: Sequence[Words]) -> NDArray[np.int64]:
+    """Word offsets of a batch, shape (n_sentences + 1,), int64."""
+    return _offsets(sentences)

@@ -1,0 +1,365 @@
+"""Static word vectors (GloVe, word2vec) and the random-vector control.
+
+Out-of-vocabulary policy, stated in every report (:class:`OOVReport`):
+
+1. the word as written is looked up;
+2. with ``lowercase=True`` (the default) an unknown word is looked up lowercased
+   (GloVe 6B is all lowercase, so this is what makes capitalised words known);
+3. a word still unknown gets the zero vector (``oov="zero"``) or a random vector fixed
+   by the seed and the word itself (``oov="random"``: the same unknown word always gets
+   the same vector, with the spread of the known vectors).
+
+The ``random`` backend is the control of the probing literature: every word type gets
+a fixed random vector (seeded by the word), so a probe can use word identity but no
+knowledge a model learnt. It has the dimension of the model it stands in for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from brittle.engine.errors import ConfigError, ResourceMissingError
+from brittle.scorers.representations import (
+    BackendRequest,
+    FlatReps,
+    RepresentationBackend,
+    Words,
+    offsets_of,
+    representations,
+)
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["OOV_POLICIES", "OOVReport", "RandomVectors", "StaticVectors", "word_vector"]
+
+#: Policies for words missing from the vocabulary.
+OOV_POLICIES: tuple[str, ...] = ("zero", "random")
+
+#: Default dimension of the random control (MiniLM's hidden size).
+DEFAULT_RANDOM_DIM = 384
+
+
+@dataclass(frozen=True, slots=True)
+class OOVReport:
+    """How many words a static backend could not find.
+
+    Attributes:
+        policy: ``zero`` or ``random``, and whether lowercase fallback was on.
+        tokens: words looked up.
+        oov_tokens: words not found (after the lowercase fallback).
+        lowercased: words found only lowercased.
+        oov_types: distinct unknown words.
+    """
+
+    policy: str
+    tokens: int
+    oov_tokens: int
+    lowercased: int
+    oov_types: int
+
+    @property
+    def oov_rate(self) -> float:
+        """Share of looked-up words that were unknown."""
+        return self.oov_tokens / self.tokens if self.tokens else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "policy": self.policy,
+            "tokens": self.tokens,
+            "oov_tokens": self.oov_tokens,
+            "lowercased": self.lowercased,
+            "oov_types": self.oov_types,
+            "oov_rate": self.oov_rate,
+        }
+
+
+def word_vector(word: str, dim: int, *, seed: int, scale: float = 1.0) -> NDArray[np.float32]:
+    """A random vector (dim,) fixed by ``seed`` and ``word``: normal with std ``scale``."""
+    digest = hashlib.blake2b(f"{seed}\x1f{word}".encode(), digest_size=8).digest()
+    rng = np.random.default_rng(int.from_bytes(digest, "little"))
+    return (rng.standard_normal(dim) * scale).astype(np.float32)
+
+
+class _Vocab:
+    """Word-to-row lookup over a (vocab, dim) matrix with the OOV policy."""
+
+    def __init__(
+        self,
+        index: Mapping[str, int],
+        matrix: NDArray[np.float32],
+        *,
+        oov: str,
+        lowercase: bool,
+        seed: int,
+    ) -> None:
+        if oov not in OOV_POLICIES:
+            raise ConfigError(f"unknown OOV policy {oov!r} (known: {', '.join(OOV_POLICIES)})")
+        self.index = index
+        self.matrix = matrix
+        self.oov = oov
+        self.lowercase = lowercase
+        self.seed = seed
+        self.dim = int(matrix.shape[1])
+        sample = np.asarray(matrix[: min(2000, matrix.shape[0])], dtype=np.float64)
+        self.scale = float(sample.std()) if sample.size else 1.0
+        self.tokens = 0
+        self.oov_tokens = 0
+        self.lowercased = 0
+        self.oov_types: set[str] = set()
+        self._oov_cache: dict[str, NDArray[np.float32]] = {}
+
+    def lookup(self, words: Sequence[str], out: NDArray[np.float32]) -> None:
+        """Fill ``out`` (len(words), dim) with the vectors of ``words``."""
+        rows = np.empty(len(words), dtype=np.int64)
+        missing: list[int] = []
+        get = self.index.get
+        for i, w in enumerate(words):
+            r = get(w)
+            if r is None and self.lowercase:
+                r = get(w.lower())
+                if r is not None:
+                    self.lowercased += 1
+            if r is None:
+                missing.append(i)
+                rows[i] = 0
+            else:
+                rows[i] = r
+        self.tokens += len(words)
+        if len(words):
+            out[:] = self.matrix[rows]
+        for i in missing:
+            w = words[i]
+            self.oov_tokens += 1
+            self.oov_types.add(w)
+            out[i] = self._oov_vector(w)
+
+    def _oov_vector(self, word: str) -> NDArray[np.float32]:
+        if self.oov == "zero":
+            return np.zeros(self.dim, dtype=np.float32)
+        vec = self._oov_cache.get(word)
+        if vec is None:
+            vec = word_vector(word, self.dim, seed=self.seed, scale=self.scale)
+            self._oov_cache[word] = vec
+        return vec
+
+    def report(self) -> OOVReport:
+        policy = f"{self.oov}{' after lowercase' if self.lowercase else ''}"
+        return OOVReport(policy, self.tokens, self.oov_tokens, self.lowercased, len(self.oov_types))
+
+
+class _StaticBase(RepresentationBackend):
+    """Shared encode path of the table-lookup backends."""
+
+    def _fill(self, words: Sequence[str], out: NDArray[np.float32]) -> None:
+        raise NotImplementedError
+
+    def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
+        """Vectors of every word; the only layer is 0 (``-1`` means the same)."""
+        idx = tuple(self.layer_index(layer) for layer in layers)
+        if not idx:
+            raise ConfigError("no layer asked for")
+        offsets = offsets_of(sentences)
+        flat_words = [w for s in sentences for w in s]
+        one = np.empty((len(flat_words), self.dim), dtype=np.float32)
+        self._fill(flat_words, one)
+        vectors = np.broadcast_to(one, (len(idx), *one.shape))
+        return FlatReps(np.ascontiguousarray(vectors), offsets, idx)
+
+
+@representations.register("static", help="GloVe or word2vec vectors (gensim KeyedVectors)")
+class StaticVectors(_StaticBase):
+    """Static word vectors from a word-to-row index and a matrix.
+
+    Args:
+        index: word -> row of ``matrix``.
+        matrix: (vocab, dim) float32 (a memory map is fine).
+        model: the name reports use (``glove``, a file path).
+        oov: ``zero`` or ``random`` (see module docstring).
+        lowercase: look unknown words up lowercased.
+        seed: seed of the random OOV vectors.
+    """
+
+    name = "static"
+
+    def __init__(
+        self,
+        index: Mapping[str, int],
+        matrix: NDArray[np.float32],
+        *,
+        model: str,
+        oov: str = "zero",
+        lowercase: bool = True,
+        seed: int = 0,
+    ) -> None:
+        if matrix.ndim != 2 or matrix.shape[0] == 0:
+            raise ConfigError(f"vectors of {model} must be a non-empty (vocab, dim) matrix")
+        self.vocab = _Vocab(index, matrix, oov=oov, lowercase=lowercase, seed=seed)
+        super().__init__(model=model, dim=int(matrix.shape[1]), n_layers=0, pooling="-")
+
+    @classmethod
+    def open(cls, request: BackendRequest) -> StaticVectors:
+        """GloVe for ``glove`` (bundled 6B 50d), else a vectors file read with gensim."""
+        model = request.model or "glove"
+        kw: dict[str, Any] = {
+            "oov": request.oov,
+            "lowercase": request.lowercase,
+            "seed": request.seed,
+        }
+        if model.lower() == "glove":
+            return cls.glove(**kw)
+        return cls.from_file(model, **kw)
+
+    @classmethod
+    def glove(cls, *, oov: str = "zero", lowercase: bool = True, seed: int = 0) -> StaticVectors:
+        """The bundled GloVe 6B 50d vectors (through :mod:`brittle.engine.resources`)."""
+        from brittle.engine import resources
+
+        index, matrix = _as_table(resources.load_glove())
+        return cls(index, matrix, model="glove", oov=oov, lowercase=lowercase, seed=seed)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        *,
+        oov: str = "zero",
+        lowercase: bool = True,
+        seed: int = 0,
+    ) -> StaticVectors:
+        """Vectors from a word2vec text/binary file, a GloVe text file or a gensim ``.kv``.
+
+        GloVe text files (no header line) are recognised by their first line.
+        """
+        p = Path(path)
+        if not p.is_file():
+            raise ResourceMissingError(
+                f"word vectors {str(path)!r}",
+                [str(p.resolve())],
+                "give an existing word2vec/GloVe text or binary file, or a gensim .kv file",
+            )
+        from gensim.models import KeyedVectors
+
+        try:
+            if p.suffix == ".kv":
+                kv = KeyedVectors.load(str(p), mmap="r")
+            elif p.suffix == ".bin":
+                kv = KeyedVectors.load_word2vec_format(str(p), binary=True)
+            else:
+                kv = KeyedVectors.load_word2vec_format(
+                    str(p), binary=False, no_header=not _has_header(p)
+                )
+        except (ValueError, UnicodeDecodeError, EOFError) as err:
+            raise ConfigError(f"{p}: not a word-vector file gensim can read ({err})") from err
+        matrix = np.asarray(kv.vectors, dtype=np.float32)
+        return cls(
+            dict(kv.key_to_index),
+            matrix,
+            model=str(path),
+            oov=oov,
+            lowercase=lowercase,
+            seed=seed,
+        )
+
+    def _fill(self, words: Sequence[str], out: NDArray[np.float32]) -> None:
+        self.vocab.lookup(words, out)
+
+    def oov_report(self) -> OOVReport:
+        """Counts of unknown words since the backend was opened."""
+        return self.vocab.report()
+
+    def describe(self) -> dict[str, Any]:
+        """Options that reopen this backend (JSON-ready)."""
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "pooling": self.pooling,
+            "oov": self.vocab.oov,
+            "lowercase": self.vocab.lowercase,
+            "seed": self.vocab.seed,
+        }
+
+
+@representations.register("random", help="control: a fixed random vector per word type")
+class RandomVectors(_StaticBase):
+    """A fixed random vector per word type (seeded by the word), the control representation.
+
+    Args:
+        dim: vector size (the size of the model it replaces).
+        seed: seed mixed with each word.
+    """
+
+    name = "random"
+
+    def __init__(self, *, dim: int = DEFAULT_RANDOM_DIM, seed: int = 0) -> None:
+        if dim < 1:
+            raise ConfigError("the random control needs a positive dimension")
+        self.seed = seed
+        self._cache: dict[str, NDArray[np.float32]] = {}
+        super().__init__(model=f"random:{dim}", dim=dim, n_layers=0, pooling="-")
+
+    @classmethod
+    def open(cls, request: BackendRequest) -> RandomVectors:
+        """``random`` or ``random:DIM``; ``request.dim`` overrides the default size."""
+        dim = request.dim or DEFAULT_RANDOM_DIM
+        model = request.model or "random"
+        if ":" in model:
+            try:
+                dim = int(model.split(":", 1)[1])
+            except ValueError:
+                raise ConfigError(f"random control: bad dimension in {model!r}") from None
+        return cls(dim=dim, seed=request.seed)
+
+    def _fill(self, words: Sequence[str], out: NDArray[np.float32]) -> None:
+        cache = self._cache
+        for i, w in enumerate(words):
+            vec = cache.get(w)
+            if vec is None:
+                vec = word_vector(w, self.dim, seed=self.seed)
+                if len(cache) < 1_000_000:
+                    cache[w] = vec
+            out[i] = vec
+
+    def describe(self) -> dict[str, Any]:
+        """Options that reopen this backend (JSON-ready)."""
+        return {"backend": self.name, "model": self.model, "pooling": "-", "seed": self.seed}
+
+
+def _has_header(path: Path) -> bool:
+    """Whether a text vectors file starts with a word2vec ``count dim`` header."""
+    import gzip
+
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+        first = handle.readline().split()
+    return len(first) == 2 and all(part.isdigit() for part in first)
+
+
+def _as_table(obj: Any) -> tuple[Mapping[str, int], NDArray[np.float32]]:
+    """(word -> row, matrix) from what the resources module returns for GloVe."""
+    if hasattr(obj, "key_to_index") and hasattr(obj, "vectors"):
+        return obj.key_to_index, obj.vectors
+    if isinstance(obj, tuple) and len(obj) == 2:
+        a, b = obj
+        if isinstance(a, np.ndarray):
+            a, b = b, a
+        if isinstance(a, Mapping):
+            return a, b
+        return {w: i for i, w in enumerate(a)}, b
+    for words_attr, matrix_attr in (
+        ("index", "vectors"),
+        ("words", "vectors"),
+        ("words", "matrix"),
+    ):
+        if hasattr(obj, words_attr) and hasattr(obj, matrix_attr):
+            words = getattr(obj, words_attr)
+            table = words if isinstance(words, Mapping) else {w: i for i, w in enumerate(words)}
+            return table, getattr(obj, matrix_attr)
+    raise ConfigError(f"cannot read GloVe vectors from {type(obj).__name__}")

