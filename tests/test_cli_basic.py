@@ -69,3 +69,15 @@ def test_missing_file_is_clean_error(tmp_path: Path) -> None:
 def test_list_runs() -> None:
     result = CliRunner().invoke(main, ["list"])
     assert result.exit_code == 0, result.output
+
+
+def test_resources_lists_every_resource_and_exit_status(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path))
+    result = CliRunner().invoke(main, ["resources", "--json"])
+    data = json.loads(result.output)
+    names = {d["name"] for d in data}
+    assert names == {"wordnet", "encoder", "glove", "spacy", "causal-lm"}
+    missing = [d for d in data if d["state"] == "missing"]
+    assert result.exit_code == (1 if missing else 0)
+    for d in missing:
+        assert d["fix"]
