@@ -28,6 +28,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "brittle.cli.listing",
     "brittle.cli.demo",
     "brittle.cli.attack",
+    "brittle.cli.perturb",
+    "brittle.cli.compare_methods",
 )
 
 

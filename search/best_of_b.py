@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from brittle.engine.perturbation import Perturbation
     from brittle.engine.sentence import Sentence
 
-__all__ = ["SampleOutcome", "best_of_b", "select_best"]
+__all__ = ["SampleOutcome", "best_of_b", "best_of_batch", "distinct_candidates", "select_best"]
 
 
 def select_best(
@@ -133,18 +133,41 @@ def best_of_b(
             without a Hamming constraint the perturbation sizes rank them, without a
             syntax constraint every candidate ranks equal on syntax.
     """
-    unique = list(dict.fromkeys(p for p in drawn if not p.is_identity))
-    batch = CandidateBatch.build(original, unique)
+    return best_of_batch(
+        distinct_candidates(original, drawn),
+        constraints=constraints,
+        rng=rng,
+        hamming_name=hamming_name,
+        syntax_name=syntax_name,
+    )
+
+
+def distinct_candidates(original: Sentence, drawn: Sequence[Perturbation]) -> CandidateBatch:
+    """The batch of distinct, non-identity perturbations in ``drawn`` (order kept)."""
+    return CandidateBatch.build(
+        original, list(dict.fromkeys(p for p in drawn if not p.is_identity))
+    )
+
+
+def best_of_batch(
+    batch: CandidateBatch,
+    *,
+    constraints: Sequence[Constraint],
+    rng: np.random.Generator,
+    hamming_name: str = "budget",
+    syntax_name: str = "syntax",
+) -> SampleOutcome:
+    """:func:`best_of_b` on an already built batch of distinct candidates."""
     outcome = check_all(batch, constraints)
     m = len(batch)
     tiebreak = rng.permutation(m)
     if m == 0:
-        return SampleOutcome(original, batch, outcome, None)
+        return SampleOutcome(batch.original, batch, outcome, None)
     hamming = outcome.values(hamming_name)
     if hamming is None:
-        hamming = np.array([p.size for p in unique], dtype=np.float64)
+        hamming = np.array([p.size for p in batch.perturbations], dtype=np.float64)
     syntax = outcome.values(syntax_name)
     if syntax is None:
         syntax = np.zeros(m, dtype=np.float64)
     chosen = select_best(hamming=hamming, syntax=syntax, admissible=outcome.mask, tiebreak=tiebreak)
-    return SampleOutcome(original, batch, outcome, chosen)
+    return SampleOutcome(batch.original, batch, outcome, chosen)

@@ -1,0 +1,145 @@
+"""Writers for a :class:`~brittle.engine.compare_run.CompareResult`: Markdown, JSON, PNG.
+
+Writers only read the result; every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brittle.engine.conllu import atomic_write
+
+if TYPE_CHECKING:
+    from brittle.engine.compare_run import CompareResult, CompareRow
+
+__all__ = ["JSON_NAME", "MARKDOWN_NAME", "PLOT_NAME", "markdown_table", "write_compare_outputs"]
+
+JSON_NAME = "compare-methods.json"
+MARKDOWN_NAME = "compare-methods.md"
+PLOT_NAME = "compare-methods.png"
+
+
+def _fmt(x: float | None, spec: str = ".3f") -> str:
+    return "–" if x is None else format(x, spec)
+
+
+def _row_cells(r: CompareRow) -> list[str]:
+    dist = _fmt(r.distance)
+    if r.distance_sem is not None:
+        dist += f" ± {r.distance_sem:.3f}"
+    return [
+        r.method,
+        "–" if r.budget is None else str(r.budget),
+        dist,
+        _fmt(r.distance_unlabelled),
+        _fmt(r.best_of_b),
+        _fmt(r.share_identical, ".1%"),
+        _fmt(r.pos_gold, ".1%"),
+        _fmt(r.pos_tagger, ".1%"),
+        _fmt(r.mean_hamming, ".2f"),
+        f"{r.sentences} / {r.sentences + r.without_candidates}",
+        str(r.candidates),
+    ]
+
+
+def markdown_table(result: CompareResult) -> str:
+    """The comparison as a Markdown table (methods by budget, then the references)."""
+    labels = result.config.tree_labels
+    header = [
+        "method",
+        "tau",
+        f"TED ({labels}) ± s.e.",
+        "TED (shape)",
+        "best of b",
+        "parse identical",
+        "POS kept (gold)",
+        "POS kept (tagger)",
+        "words changed",
+        "sentences",
+        "pairs",
+    ]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] * 2 + ["---:"] * (len(header) - 2)) + "|",
+    ]
+    for r in (*result.method_rows(), *result.reference_rows()):
+        lines.append("| " + " | ".join(_row_cells(r)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def markdown_report(result: CompareResult) -> str:
+    """A short Markdown page: settings, the table, the column legend."""
+    c = result.config
+    parser = result.parser
+    model = parser.get("model", parser.get("parser", c.parser))
+    return (
+        "# compare-methods\n\n"
+        f"Treebank `{result.treebank}`"
+        + (f" (first {c.limit} sentences)" if c.limit else "")
+        + f"; parser `{c.parser}` ({model}); b = {c.candidates} perturbations per sentence, "
+        f"method and tau; seed {c.seed}.\n\n" + markdown_table(result) + "\n"
+        "TED: normalised tree edit distance between the parse of the original and the parse "
+        "of the perturbation (divided by the larger word count), averaged over the "
+        "perturbations of a sentence, then over sentences. `best of b`: the smallest "
+        "distance among a sentence's perturbations. `POS kept`: share of changed words "
+        "whose tag on the perturbed sentence equals the gold UPOS / the tagger's tag on "
+        "the original. References compare the parses of two different sentences.\n"
+    )
+
+
+def plot(result: CompareResult, path: str | os.PathLike[str]) -> None:
+    """Grouped bars: mean distance per method and tau, references as dashed lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rows = result.method_rows()
+    methods = list(dict.fromkeys(r.method for r in rows))
+    budgets = list(result.config.budgets)
+    fig, (ax, ax_pos) = plt.subplots(1, 2, figsize=(11, 4.2))
+    width = 0.8 / max(len(methods), 1)
+    x = np.arange(len(budgets))
+    for k, method in enumerate(methods):
+        by_tau = {r.budget: r for r in rows if r.method == method}
+        vals = [by_tau[t].distance or 0.0 if t in by_tau else 0.0 for t in budgets]
+        errs = [by_tau[t].distance_sem or 0.0 if t in by_tau else 0.0 for t in budgets]
+        pos = [by_tau[t].pos_tagger or 0.0 if t in by_tau else 0.0 for t in budgets]
+        offset = (k - (len(methods) - 1) / 2) * width
+        ax.bar(x + offset, vals, width, yerr=errs, label=method, capsize=2)
+        ax_pos.bar(x + offset, pos, width, label=method)
+    for r, style in zip(result.reference_rows(), ("--", ":"), strict=False):
+        if r.distance is not None:
+            ax.axhline(r.distance, color="black", linestyle=style, linewidth=1, label=r.method)
+    ax.set_xticks(x, [f"tau={t}" for t in budgets])
+    ax.set_ylabel(f"normalised tree edit distance ({result.config.tree_labels})")
+    ax.set_title("Parse distance: original vs perturbation")
+    ax.legend(fontsize=8)
+    ax_pos.set_xticks(x, [f"tau={t}" for t in budgets])
+    ax_pos.set_ylim(0, 1)
+    ax_pos.set_ylabel("share of changed words keeping their tag")
+    ax_pos.set_title("POS preservation (tagger on original)")
+    fig.tight_layout()
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    os.replace(tmp, target)
+
+
+def write_compare_outputs(result: CompareResult, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write ``compare-methods.{json,md,png}`` into ``out_dir``; returns the paths."""
+    from brittle.engine.report import write_json
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / JSON_NAME, out / MARKDOWN_NAME, out / PLOT_NAME]
+    write_json(paths[0], result.to_dict())
+    with atomic_write(paths[1]) as handle:
+        handle.write(markdown_report(result))
+    plot(result, paths[2])
+    return paths

@@ -1,0 +1,453 @@
+"""How much each perturbation method disturbs the parse (La Malfa et al., Figure 7).
+
+For every method and budget tau, each sentence gets ``b`` random perturbations of at
+most tau words (the generator's own seeded draw, no constraint applied); the original
+and every perturbation are parsed by the same parser, and the normalised tree edit
+distance between the parse of the original and the parse of each perturbation is
+measured. The reference is the distance between the parses of two *different*
+sentences of the same treebank:
+
+- ``random pairs``: each sentence against another one drawn uniformly (seeded). The
+  trees usually differ in size; the edit distance handles that (insertions and
+  deletions), and dividing by the larger word count keeps it in a comparable range.
+  A length difference alone already costs ``|n_a - n_b| / max(n_a, n_b)``.
+- ``random pairs, same length``: each sentence against another one with exactly the
+  same number of words (sentences with no such partner are left out). This removes
+  the size effect, so it is the stricter reference.
+
+A method "preserves syntax" to the extent that its mean distance stays well below the
+references. POS preservation is reported against the gold UPOS and against the
+tagger's own tags on the original (which cancels tagger errors).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from brittle.engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    from brittle.engine.perturbation import Perturbation
+    from brittle.engine.sentence import Sentence
+    from brittle.scorers.parsers.base import Parse, Parser
+    from brittle.search.constraints import TreeLabels
+
+__all__ = [
+    "RANDOM_PAIRS",
+    "SAME_LENGTH_PAIRS",
+    "CompareConfig",
+    "CompareResult",
+    "CompareRow",
+    "compare_methods",
+    "compare_sentences",
+    "random_partners",
+]
+
+RANDOM_PAIRS = "random pairs"
+SAME_LENGTH_PAIRS = "random pairs, same length"
+
+#: Called with (label of the step, sentences finished in it, sentences in it).
+ProgressFn = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class CompareConfig:
+    """Settings of a comparison.
+
+    Attributes:
+        methods: registered generator names.
+        budgets: the tau values.
+        candidates: b, perturbations drawn per sentence, method and tau.
+        parser: registered parser name.
+        seed: seeds every draw and the random pairs.
+        limit: use the first ``limit`` sentences (``None``: all).
+        tree_labels: node labels of the main distance (``deprel``); the unlabelled
+            distance (tree shape only) is always reported beside it.
+        chunk_size: sentences per generator/parser call.
+    """
+
+    methods: tuple[str, ...]
+    budgets: tuple[int, ...] = (1, 2, 3)
+    candidates: int = 10
+    parser: str = "spacy"
+    seed: int = 0
+    limit: int | None = None
+    tree_labels: TreeLabels = "deprel"
+    chunk_size: int = 64
+
+    def __post_init__(self) -> None:
+        if not self.methods:
+            raise ConfigError("give at least one method")
+        if not self.budgets or min(self.budgets) < 1:
+            raise ConfigError(f"budgets must be positive integers, got {self.budgets}")
+        if self.candidates < 1:
+            raise ConfigError(f"--candidates must be at least 1, got {self.candidates}")
+        if self.limit is not None and self.limit < 2:
+            raise ConfigError("--limit must be at least 2 (random pairs need two sentences)")
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One line of the comparison table.
+
+    Attributes:
+        method: generator name, or :data:`RANDOM_PAIRS` / :data:`SAME_LENGTH_PAIRS`.
+        budget: tau (``None`` for the references).
+        sentences: sentences with at least one perturbation (or pair).
+        without_candidates: sentences that got none (nothing eligible / no partner).
+        candidates: distances measured.
+        distance: mean over sentences of the mean normalised tree edit distance over
+            their candidates, labelled as configured.
+        distance_sem: standard error of ``distance`` over sentences.
+        distance_unlabelled: the same with tree shape only.
+        best_of_b: mean over sentences of the smallest distance among their candidates
+            (what Algorithm 1's syntax ranking can reach).
+        share_identical: share of candidates whose labelled parse distance is 0.
+        pos_gold: share of changed words whose new tag equals the gold UPOS.
+        pos_tagger: share of changed words whose new tag equals the tagger's tag on
+            the original.
+        mean_hamming: mean words changed per candidate (FORM Hamming distance).
+        seconds: wall time of this row (generation + parsing).
+    """
+
+    method: str
+    budget: int | None
+    sentences: int
+    without_candidates: int
+    candidates: int
+    distance: float | None
+    distance_sem: float | None
+    distance_unlabelled: float | None
+    best_of_b: float | None
+    share_identical: float | None
+    pos_gold: float | None
+    pos_tagger: float | None
+    mean_hamming: float | None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """The comparison as data: rows per method and budget, then the references."""
+
+    config: CompareConfig
+    treebank: str
+    rows: tuple[CompareRow, ...]
+    parser: Mapping[str, object] = field(default_factory=dict)
+    versions: Mapping[str, str] = field(default_factory=dict)
+
+    def method_rows(self) -> list[CompareRow]:
+        """Rows of the perturbation methods."""
+        return [r for r in self.rows if r.budget is not None]
+
+    def reference_rows(self) -> list[CompareRow]:
+        """Rows of the random-pair references."""
+        return [r for r in self.rows if r.budget is None]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {
+            "command": "compare-methods",
+            "treebank": self.treebank,
+            "config": {**asdict(self.config), "methods": list(self.config.methods)},
+            "seed": self.config.seed,
+            "parser": dict(self.parser),
+            "versions": dict(self.versions),
+            "rows": [asdict(r) for r in self.rows],
+        }
+
+
+# ------------------------------------------------------------------ measurement
+@dataclass
+class _Tally:
+    """Accumulates per-sentence measurements of one row."""
+
+    per_sentence: list[float] = field(default_factory=list)
+    per_sentence_unlabelled: list[float] = field(default_factory=list)
+    best: list[float] = field(default_factory=list)
+    identical: int = 0
+    candidates: int = 0
+    without: int = 0
+    pos_words: int = 0
+    pos_gold: int = 0
+    pos_tagger: int = 0
+    hamming: int = 0
+
+    def row(self, method: str, budget: int | None, seconds: float) -> CompareRow:
+        d = np.asarray(self.per_sentence, dtype=np.float64)
+        return CompareRow(
+            method=method,
+            budget=budget,
+            sentences=int(d.size),
+            without_candidates=self.without,
+            candidates=self.candidates,
+            distance=_mean(self.per_sentence),
+            distance_sem=float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else None,
+            distance_unlabelled=_mean(self.per_sentence_unlabelled),
+            best_of_b=_mean(self.best),
+            share_identical=self.identical / self.candidates if self.candidates else None,
+            pos_gold=self.pos_gold / self.pos_words if self.pos_words else None,
+            pos_tagger=self.pos_tagger / self.pos_words if self.pos_words else None,
+            mean_hamming=self.hamming / self.candidates if self.candidates else None,
+            seconds=round(seconds, 2),
+        )
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return float(np.mean(xs)) if xs else None
+
+
+def _chunks(items: Sequence[Sentence], size: int) -> Iterator[Sequence[Sentence]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _draw_by_budget(
+    generator: Any, chunk: Sequence[Sentence], *, budgets: Sequence[int], b: int, seed: int
+) -> dict[int, list[list[Perturbation]]]:
+    """Each budget's draw for a chunk.
+
+    Substitution generators build their candidate tables once and draw every budget
+    from them, exactly as their ``perturb`` would (same helper, same seeded stream per
+    sentence); others are asked once per budget.
+    """
+    from brittle.search.generators.base import SubstitutionGenerator, sentence_rng
+    from brittle.search.generators.sampling import sample_substitutions
+
+    if isinstance(generator, SubstitutionGenerator):
+        tables = generator.candidates(list(chunk), top_k=generator.top_k)
+        return {
+            tau: [
+                sample_substitutions(t, tau=tau, b=b, rng=sentence_rng(seed, t.sentence_id))
+                for t in tables
+            ]
+            for tau in budgets
+        }
+    return {tau: generator.perturb(list(chunk), b=b, seed=seed, tau=tau) for tau in budgets}
+
+
+def _measure(
+    tally: _Tally,
+    original: Sentence,
+    original_parse: Parse,
+    candidates: Sequence[Sentence],
+    perturbations: Sequence[Perturbation],
+    parses: Sequence[Parse],
+    labels: TreeLabels,
+) -> None:
+    from brittle.scorers.hamming import hamming_batch
+    from brittle.search.constraints import changed_words, parse_distances
+
+    if not candidates:
+        tally.without += 1
+        return
+    d = parse_distances(original_parse, parses, labels=labels)
+    du = parse_distances(original_parse, parses, labels="none")
+    tally.per_sentence.append(float(d.mean()))
+    tally.per_sentence_unlabelled.append(float(du.mean()))
+    tally.best.append(float(d.min()))
+    tally.identical += int((d == 0).sum())
+    tally.candidates += len(candidates)
+    tally.hamming += int(hamming_batch(original.forms, [c.forms for c in candidates]).sum())
+    for p, parse in zip(perturbations, parses, strict=True):
+        new_idx, old_idx = changed_words(p)
+        for j, i in zip(new_idx, old_idx, strict=True):
+            tally.pos_words += 1
+            tally.pos_gold += parse.upos[j] == original.upos[i]
+            tally.pos_tagger += parse.upos[j] == original_parse.upos[i]
+
+
+def random_partners(lengths: Sequence[int], *, seed: int, same_length: bool) -> list[int | None]:
+    """For each sentence, the index of another sentence (``None`` when there is none).
+
+    Args:
+        lengths: word counts of the sentences, shape (n,).
+        seed: seeds the draw.
+        same_length: only partners with exactly the same word count.
+    """
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, 0x9A125])
+    n = len(lengths)
+    everyone = list(range(n))
+    by_length: dict[int, list[int]] = {}
+    for i, k in enumerate(lengths):
+        by_length.setdefault(k, []).append(i)
+    out: list[int | None] = []
+    for i in range(n):
+        pool = by_length[lengths[i]] if same_length else everyone
+        if len(pool) < 2:
+            out.append(None)
+            continue
+        # Draw among the len(pool) - 1 others: skip over i's own place.
+        j = int(rng.integers(len(pool) - 1))
+        out.append(pool[j] if j < pool.index(i) else pool[j + 1])
+    return out
+
+
+def _pairs_row(
+    label: str,
+    parses: Sequence[Parse],
+    partners: Sequence[int | None],
+    labels: TreeLabels,
+) -> CompareRow:
+    from brittle.scorers.distance import normalized_tree_edit_distance_batch
+
+    start = time.perf_counter()
+    tally = _Tally()
+    for i, j in enumerate(partners):
+        if j is None:
+            tally.without += 1
+            continue
+        a, b = parses[i], parses[j]
+        if labels == "none":
+            d = normalized_tree_edit_distance_batch(a.heads, [b.heads])
+        else:
+            field_name = "deprels" if labels == "deprel" else "upos"
+            d = normalized_tree_edit_distance_batch(
+                a.heads, [b.heads], getattr(a, field_name), [getattr(b, field_name)]
+            )
+        du = normalized_tree_edit_distance_batch(a.heads, [b.heads])
+        tally.per_sentence.append(float(d[0]))
+        tally.per_sentence_unlabelled.append(float(du[0]))
+        tally.best.append(float(d[0]))
+        tally.identical += int(d[0] == 0)
+        tally.candidates += 1
+    row = tally.row(label, None, time.perf_counter() - start)
+    return CompareRow(**{**asdict(row), "pos_gold": None, "pos_tagger": None, "mean_hamming": None})
+
+
+def compare_sentences(
+    sentences: Sequence[Sentence],
+    *,
+    config: CompareConfig,
+    generators: Mapping[str, Any],
+    parser: Parser,
+    progress: ProgressFn | None = None,
+    treebank: str = "",
+) -> CompareResult:
+    """The comparison over in-memory sentences with ready-made components.
+
+    Args:
+        sentences: at least two sentences.
+        config: settings (``limit`` is not applied here).
+        generators: one generator per name in ``config.methods``.
+        parser: parses originals, perturbations and partners.
+        progress: called as ``progress(label, done, total)`` while each method runs.
+        treebank: the input path, for the report.
+    """
+    if len(sentences) < 2:
+        raise ConfigError("compare-methods needs at least two sentences")
+    parser.prepare()
+    originals = parser.parse(sentences)
+    original_parse = {s.sent_id: p for s, p in zip(sentences, originals, strict=True)}
+    rows: list[CompareRow] = []
+    from brittle.engine.perturbation import apply_perturbation
+
+    for method in config.methods:
+        generator = generators[method]
+        tallies = {tau: _Tally() for tau in config.budgets}
+        seconds = dict.fromkeys(config.budgets, 0.0)
+        done = 0
+        for chunk in _chunks(sentences, config.chunk_size):
+            start = time.perf_counter()
+            drawn = _draw_by_budget(
+                generator, chunk, budgets=config.budgets, b=config.candidates, seed=config.seed
+            )
+            shared = (time.perf_counter() - start) / len(config.budgets)
+            for tau in config.budgets:
+                start = time.perf_counter()
+                per_sentence = [
+                    list(dict.fromkeys(p for p in ps if not p.is_identity)) for ps in drawn[tau]
+                ]
+                applied = [
+                    [apply_perturbation(s, p) for p in ps]
+                    for s, ps in zip(chunk, per_sentence, strict=True)
+                ]
+                flat = [c for cs in applied for c in cs]
+                parses = parser.parse(flat)
+                k = 0
+                for s, ps, cs in zip(chunk, per_sentence, applied, strict=True):
+                    _measure(
+                        tallies[tau],
+                        s,
+                        original_parse[s.sent_id],
+                        cs,
+                        ps,
+                        parses[k : k + len(cs)],
+                        config.tree_labels,
+                    )
+                    k += len(cs)
+                seconds[tau] += shared + time.perf_counter() - start
+            done += len(chunk)
+            if progress is not None:
+                progress(method, done, len(sentences))
+        rows.extend(tallies[tau].row(method, tau, seconds[tau]) for tau in config.budgets)
+    lengths = [len(s) for s in sentences]
+    for label, same in ((RANDOM_PAIRS, False), (SAME_LENGTH_PAIRS, True)):
+        partners = random_partners(lengths, seed=config.seed, same_length=same)
+        rows.append(_pairs_row(label, originals, partners, config.tree_labels))
+    from brittle.engine.attack import versions
+
+    return CompareResult(
+        config=config,
+        treebank=treebank,
+        rows=tuple(rows),
+        parser=parser.describe(),
+        versions={**versions(), "python": platform.python_version()},
+    )
+
+
+def compare_methods(
+    path: str | os.PathLike[str],
+    *,
+    methods: Sequence[str],
+    budgets: Sequence[int] = (1, 2, 3),
+    candidates: int = 10,
+    parser: str = "spacy",
+    seed: int = 0,
+    limit: int | None = None,
+    tree_labels: TreeLabels = "deprel",
+    generator_options: Mapping[str, Mapping[str, Any]] | None = None,
+    progress: ProgressFn | None = None,
+) -> CompareResult:
+    """Compare methods on a treebank: build everything by name (checked up front), run.
+
+    Args:
+        path: the CoNLL-U file.
+        methods .. tree_labels: see :class:`CompareConfig`.
+        generator_options: per method, keyword options for its generator.
+        progress: see :func:`compare_sentences`.
+    """
+    from brittle.engine.perturb_run import check_requirements, make_generator, read_treebank
+    from brittle.scorers.parsers import make_parser
+
+    config = CompareConfig(
+        methods=tuple(dict.fromkeys(methods)),
+        budgets=tuple(sorted(set(budgets))),
+        candidates=candidates,
+        parser=parser,
+        seed=seed,
+        limit=limit,
+        tree_labels=tree_labels,
+    )
+    options = generator_options or {}
+    generators = {m: make_generator(m, **dict(options.get(m, {}))) for m in config.methods}
+    sentences = read_treebank(path, limit=limit)
+    for generator in generators.values():
+        check_requirements(sentences, generator, str(path))
+    the_parser = make_parser(parser)
+    return compare_sentences(
+        sentences,
+        config=config,
+        generators=generators,
+        parser=the_parser,
+        progress=progress,
+        treebank=str(path),
+    )
