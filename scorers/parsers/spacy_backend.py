@@ -16,7 +16,10 @@ import numpy as np
 from brittle.engine.registry import registry
 from brittle.scorers.parsers.base import CachedParser, Parse, Words
 
-__all__ = ["SpacyBackend", "doc_to_parse", "spacy_parser"]
+__all__ = ["UNUSED_COMPONENTS", "SpacyBackend", "doc_to_parse", "spacy_parser"]
+
+#: Pipeline components whose output a :class:`Parse` does not use; they are skipped.
+UNUSED_COMPONENTS: tuple[str, ...] = ("lemmatizer", "ner")
 
 
 def doc_to_parse(doc: Any) -> Parse:
@@ -70,6 +73,11 @@ class SpacyBackend:
         self.prepare()
         return self._nlp
 
+    @property
+    def skipped(self) -> list[str]:
+        """Components of the loaded pipeline that are not run (lemmas, entities)."""
+        return [name for name in self.nlp.pipe_names if name in UNUSED_COMPONENTS]
+
     def describe(self) -> dict[str, object]:
         """Backend, model name/version and spaCy version."""
         import spacy
@@ -80,6 +88,7 @@ class SpacyBackend:
             "model": f"{meta.get('lang', 'xx')}_{meta.get('name', self.model or '?')}",
             "model_version": meta.get("version", "?"),
             "spacy": spacy.__version__,
+            "components": [n for n in self.nlp.pipe_names if n not in self.skipped],
         }
 
     def make_doc(self, words: Words) -> Any:
@@ -99,11 +108,12 @@ class SpacyBackend:
             if not words:
                 raise ValueError("cannot parse an empty word sequence")
         docs = [self.make_doc(words) for words in batch]
-        return [doc_to_parse(doc) for doc in self.nlp.pipe(docs, batch_size=self.batch_size)]
+        parsed = self.nlp.pipe(docs, batch_size=self.batch_size, disable=self.skipped)
+        return [doc_to_parse(doc) for doc in parsed]
 
     def parse_one(self, words: Words) -> Parse:
         """Parse a single word sequence without batching (for comparisons)."""
-        return doc_to_parse(self.nlp(self.make_doc(words)))
+        return doc_to_parse(self.nlp(self.make_doc(words), disable=self.skipped))
 
 
 @registry("parsers").register(
