@@ -3,16 +3,19 @@
 Imported lazily by :mod:`brittle.scorers.order`; kernels compile on first call and are
 cached on disk. A permutation ``p`` of length ``k`` maps position ``j`` of the perturbed
 sequence to ``p[j]``, the position of the same unit in the original.
+
+The kernels are single-threaded on purpose: they already handle millions of rows per
+second, and serial kernels compile several times faster than parallel ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numpy.typing import NDArray
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def order_scores(
     perms: NDArray[np.int64],
     lengths: NDArray[np.int64],
@@ -27,17 +30,17 @@ def order_scores(
     ``check`` is true and the row is not a permutation of ``0..k-1``.
     """
     m = perms.shape[0]
-    for r in prange(m):
+    seen = np.full(perms.shape[1], -1, dtype=np.int64)  # seen[v] == r: v already met in row r
+    for r in range(m):
         k = lengths[r]
         bad[r] = False
-        if check and k > 0:
-            seen = np.zeros(k, dtype=np.bool_)
+        if check:
             for j in range(k):
                 v = perms[r, j]
-                if v < 0 or v >= k or seen[v]:
+                if v < 0 or v >= k or seen[v] == r:
                     bad[r] = True
                     break
-                seen[v] = True
+                seen[v] = r
         disp = 0
         breaks = 0
         prev = perms[r, 0] if k > 0 else 0
@@ -52,7 +55,7 @@ def order_scores(
         dnd[r] = breaks / (k - 1) if k > 1 else 0.0
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def match_occurrences(
     sorted_codes: NDArray[np.int64],
     sorted_pos: NDArray[np.int64],
@@ -68,12 +71,17 @@ def match_occurrences(
     receives its original position. ``bad[r]`` is set when the row is not a reordering.
     """
     m, k = perturbed.shape
-    for r in prange(m):
-        used = np.zeros(k, dtype=np.int64)
+    # used[s]: occurrences of the code starting at s consumed in row stamp[s]
+    used = np.zeros(k, dtype=np.int64)
+    stamp = np.full(k, -1, dtype=np.int64)
+    for r in range(m):
         bad[r] = False
         for j in range(k):
             c = perturbed[r, j]
             start = np.searchsorted(sorted_codes, c)
+            if start < k and stamp[start] != r:
+                stamp[start] = r
+                used[start] = 0
             slot = start + used[start] if start < k else k
             if slot >= k or sorted_codes[slot] != c:
                 bad[r] = True

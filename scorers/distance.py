@@ -82,63 +82,72 @@ def _as_heads(heads: ArrayLike, name: str) -> NDArray[np.int64]:
     arr = np.asarray(heads)
     if arr.ndim != 1:
         raise ScorerInputError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    if arr.size and arr.dtype.kind not in "iu":
         raise ScorerInputError(f"{name} must hold integers, got dtype {arr.dtype}")
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
-def _heads_list(
+def _pack_heads(
     many: Sequence[ArrayLike] | NDArray[np.integer], name: str
-) -> list[NDArray[np.int64]]:
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Concatenated HEAD arrays (int64) and offsets (m + 1,): tree t is flat[o[t]:o[t+1]]."""
     if isinstance(many, np.ndarray):
         if many.ndim != 2:
             raise ScorerInputError(f"{name} as an array must be 2-D (m, n), got {many.shape}")
-        return [_as_heads(row, f"{name}[{i}]") for i, row in enumerate(many)]
-    return [_as_heads(h, f"{name}[{i}]") for i, h in enumerate(many)]
+        if many.size and many.dtype.kind not in "iu":
+            raise ScorerInputError(f"{name} must hold integers, got dtype {many.dtype}")
+        m, n = many.shape
+        offsets = np.arange(m + 1, dtype=np.int64) * n
+        return np.ascontiguousarray(many.reshape(-1), dtype=np.int64), offsets
+    arrays: list[NDArray[np.integer]] = []
+    for i, h in enumerate(many):
+        if isinstance(h, np.ndarray) and h.ndim == 1 and h.dtype.kind in "iu":
+            arrays.append(h)
+        else:
+            arrays.append(_as_heads(h, f"{name}[{i}]"))
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    if not arrays:
+        return np.zeros(0, dtype=np.int64), offsets
+    np.cumsum(np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays)), out=offsets[1:])
+    return np.ascontiguousarray(np.concatenate(arrays), dtype=np.int64), offsets
 
 
 def _encode_labels(
-    heads: Sequence[NDArray[np.int64]], labels: Sequence[Labels]
-) -> tuple[list[NDArray[np.int64]], int]:
-    """Integer label arrays for every tree, and a root label different from all of them.
+    labels: Sequence[Labels], lengths: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], int]:
+    """Integer ids of the labels of several trees, concatenated, and the root's label id.
 
-    ``labels`` holds one entry per tree; ``None`` entries (all of them or none) mean
-    "unlabelled". Integer arrays are used as they are; anything else goes through one
-    shared dictionary so equal labels get equal ids across trees.
+    ``labels`` holds one entry per tree (all ``None`` for unlabelled trees); ``lengths``
+    the trees' word counts. Integer arrays are used as they are; anything else goes
+    through one shared dictionary, so equal labels get equal ids across trees. The root
+    label differs from every word label.
     """
+    total = int(lengths.sum())
     given = [lab is not None for lab in labels]
     if not any(given):
-        return [np.zeros(h.shape[0], dtype=np.int64) for h in heads], -1
+        return np.zeros(total, dtype=np.int64), -1
     if not all(given):
         raise ScorerInputError("give labels for every tree or for none")
-    out: list[NDArray[np.int64]] = []
-    integer = all(
-        isinstance(lab, np.ndarray) and np.issubdtype(lab.dtype, np.integer) for lab in labels
-    )
-    vocab: dict[Hashable, int] = {}
-    for t, (h, lab) in enumerate(zip(heads, labels, strict=True)):
+    for t, lab in enumerate(labels):
         assert lab is not None
-        if len(lab) != h.shape[0]:
-            raise LengthMismatchError(f"tree {t} has {h.shape[0]} words but {len(lab)} labels")
-        if integer:
-            out.append(np.ascontiguousarray(lab, dtype=np.int64))
-        else:
-            ids = [vocab.setdefault(x, len(vocab)) for x in lab]
-            out.append(np.asarray(ids, dtype=np.int64).reshape(-1))
-    if integer:
-        low = min((int(a.min()) for a in out if a.size), default=0)
-        return out, low - 1
-    return out, -1
-
-
-def _pack(arrays: Sequence[NDArray[np.int64]]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    if arrays:
-        np.cumsum([a.shape[0] for a in arrays], out=offsets[1:])
+        if len(lab) != lengths[t]:
+            raise LengthMismatchError(f"tree {t} has {lengths[t]} words but {len(lab)} labels")
+    if all(isinstance(lab, np.ndarray) and lab.dtype.kind in "iu" for lab in labels):
+        arrays = [np.asarray(lab).reshape(-1) for lab in labels]
         flat = np.ascontiguousarray(np.concatenate(arrays), dtype=np.int64)
-    else:
-        flat = np.zeros(0, dtype=np.int64)
-    return flat, offsets
+        return flat, (int(flat.min()) - 1 if flat.size else -1)
+    vocab: dict[Hashable, int] = {}
+    setdefault = vocab.setdefault
+    ids = np.fromiter(
+        (setdefault(x, len(vocab)) for lab in labels if lab is not None for x in lab),
+        dtype=np.int64,
+        count=total,
+    )
+    return ids, -1
+
+
+def _tree(flat: NDArray[np.int64], offsets: NDArray[np.int64], t: int) -> NDArray[np.int64]:
+    return flat[offsets[t] : offsets[t + 1]]
 
 
 def _raise_invalid(which: str, heads: NDArray[np.int64]) -> None:
@@ -148,6 +157,12 @@ def _raise_invalid(which: str, heads: NDArray[np.int64]) -> None:
         i = int(bad[0])
         raise InvalidTreeError(f"{which}: word {i + 1} has HEAD {heads[i]} outside 0..{n}")
     raise InvalidTreeError(f"{which}: HEAD array has a cycle (some words never reach the root)")
+
+
+def _is_tree(heads: NDArray[np.int64]) -> bool:
+    from brittle.scorers import _ted_kernels
+
+    return bool(_ted_kernels.prepare(heads, np.zeros(heads.shape[0], np.int64), -1, False)[5])
 
 
 def _check_costs(costs: TreeEditCosts) -> TreeEditCosts:
@@ -181,14 +196,16 @@ def tree_edit_distance(
     """
     ha = _as_heads(heads_a, "heads_a")
     hb = _as_heads(heads_b, "heads_b")
-    (la, lb), root = _encode_labels([ha, hb], [labels_a, labels_b])
+    na = ha.shape[0]
+    ids, root = _encode_labels([labels_a, labels_b], np.array([na, hb.shape[0]]))
     c = _check_costs(costs)
     from brittle.scorers import _ted_kernels
 
-    d = float(_ted_kernels.ted_pair(ha, la, hb, lb, root, c.delete, c.insert, c.rename))
+    d = float(_ted_kernels.ted_pair(ha, ids[:na], hb, ids[na:], root, c.delete, c.insert, c.rename))
     if math.isnan(d):
-        pa = _ted_kernels.prepare(ha, la, root)[3]
-        _raise_invalid("heads_b" if pa else "heads_a", hb if pa else ha)
+        if not _is_tree(ha):
+            _raise_invalid("heads_a", ha)
+        _raise_invalid("heads_b", hb)
     return d
 
 
@@ -216,38 +233,36 @@ def tree_edit_distance_batch(
         InvalidTreeError: naming the first tree that is not a tree.
     """
     h0 = _as_heads(heads, "heads")
-    hs = _heads_list(many_heads, "many_heads")
-    if many_labels is not None and len(many_labels) != len(hs):
-        raise LengthMismatchError(f"{len(many_labels)} label sequences for {len(hs)} trees")
-    lab_list: list[Labels] = [
-        labels,
-        *(many_labels if many_labels is not None else [None] * len(hs)),
-    ]
+    flat, offsets = _pack_heads(many_heads, "many_heads")
+    m = offsets.shape[0] - 1
     if (labels is None) != (many_labels is None):
         raise ScorerInputError("give labels for every tree or for none")
-    encoded, root = _encode_labels([h0, *hs], lab_list)
+    if many_labels is not None and len(many_labels) != m:
+        raise LengthMismatchError(f"{len(many_labels)} label sequences for {m} trees")
+    n0 = h0.shape[0]
+    lengths = np.concatenate([[n0], np.diff(offsets)])
+    lab_list: list[Labels] = [labels, *(many_labels if many_labels is not None else [None] * m)]
+    ids, root = _encode_labels(lab_list, lengths)
     c = _check_costs(costs)
-    flat_h, offsets = _pack(hs)
-    flat_l, _ = _pack(encoded[1:])
-    out = np.empty(len(hs), dtype=np.float64)
+    out = np.empty(m, dtype=np.float64)
     from brittle.scorers import _ted_kernels
 
-    if hs:
+    if m:
         _ted_kernels.ted_one_to_many(
-            h0, encoded[0], flat_h, flat_l, offsets, root, c.delete, c.insert, c.rename, out
+            h0, ids[:n0], flat, ids[n0:], offsets, root, c.delete, c.insert, c.rename, out
         )
-    if not _ted_kernels.prepare(h0, encoded[0], root)[3]:
+    if not _is_tree(h0):
         _raise_invalid("heads", h0)
     bad = np.flatnonzero(np.isnan(out))
     if bad.size:
         t = int(bad[0])
-        _raise_invalid(f"many_heads[{t}]", hs[t])
+        _raise_invalid(f"many_heads[{t}]", _tree(flat, offsets, t))
     return out
 
 
 def tree_edit_distance_pairs(
-    heads_a: Sequence[ArrayLike],
-    heads_b: Sequence[ArrayLike],
+    heads_a: Sequence[ArrayLike] | NDArray[np.integer],
+    heads_b: Sequence[ArrayLike] | NDArray[np.integer],
     labels_a: Sequence[Labels] | None = None,
     labels_b: Sequence[Labels] | None = None,
     *,
@@ -256,17 +271,17 @@ def tree_edit_distance_pairs(
     """Distance between ``heads_a[t]`` and ``heads_b[t]`` for every t, in parallel.
 
     Args:
-        heads_a, heads_b: two lists of m HEAD arrays (any lengths).
+        heads_a, heads_b: two lists of m HEAD arrays (any lengths), or int arrays (m, n).
         labels_a, labels_b: two lists of m label sequences, or both ``None``.
 
     Returns:
         float64 array (m,).
     """
-    ha = _heads_list(heads_a, "heads_a")
-    hb = _heads_list(heads_b, "heads_b")
-    m = len(ha)
-    if len(hb) != m:
-        raise LengthMismatchError(f"{m} trees against {len(hb)} trees")
+    fa, oa = _pack_heads(heads_a, "heads_a")
+    fb, ob = _pack_heads(heads_b, "heads_b")
+    m = oa.shape[0] - 1
+    if ob.shape[0] - 1 != m:
+        raise LengthMismatchError(f"{m} trees against {ob.shape[0] - 1} trees")
     if (labels_a is None) != (labels_b is None):
         raise ScorerInputError("give labels for every tree or for none")
     lab: list[Labels] = [None] * (2 * m)
@@ -274,23 +289,22 @@ def tree_edit_distance_pairs(
         if len(labels_a) != m or len(labels_b) != m:
             raise LengthMismatchError("need one label sequence per tree")
         lab = [*labels_a, *labels_b]
-    encoded, root = _encode_labels([*ha, *hb], lab)
+    ids, root = _encode_labels(lab, np.concatenate([np.diff(oa), np.diff(ob)]))
     c = _check_costs(costs)
-    fha, oa = _pack(ha)
-    fla, _ = _pack(encoded[:m])
-    fhb, ob = _pack(hb)
-    flb, _ = _pack(encoded[m:])
+    split = int(oa[-1])
     out = np.empty(m, dtype=np.float64)
     from brittle.scorers import _ted_kernels
 
     if m:
-        _ted_kernels.ted_pairs(fha, fla, oa, fhb, flb, ob, root, c.delete, c.insert, c.rename, out)
+        _ted_kernels.ted_pairs(
+            fa, ids[:split], oa, fb, ids[split:], ob, root, c.delete, c.insert, c.rename, out
+        )
     bad = np.flatnonzero(np.isnan(out))
     if bad.size:
         t = int(bad[0])
-        if not _ted_kernels.prepare(ha[t], encoded[t], root)[3]:
-            _raise_invalid(f"heads_a[{t}]", ha[t])
-        _raise_invalid(f"heads_b[{t}]", hb[t])
+        if not _is_tree(_tree(fa, oa, t)):
+            _raise_invalid(f"heads_a[{t}]", _tree(fa, oa, t))
+        _raise_invalid(f"heads_b[{t}]", _tree(fb, ob, t))
     return out
 
 

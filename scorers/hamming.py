@@ -2,7 +2,7 @@
 
 The distance counts the positions whose token (usually the FORM) differs. Batched
 scoring encodes tokens as integers once (ids taken from the original; a token that the
-original does not contain gets ``-1`` and so always differs) and runs a parallel Numba
+original does not contain gets ``-1`` and so always differs) and runs a Numba
 kernel over the integer matrix.
 """
 

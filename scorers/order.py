@@ -203,7 +203,7 @@ def order_scores_batch(
     *,
     check: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """DND and IDC of many permutations in one parallel pass.
+    """DND and IDC of many permutations in one pass (a single-threaded Numba loop).
 
     Args:
         perms: int array (m, k); or a padded int array (m, kmax) with ``lengths``; or a

@@ -208,7 +208,29 @@ def test_all_small_trees_exhaustively() -> None:
     ]
     from brittle.scorers import _ted_kernels
 
-    trees = [h for h in trees if _ted_kernels.prepare(h, np.zeros(len(h), np.int64), -1)[3]]
+    trees = [h for h in trees if _ted_kernels.prepare(h, np.zeros(len(h), np.int64), -1, False)[5]]
     for a in trees:
         got = tree_edit_distance_batch(a, trees)
         assert got.tolist() == [apted_distance(a, b) for b in trees]
+
+
+@examples(60)
+@given(labelled_pair(max_words=11))
+def test_both_orientations_match_apted(pair) -> None:  # type: ignore[no-untyped-def]
+    """The kernel may solve a pair on the mirror images; both orientations must agree."""
+    from brittle.scorers import _ted_kernels
+
+    ha, hb, la, lb = pair
+    expected = apted_distance(ha, hb, la, lb, 1.0, 2.0, 0.5)
+    vocab: dict[object, int] = {}
+    ids_a = np.array([vocab.setdefault(x, len(vocab)) for x in (la or [0] * len(ha))], np.int64)
+    ids_b = np.array([vocab.setdefault(x, len(vocab)) for x in (lb or [0] * len(hb))], np.int64)
+    for mirror in (False, True):
+        pa = _ted_kernels.prepare(ha, ids_a, -1, mirror)
+        pb = _ted_kernels.prepare(hb, ids_b, -1, mirror)
+        assert pa[5] and pb[5]
+        got = _ted_kernels.zhang_shasha(pa[0], pa[1], pa[2], pb[0], pb[1], pb[2], 1.0, 2.0, 0.5)
+        assert got == expected
+        # each orientation reports the other's decomposition cost
+        other_a = _ted_kernels.prepare(ha, ids_a, -1, not mirror)
+        assert pa[4] == other_a[3]
