@@ -69,8 +69,14 @@ class TreeEditCosts:
     def __post_init__(self) -> None:
         for name in ("delete", "insert", "rename"):
             value = getattr(self, name)
-            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value < 0
+            ):
                 raise ScorerInputError(f"cost {name} must be a finite number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))  # one kernel signature for all
 
 
 #: Every operation costs 1.

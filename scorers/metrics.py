@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from brittle.scorers.errors import InvalidTreeError, LengthMismatchError, ScorerInputError
 from brittle.scorers.mst import minimum_spanning_tree, parent_to_heads
-from brittle.scorers.rank import spearman_rows
+from brittle.scorers.rank import rank_correlation_rows, rankdata, spearman_rows
 
 __all__ = [
     "DepthMetrics",
@@ -123,6 +123,33 @@ def _mean_rows(rho: NDArray[np.float64]) -> float:
 
 
 # ------------------------------------------------------------------ distance metrics
+def _uuas(
+    p: NDArray[np.float64],
+    gold: NDArray[np.int64],
+    mask: NDArray[np.bool_],
+    full_parent: NDArray[np.int64] | None = None,
+) -> tuple[int, int]:
+    """UUAS counts on validated input; ``full_parent`` is the MST of ``p`` if known."""
+    n = gold.shape[0]
+    keep = np.flatnonzero(~mask)
+    child = np.flatnonzero(gold > 0)
+    head = gold[child] - 1
+    use = ~mask[child] & ~mask[head]
+    gold_keys = np.minimum(child[use], head[use]) * n + np.maximum(child[use], head[use])
+    if keep.shape[0] < 2:
+        return 0, int(gold_keys.shape[0])
+    if full_parent is not None and keep.shape[0] == n:
+        parent = full_parent
+    else:
+        parent = minimum_spanning_tree(p[np.ix_(keep, keep)])
+    c = np.flatnonzero(parent >= 0)
+    a = keep[c]
+    b = keep[parent[c]]
+    pred_keys = np.minimum(a, b) * n + np.maximum(a, b)
+    correct = np.intersect1d(gold_keys, pred_keys, assume_unique=True).shape[0]
+    return int(correct), int(gold_keys.shape[0])
+
+
 def uuas_counts(
     predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
 ) -> tuple[int, int]:
@@ -135,23 +162,7 @@ def uuas_counts(
     """
     gold = _gold_heads(heads)
     n = gold.shape[0]
-    p = _square(predicted, n)
-    keep = np.flatnonzero(~_mask(punct, n))
-    kept = np.zeros(n, dtype=np.bool_)
-    kept[keep] = True
-    child = np.flatnonzero(gold > 0)
-    head = gold[child] - 1
-    use = kept[child] & kept[head]
-    gold_keys = np.minimum(child[use], head[use]) * n + np.maximum(child[use], head[use])
-    if keep.shape[0] < 2:
-        return 0, int(gold_keys.shape[0])
-    parent = minimum_spanning_tree(p[np.ix_(keep, keep)])
-    c = np.flatnonzero(parent >= 0)
-    a = keep[c]
-    b = keep[parent[c]]
-    pred_keys = np.minimum(a, b) * n + np.maximum(a, b)
-    correct = np.intersect1d(gold_keys, pred_keys, assume_unique=True).shape[0]
-    return int(correct), int(gold_keys.shape[0])
+    return _uuas(_square(predicted, n), gold, _mask(punct, n))
 
 
 def sdr_counts(predicted: ArrayLike, heads: ArrayLike) -> tuple[int, int]:
@@ -171,8 +182,8 @@ def dspr(predicted: ArrayLike, heads: ArrayLike) -> float:
     return _mean_rows(spearman_rows(p, _gold_distances(gold)))
 
 
-def _prim_distances(p: NDArray[np.float64]) -> NDArray[np.int32]:
-    return _gold_distances(parent_to_heads(minimum_spanning_tree(p)))
+def _tree_distances(parent: NDArray[np.int64]) -> NDArray[np.int32]:
+    return _gold_distances(parent_to_heads(parent))
 
 
 def dspr_prim(predicted: ArrayLike, heads: ArrayLike) -> float:
@@ -181,7 +192,8 @@ def dspr_prim(predicted: ArrayLike, heads: ArrayLike) -> float:
     p = _square(predicted, gold.shape[0])
     if gold.shape[0] == 0:
         return 0.0
-    return _mean_rows(spearman_rows(_prim_distances(p), _gold_distances(gold)))
+    tree_d = _tree_distances(minimum_spanning_tree(p))
+    return _mean_rows(spearman_rows(tree_d, _gold_distances(gold)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,16 +229,29 @@ class DistanceScores:
 def score_distances(
     predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
 ) -> DistanceScores:
-    """All distance-probe scores of one sentence (punctuation mask used by UUAS only)."""
+    """All distance-probe scores of one sentence (punctuation mask used by UUAS only).
+
+    Args:
+        predicted: float (n, n) predicted distances.
+        heads: int (n,) gold HEAD array.
+        punct: bool (n,) punctuation mask, or ``None``.
+    """
     gold = _gold_heads(heads)
     n = gold.shape[0]
     p = _square(predicted, n)
+    mask = _mask(punct, n)
     gold_d = _gold_distances(gold)
-    correct, total = uuas_counts(p, gold, punct=punct)
+    parent = minimum_spanning_tree(p)
+    correct, total = _uuas(p, gold, mask, parent)
     iu = np.triu_indices(n, 1)
     equal = np.rint(p[iu]) == gold_d[iu]
-    rows = _mean_rows(spearman_rows(p, gold_d))
-    rows_prim = _mean_rows(spearman_rows(_prim_distances(p), gold_d)) if n else 0.0
+    gold_ranks = rankdata(gold_d)
+    rows = _mean_rows(rank_correlation_rows(rankdata(p), gold_ranks))
+    if n:
+        prim_ranks = rankdata(_tree_distances(parent))
+        rows_prim = _mean_rows(rank_correlation_rows(prim_ranks, gold_ranks))
+    else:
+        rows_prim = 0.0
     return DistanceScores(
         length=n,
         uuas_correct=correct,

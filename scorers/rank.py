@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from brittle.scorers.errors import LengthMismatchError
 
-__all__ = ["rankdata", "spearman", "spearman_rows"]
+__all__ = ["rank_correlation_rows", "rankdata", "spearman", "spearman_rows"]
 
 
 def rankdata(x: ArrayLike) -> NDArray[np.float64]:
@@ -45,6 +45,28 @@ def rankdata(x: ArrayLike) -> NDArray[np.float64]:
     return ranks.reshape(a.shape)
 
 
+def rank_correlation_rows(ranks_a: ArrayLike, ranks_b: ArrayLike) -> NDArray[np.float64]:
+    """Pearson correlation along the last axis of two rank arrays (see :func:`rankdata`).
+
+    Lets a caller rank an array once and correlate it with several others. NaN where a
+    row has fewer than 2 values or is constant.
+    """
+    rx = np.array(ranks_a, dtype=np.float64)
+    ry = np.array(ranks_b, dtype=np.float64)
+    if rx.shape != ry.shape:
+        raise LengthMismatchError(f"shapes differ: {rx.shape} and {ry.shape}")
+    if rx.ndim == 0:
+        raise LengthMismatchError("correlation needs at least one dimension")
+    if rx.shape[-1]:
+        rx -= rx.mean(axis=-1, keepdims=True)
+        ry -= ry.mean(axis=-1, keepdims=True)
+    num = (rx * ry).sum(axis=-1)
+    den = np.sqrt((rx * rx).sum(axis=-1) * (ry * ry).sum(axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return np.clip(rho, -1.0, 1.0)
+
+
 def spearman_rows(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
     """Spearman correlation between ``a`` and ``b`` along the last axis.
 
@@ -59,15 +81,7 @@ def spearman_rows(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
     y = np.asarray(b, dtype=np.float64)
     if x.shape != y.shape:
         raise LengthMismatchError(f"shapes differ: {x.shape} and {y.shape}")
-    rx = rankdata(x)
-    ry = rankdata(y)
-    rx -= rx.mean(axis=-1, keepdims=True) if x.shape[-1] else 0.0
-    ry -= ry.mean(axis=-1, keepdims=True) if y.shape[-1] else 0.0
-    num = (rx * ry).sum(axis=-1)
-    den = np.sqrt((rx * rx).sum(axis=-1) * (ry * ry).sum(axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-    return np.clip(rho, -1.0, 1.0)
+    return rank_correlation_rows(rankdata(x), rankdata(y))
 
 
 def spearman(a: ArrayLike, b: ArrayLike) -> float:

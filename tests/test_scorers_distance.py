@@ -196,6 +196,10 @@ def test_costs_are_frozen() -> None:
     with pytest.raises(AttributeError):
         UNIT_COSTS.delete = 2.0  # type: ignore[misc]
     assert TreeEditCosts() == UNIT_COSTS
+    assert TreeEditCosts(delete=2) == TreeEditCosts(delete=2.0)
+    assert isinstance(TreeEditCosts(delete=2).delete, float)
+    with pytest.raises(ScorerInputError):
+        TreeEditCosts(rename=True)
     assert {TreeEditCosts(): 1}[UNIT_COSTS] == 1
 
 
