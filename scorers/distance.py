@@ -19,7 +19,8 @@ algorithm (Zhang–Shasha, run by Numba kernels on postorder arrays) is independ
 cost model.
 
 Sizes. The normalised distances divide by word counts: the artificial root is *not*
-counted (it is present in both trees and always maps to its counterpart at zero cost).
+counted (it is in both trees, and some optimal edit script maps it to its counterpart at
+zero cost).
 With unit costs ``by="sum"`` lies in ``[0, 1]``; ``by="max"`` can exceed 1 when the
 shapes differ (a chain of 3 words against a flat tree of 3 words has distance 4).
 Two empty trees have normalised distance 0.

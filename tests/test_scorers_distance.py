@@ -68,6 +68,26 @@ def test_batch_matches_single(h0, hs, costs: TreeEditCosts) -> None:  # type: ig
     assert pairs.tolist() == expected
 
 
+@examples(30)
+@given(st.lists(labelled_pair(max_words=8), min_size=1, max_size=5), st.sampled_from(COSTS))
+def test_labelled_pairs_batch(pairs, costs: TreeEditCosts) -> None:  # type: ignore[no-untyped-def]
+    if any(p[2] is None for p in pairs) and not all(p[2] is None for p in pairs):
+        pairs = [(ha, hb, None, None) for ha, hb, _, _ in pairs]
+    labelled = pairs[0][2] is not None
+    got = tree_edit_distance_pairs(
+        [p[0] for p in pairs],
+        [p[1] for p in pairs],
+        [p[2] for p in pairs] if labelled else None,
+        [p[3] for p in pairs] if labelled else None,
+        costs=costs,
+    )
+    expected = [
+        apted_distance(ha, hb, la, lb, costs.delete, costs.insert, costs.rename)
+        for ha, hb, la, lb in pairs
+    ]
+    assert got.tolist() == expected
+
+
 @examples(60)
 @given(labelled_pair(max_words=12))
 def test_symmetry_identity_and_bounds(pair) -> None:  # type: ignore[no-untyped-def]
