@@ -14,6 +14,10 @@ COMPONENT_MODULES: tuple[str, ...] = (
     "brittle.search.strategies",
     "brittle.scorers.parsers",
     "brittle.search.constraints",
+    "brittle.search.generators",
+    "brittle.scorers.transformer_backend",
+    "brittle.scorers.static_backend",
+    "brittle.scorers.probe_tasks",
 )
 
 _loaded = False

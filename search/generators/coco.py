@@ -1,0 +1,203 @@
+"""coCO: words a language model finds likely in the word's context (La Malfa et al.).
+
+Two kinds of model, chosen from the model's config (or forced with ``kind``):
+
+- **causal** (GPT-2 style): the words that best continue the text left of the word
+  (:func:`~brittle.search.generators.lm_causal.next_words`), optionally re-ranked by the
+  log-likelihood of the whole sentence with the word substituted (``rerank``).
+- **masked** (BERT style): the words that best fill the word's place, with one mask or,
+  with ``max_masks > 1``, as many masks as pieces
+  (:func:`~brittle.search.generators.lm_masked.masked_words`).
+
+Only whole words are kept: letters only (ASCII), at least ``min_length`` characters,
+not the original word (case-insensitive), lowercase where the original is, and with
+``pos_filter`` only words the :class:`~brittle.search.generators.lexicon.PosLexicon`
+allows for the original UPOS (or UPOS and PTB tag): LM candidates are otherwise often
+function words or of another class. Candidates take the original's capitalisation;
+their lemma comes from the lexicon. All eligible
+positions of a batch of sentences are scored together, ``batch_size`` contexts per
+forward pass.
+
+The default model is the bundled SmolLM2 (offline, converted once by
+:func:`brittle.engine.resources.causal_lm_path`); any local directory or hub id
+loads the same way (``from_pretrained``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from brittle.engine.registry import registry
+from brittle.engine.sentence import Sentence
+from brittle.search.generators.base import Candidate, SubstitutionGenerator, SubstitutionTable
+from brittle.search.generators.inflection import match_case, target_tag
+from brittle.search.generators.lexicon import PosLexicon
+from brittle.search.generators.lm import LoadedLM, load_lm
+from brittle.search.generators.surface import SurfaceText, surface_of
+
+__all__ = ["CoCO", "keep_word"]
+
+
+def keep_word(word: str, *, original: str, min_length: int) -> bool:
+    """Whether an LM word may replace ``original`` at all.
+
+    ASCII letters only, at least ``min_length`` long, not the original
+    (case-insensitive); and when the original is lowercase the word must be lowercase
+    too (a capitalised word there is a name or an acronym).
+    """
+    if len(word) < min_length or not (word.isascii() and word.isalpha()):
+        return False
+    if word.lower() == original.lower():
+        return False
+    return not (original.islower() and not word.islower())
+
+
+@registry("generators").register("coco", help="words a language model expects in context")
+@dataclass(frozen=True, eq=False, kw_only=True)
+class CoCO(SubstitutionGenerator):
+    """Language-model context substitutions.
+
+    Attributes:
+        model: local directory or hub id; ``None`` for the bundled SmolLM2.
+        kind: ``auto`` (from the config), ``causal`` or ``masked``.
+        device: torch device (default ``cuda`` when available, else ``cpu``).
+        batch_size: contexts per forward pass.
+        oversample: first pieces considered per position, as a multiple of ``top_k``
+            (room for the filters).
+        max_pieces: causal: longest word in tokens for greedy completion.
+        complete: causal: which first pieces get greedy completion — ``unknown``
+            (default: pieces the lexicon does not know as words; known words are taken
+            as they are, saving a forward pass each), ``all``, or ``none`` (fastest;
+            fragments possible).
+        max_masks: masked: most mask tokens tried for multi-piece words.
+        rerank: causal: re-rank the best ``2 * top_k`` words by the log-likelihood of
+            the whole sentence with the word substituted (one more forward pass per
+            word).
+        pos_filter: ``upos``: keep only words whose possible UPOS include the
+            original's; ``xpos``: also require the original's PTB tag (``expanded``
+            (VBD) keeps ``built``, not ``builds``); ``none``: no POS filter.
+        min_length: shortest word kept, in characters.
+        lexicon: the word -> UPOS lexicon used by ``pos_filter`` and for lemmas.
+    """
+
+    method: ClassVar[str] = "coco"
+    requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})
+
+    model: str | None = None
+    kind: Literal["auto", "causal", "masked"] = "auto"
+    device: str | None = None
+    batch_size: int = 8
+    oversample: int = 3
+    max_pieces: int = 3
+    complete: Literal["all", "unknown", "none"] = "unknown"
+    max_masks: int = 1
+    rerank: bool = False
+    pos_filter: Literal["none", "upos", "xpos"] = "upos"
+    min_length: int = 2
+    lexicon: PosLexicon = field(default_factory=PosLexicon)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.batch_size < 1 or self.oversample < 1 or self.max_pieces < 1:
+            raise ValueError("batch_size, oversample and max_pieces must be at least 1")
+
+    def language_model(self) -> LoadedLM:
+        """The model, loaded once per process."""
+        return load_lm(self.model, kind=self.kind, device=self.device)
+
+    def candidates(
+        self, sentences: Sequence[Sentence], *, top_k: int | None = None
+    ) -> list[SubstitutionTable]:
+        """Context words for every eligible position of the batch; see the module docstring."""
+        k = self._k(top_k)
+        queries: list[tuple[int, int]] = []  # (sentence index, position)
+        surfaces = [surface_of(s) for s in sentences]
+        for si, sentence in enumerate(sentences):
+            queries.extend(
+                (si, i)
+                for i in self.eligibility.positions(sentence)
+                if surfaces[si].spans[i] is not None
+            )
+        options: list[dict[int, list[Candidate]]] = [{} for _ in sentences]
+        if queries:
+            lm = self.language_model()
+            guesses = self._guess(lm, surfaces, queries, n_first=k * self.oversample)
+            for (si, i), words in zip(queries, guesses, strict=True):
+                found = self._filter(sentences[si], i, words)
+                if self.rerank and lm.kind == "causal" and len(found) > 1:
+                    found = self._rerank(lm, surfaces[si].replaced, i, found[: 2 * k])
+                if found:
+                    options[si][i] = found[:k]
+        return [
+            SubstitutionTable.from_mapping(s.sent_id, self.method, len(s), opts)
+            for s, opts in zip(sentences, options, strict=True)
+        ]
+
+    def _guess(
+        self,
+        lm: LoadedLM,
+        surfaces: Sequence[SurfaceText],
+        queries: Sequence[tuple[int, int]],
+        *,
+        n_first: int,
+    ) -> list[list[tuple[str, float]]]:
+        if lm.kind == "masked":
+            from brittle.search.generators.lm_masked import masked_words
+
+            pairs = [(surfaces[si].left(i), surfaces[si].right(i)) for si, i in queries]
+            return masked_words(
+                lm, pairs, n_first=n_first, max_masks=self.max_masks, batch_size=self.batch_size
+            )
+        from brittle.search.generators.lm_causal import next_words
+
+        contexts = [surfaces[si].left(i) for si, i in queries]
+        return next_words(
+            lm,
+            contexts,
+            n_first=n_first,
+            max_pieces=self.max_pieces,
+            complete=self.complete,
+            is_word=self._is_word,
+            batch_size=self.batch_size,
+        )
+
+    def _is_word(self, word: str) -> bool:
+        return bool(self.lexicon.upos(word))
+
+    def _filter(
+        self, sentence: Sentence, i: int, words: Sequence[tuple[str, float]]
+    ) -> list[Candidate]:
+        token = sentence.words[i]
+        original, upos = token.form, token.upos
+        tag = target_tag(upos, token.xpos, token.feats_dict) if self.pos_filter == "xpos" else None
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        for word, _score in words:
+            if not keep_word(word, original=original, min_length=self.min_length):
+                continue
+            if self.pos_filter == "upos" and not self.lexicon.has(word, upos):
+                continue
+            if self.pos_filter == "xpos" and not self.lexicon.has_tag(word, upos, tag):
+                continue
+            surface = match_case(original, word)
+            if surface.lower() in seen:
+                continue
+            seen.add(surface.lower())
+            out.append((surface, self.lexicon.lemma(surface, upos)))
+        return out
+
+    def _rerank(
+        self,
+        lm: LoadedLM,
+        replaced: Callable[[int, str], str],
+        i: int,
+        found: list[Candidate],
+    ) -> list[Candidate]:
+        from brittle.search.generators.lm_causal import sentence_logprobs
+
+        texts = [replaced(i, form) for form, _ in found]
+        scores = sentence_logprobs(lm, texts, batch_size=self.batch_size)
+        order = sorted(range(len(found)), key=lambda j: -float(scores[j]))
+        return [found[j] for j in order]

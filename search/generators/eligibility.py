@@ -1,0 +1,93 @@
+"""Which word positions a substitution generator may change.
+
+A small, configurable, immutable rule set applied before any candidate is generated
+(cheap constraints prune positions first). By default only content words (NOUN, VERB,
+ADJ, ADV) written in letters are eligible; proper nouns, punctuation, determiners,
+pronouns and auxiliaries are excluded even when ``include_upos`` is widened to every
+tag; words inside multiword tokens (``don't`` = ``do`` + ``n't``) are never eligible,
+because a substitution there cannot be written back as CoNLL-U.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from brittle.engine.sentence import Sentence
+
+__all__ = ["CONTENT_UPOS", "EXCLUDED_UPOS", "Eligibility", "multiword_positions"]
+
+#: UPOS tags eligible by default.
+CONTENT_UPOS: frozenset[str] = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
+#: UPOS tags excluded by default, whatever ``include_upos`` says.
+EXCLUDED_UPOS: frozenset[str] = frozenset({"PROPN", "PUNCT", "DET", "PRON", "AUX"})
+
+
+def multiword_positions(sentence: Sentence) -> frozenset[int]:
+    """0-based indices of the words covered by a multiword token."""
+    covered: set[int] = set()
+    for tok in sentence.rows:
+        if tok.kind == "multiword":
+            first, last = tok.span
+            covered.update(range(first - 1, last))
+    return frozenset(covered)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Eligibility:
+    """Rules deciding which positions may be substituted.
+
+    Attributes:
+        include_upos: eligible UPOS tags; ``None`` means every tag not excluded.
+        exclude_upos: UPOS tags never eligible (applied after ``include_upos``).
+        letters_only: require the FORM to consist of letters, optionally joined by single
+            hyphens or apostrophes (``well-known``); rules out numbers, symbols, URLs.
+        min_length: minimum FORM length in characters.
+        exclude_forms: lowercase forms never eligible (e.g. ``{"be", "have"}``).
+    """
+
+    include_upos: frozenset[str] | None = CONTENT_UPOS
+    exclude_upos: frozenset[str] = EXCLUDED_UPOS
+    letters_only: bool = True
+    min_length: int = 1
+    exclude_forms: frozenset[str] = frozenset()
+
+    def allows(self, upos: str, form: str) -> bool:
+        """Whether a word with this UPOS and FORM is eligible (multiword tokens aside)."""
+        if upos in self.exclude_upos:
+            return False
+        if self.include_upos is not None and upos not in self.include_upos:
+            return False
+        if len(form) < self.min_length or form.lower() in self.exclude_forms:
+            return False
+        return not self.letters_only or is_lettered(form)
+
+    def positions(self, sentence: Sentence) -> tuple[int, ...]:
+        """Eligible 0-based positions of one sentence, ascending."""
+        blocked = multiword_positions(sentence)
+        return tuple(
+            i
+            for i, (upos, form) in enumerate(zip(sentence.upos, sentence.forms, strict=True))
+            if i not in blocked and self.allows(upos, form)
+        )
+
+    def positions_batch(self, sentences: Sequence[Sentence]) -> list[tuple[int, ...]]:
+        """Eligible positions of every sentence of a batch."""
+        return [self.positions(s) for s in sentences]
+
+
+def is_lettered(text: str) -> bool:
+    """Letters, possibly joined by single ``-`` or ``'`` (``well-known``, ``o'clock``)."""
+    if not text or not text[0].isalpha() or not text[-1].isalpha():
+        return False
+    prev_joint = False
+    for ch in text:
+        if ch.isalpha():
+            prev_joint = False
+        elif ch in "-'":
+            if prev_joint:
+                return False
+            prev_joint = True
+        else:
+            return False
+    return True

@@ -1,0 +1,159 @@
+"""random: words drawn at random from a vocabulary (the baseline of La Malfa et al.).
+
+The vocabulary is the plain words (lowercase letters) among the ``vocab_size`` most
+frequent rows of GloVe 6B (its rows are frequency-ordered), or any frequency-ordered
+word list given as ``vocabulary``.
+
+With ``same_pos`` (default) a word may replace a NOUN only if the
+:class:`~brittle.search.generators.lexicon.PosLexicon` says it can be a noun, and so on
+for each UPOS the lexicon decides (other tags draw from the whole vocabulary). With
+``inflect`` (default) content-word slots draw lemmas of their class and inflect them like
+the original (``cats`` -> ``houses``, ``ran`` -> ``bought``); without it, any form of
+the class is drawn as is.
+
+Draws are seeded per ``(seed, sentence id, position)``, so a sentence gets the same
+options in any batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from brittle.engine.registry import registry
+from brittle.engine.sentence import Sentence
+from brittle.search.generators.base import (
+    Candidate,
+    SubstitutionGenerator,
+    SubstitutionTable,
+    position_rng,
+)
+from brittle.search.generators.inflection import (
+    TAG_FAMILY,
+    inflect_lemma,
+    match_case,
+    target_tag,
+)
+from brittle.search.generators.lexicon import PosLexicon
+from brittle.search.generators.vocabulary import frequent_words, glove
+
+__all__ = ["RandomWords"]
+
+
+@registry("generators").register("random", help="random vocabulary words (same UPOS)")
+@dataclass(frozen=True, eq=False, kw_only=True)
+class RandomWords(SubstitutionGenerator):
+    """Random-word substitutions.
+
+    Attributes:
+        vocab_size: frequent rows of the vocabulary considered.
+        same_pos: draw only words that can carry the original UPOS.
+        inflect: draw lemmas and inflect them like the original (content words).
+        seed: seed of the draws.
+        vocabulary: a frequency-ordered word list; ``None`` uses GloVe's.
+        lexicon: the word -> UPOS lexicon.
+        oversample: words drawn per wanted option (room for inflection failures).
+    """
+
+    method: ClassVar[str] = "random"
+    requires: ClassVar[frozenset[str]] = frozenset({"form", "upos", "xpos", "feats"})
+
+    vocab_size: int = 50_000
+    same_pos: bool = True
+    inflect: bool = True
+    seed: int = 0
+    vocabulary: Sequence[str] | None = None
+    lexicon: PosLexicon = field(default_factory=PosLexicon)
+    oversample: int = 3
+    _pools: dict[tuple[str, bool], tuple[str, ...]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _words: list[tuple[str, ...]] = field(default_factory=list, init=False, repr=False)
+
+    def words(self) -> tuple[str, ...]:
+        """The plain words of the vocabulary's first ``vocab_size`` rows, by frequency."""
+        if not self._words:
+            source = self.vocabulary if self.vocabulary is not None else glove()[0]
+            self._words.append(frequent_words(source, self.vocab_size)[0])
+        return self._words[0]
+
+    def pool(self, upos: str) -> tuple[str, ...]:
+        """Words drawn for a slot of ``upos`` (lemmas when inflecting content words)."""
+        lemmas_only = self.inflect and upos in TAG_FAMILY
+        if not self.same_pos or not self.lexicon.decides(upos):
+            key = ("*", lemmas_only)
+        else:
+            key = (upos, lemmas_only)
+        hit = self._pools.get(key)
+        if hit is not None:
+            return hit
+        from lemminflect import getAllLemmas
+
+        out = []
+        for word in self.words():
+            if key[0] != "*" and upos not in self.lexicon.upos(word):
+                continue
+            if lemmas_only and word not in getAllLemmas(word).get(upos, (word,)):
+                continue
+            out.append(word)
+        pool = tuple(out)
+        self._pools[key] = pool
+        return pool
+
+    def candidates(
+        self, sentences: Sequence[Sentence], *, top_k: int | None = None
+    ) -> list[SubstitutionTable]:
+        """Random words for every eligible position; see the module docstring."""
+        k = self._k(top_k)
+        tables = []
+        for sentence in sentences:
+            options: dict[int, list[Candidate]] = {}
+            for i in self.eligibility.positions(sentence):
+                word = sentence.words[i]
+                found = self._draw(
+                    sentence.sent_id,
+                    i,
+                    word.form,
+                    word.lemma,
+                    word.upos,
+                    target_tag(word.upos, word.xpos, word.feats_dict),
+                    k,
+                )
+                if found:
+                    options[i] = found
+            tables.append(
+                SubstitutionTable.from_mapping(
+                    sentence.sent_id, self.method, len(sentence), options
+                )
+            )
+        return tables
+
+    def _draw(
+        self, sid: str, i: int, form: str, lemma: str, upos: str, tag: str | None, k: int
+    ) -> list[Candidate]:
+        pool = self.pool(upos)
+        if not pool:
+            return []
+        rng = position_rng(self.seed, sid, i)
+        n = min(len(pool), k * self.oversample)
+        picks = rng.choice(len(pool), size=n, replace=False)
+        excluded = {form.lower(), lemma.lower()}
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        lemmas_only = self.inflect and upos in TAG_FAMILY
+        for r in picks.tolist():
+            base = pool[r]
+            if base in excluded:
+                continue
+            surface = inflect_lemma(base, tag) if lemmas_only and tag is not None else base
+            if surface is None or not surface.isalpha() or surface.lower() in excluded:
+                continue
+            if surface in seen:
+                continue
+            seen.add(surface)
+            lem = base if lemmas_only else self.lexicon.lemma(base, upos)
+            out.append((match_case(form, surface), lem))
+            if len(out) == k:
+                break
+        return out

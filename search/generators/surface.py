@@ -1,0 +1,71 @@
+"""Surface text of a sentence with the character span of every word.
+
+Language-model generators need the text left and right of a word. The text is rebuilt
+from the tokens (as :meth:`Sentence.surface_text` does: multiword tokens give their own
+form, ``SpaceAfter=No`` is honoured) and each syntactic word outside a multiword token
+gets its ``(start, end)`` character offsets; words inside a multiword token get ``None``
+(they are never substituted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from brittle.engine.sentence import Sentence
+
+__all__ = ["SurfaceText", "surface_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceText:
+    """Text and per-word character spans (``None`` inside multiword tokens)."""
+
+    text: str
+    spans: tuple[tuple[int, int] | None, ...]
+
+    def left(self, position: int) -> str:
+        """Text before word ``position``, without trailing spaces."""
+        span = self.spans[position]
+        if span is None:
+            raise ValueError(f"word {position + 1} is inside a multiword token")
+        return self.text[: span[0]].rstrip()
+
+    def right(self, position: int) -> str:
+        """Text after word ``position`` (starts with its space, if any)."""
+        span = self.spans[position]
+        if span is None:
+            raise ValueError(f"word {position + 1} is inside a multiword token")
+        return self.text[span[1] :]
+
+    def replaced(self, position: int, word: str) -> str:
+        """The text with word ``position`` replaced by ``word``."""
+        span = self.spans[position]
+        if span is None:
+            raise ValueError(f"word {position + 1} is inside a multiword token")
+        return self.text[: span[0]] + word + self.text[span[1] :]
+
+
+def surface_of(sentence: Sentence) -> SurfaceText:
+    """The surface text of ``sentence`` with word spans."""
+    parts: list[str] = []
+    length = 0
+    spans: dict[int, tuple[int, int]] = {}
+    covered_until = 0
+    for tok in sentence.rows:
+        kind = tok.kind
+        if kind == "empty":
+            continue
+        first, last = tok.span
+        if kind == "word" and first <= covered_until:
+            continue
+        if kind == "multiword":
+            covered_until = last
+        else:
+            spans[first - 1] = (length, length + len(tok.form))
+        parts.append(tok.form)
+        length += len(tok.form)
+        if "SpaceAfter=No" not in tok.misc.split("|"):
+            parts.append(" ")
+            length += 1
+    text = "".join(parts).rstrip(" ")
+    return SurfaceText(text, tuple(spans.get(i) for i in range(len(sentence))))
