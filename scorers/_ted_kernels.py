@@ -170,9 +170,9 @@ def zhang_shasha(
                 ren = 0.0 if labels_a[i] == labels_b[j] else cost_rename
                 td[i * nb + j] = min(ren, cost_delete + cost_insert)
                 continue
-            for x in range(1, rows + 1):
+            x = 1
+            while x <= rows:
                 i1 = li + x - 1
-                lab = labels_a[i1]
                 p = lml_a[i1] - li  # forest row just before the subtree of i1
                 row = np.uint64(x * width)
                 prev = np.uint64((x - 1) * width)
@@ -180,7 +180,8 @@ def zhang_shasha(
                 left = fd[row]
                 # Terms that do not depend on ``left`` are combined first, keeping the
                 # loop-carried dependency to one addition and one minimum.
-                if p == 0:
+                if p == 0:  # i1 is on the left path of keyroot i
+                    lab = labels_a[i1]
                     for y in range(1, cols + 1):
                         uy = np.uint64(y)
                         j1 = np.uint64(lj + y - 1)
@@ -195,8 +196,11 @@ def zhang_shasha(
                             other = min(up, fd[np.uint64(q)] + td[td_row + j1])
                             left = min(other, left + cost_insert)
                         fd[row + uy] = left
-                else:
-                    p_row = np.uint64(p * width - lj)
+                    x += 1
+                    continue
+                p_row = np.uint64(p * width - lj)
+                p2 = lml_a[i1 + 1] - li if x < rows else 0
+                if p2 == 0:
                     for y in range(1, cols + 1):
                         uy = np.uint64(y)
                         j1 = np.uint64(lj + y - 1)
@@ -204,6 +208,25 @@ def zhang_shasha(
                         other = min(up, fd[p_row + np.uint64(lml_b[j1])] + td[td_row + j1])
                         left = min(other, left + cost_insert)
                         fd[row + uy] = left
+                    x += 1
+                    continue
+                # Two forest rows in one sweep: their two dependency chains overlap.
+                row2 = np.uint64((x + 1) * width)
+                td_row2 = np.uint64((i1 + 1) * nb)
+                p_row2 = np.uint64(p2 * width - lj)
+                left2 = fd[row2]
+                for y in range(1, cols + 1):
+                    uy = np.uint64(y)
+                    j1 = np.uint64(lj + y - 1)
+                    lb = np.uint64(lml_b[j1])
+                    up = fd[prev + uy] + cost_delete
+                    other = min(up, fd[p_row + lb] + td[td_row + j1])
+                    left = min(other, left + cost_insert)
+                    fd[row + uy] = left
+                    other2 = min(left + cost_delete, fd[p_row2 + lb] + td[td_row2 + j1])
+                    left2 = min(other2, left2 + cost_insert)
+                    fd[row2 + uy] = left2
+                x += 2
     return td[na * nb - 1]
 
 
