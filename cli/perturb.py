@@ -36,7 +36,7 @@ def print_perturb_summary(summary: dict[str, Any], method: str) -> None:
     table.add_column("what")
     table.add_column("value", justify="right")
     table.add_row("perturbed", str(summary["perturbed"]))
-    table.add_row("unchanged (nothing eligible)", str(summary["unchanged"]))
+    table.add_row("unchanged (no candidate drawn)", str(summary["unchanged"]))
     table.add_row("rejected by the constraints", str(summary["rejected"]))
     table.add_row("mean words changed (Hamming)", fmt(summary["mean_hamming"], ".2f"))
     table.add_row("mean syntax distance", fmt(summary["mean_syntax_distance"], ".4f"))
@@ -130,8 +130,9 @@ def perturb_command(
 
     The output keeps every gold column but FORM (and LEMMA, `_` when unknown), marks
     changed words in MISC (OrigForm=movie|Perturbation=copos), updates `# text` and
-    adds `# perturbation = ...`. Sentences with nothing to change, or whose candidates
-    all fail the constraints, are written unchanged and counted.
+    adds `# perturbation = ...`. Sentences without candidates (nothing eligible,
+    or no draw within the budget) and sentences whose candidates all fail the
+    constraints are written unchanged and counted apart.
 
     Example:
 

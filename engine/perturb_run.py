@@ -122,8 +122,9 @@ class SentenceRecord:
     Attributes:
         sent_id: the sentence id.
         words: number of words.
-        status: ``perturbed``; ``unchanged`` (nothing eligible, no candidate drawn); or
-            ``rejected`` (candidates drawn, none admissible; written unchanged).
+        status: ``perturbed``; ``unchanged`` (no candidate drawn: nothing eligible, or
+            no draw within the budget); or ``rejected`` (candidates drawn, none
+            admissible). Both of the latter are written unchanged.
         drawn: distinct candidates drawn.
         admissible: candidates that passed every enforced constraint.
         hamming: words changed by the chosen perturbation.
