@@ -168,14 +168,14 @@ def pad_permutations(
 def _as_batch(
     perms: ArrayLike | Sequence[ArrayLike], lengths: ArrayLike | None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    arr: NDArray[np.generic]
     if isinstance(perms, np.ndarray):
         arr = perms
-    elif (
-        lengths is None and isinstance(perms, Sequence) and len(perms) and not np.isscalar(perms[0])
-    ):
-        shapes = {np.shape(p) for p in perms}
-        if len(shapes) > 1:
-            return pad_permutations(perms)  # ragged list of permutations
+    elif isinstance(perms, Sequence) and len(perms) and not np.isscalar(perms[0]):
+        if len({np.shape(p) for p in perms}) > 1:  # ragged list of permutations
+            if lengths is not None:
+                raise ScorerInputError("give lengths with a padded array, not a ragged list")
+            return pad_permutations(perms)
         arr = np.asarray(perms)
     else:
         arr = np.asarray(perms)
@@ -185,16 +185,16 @@ def _as_batch(
         raise ScorerInputError(f"permutations must be a 2-D array, got shape {arr.shape}")
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         raise ScorerInputError(f"permutations must be integers, got dtype {arr.dtype}")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    out = np.ascontiguousarray(arr, dtype=np.int64)
     if lengths is None:
-        lens = np.full(arr.shape[0], arr.shape[1], dtype=np.int64)
+        lens = np.full(out.shape[0], out.shape[1], dtype=np.int64)
     else:
         lens = np.ascontiguousarray(np.asarray(lengths), dtype=np.int64).reshape(-1)
-        if lens.shape[0] != arr.shape[0]:
-            raise ScorerInputError(f"{lens.shape[0]} lengths for {arr.shape[0]} permutations")
-        if lens.size and (lens.min() < 0 or lens.max() > arr.shape[1]):
-            raise ScorerInputError(f"lengths must lie in 0..{arr.shape[1]}")
-    return arr, lens
+        if lens.shape[0] != out.shape[0]:
+            raise ScorerInputError(f"{lens.shape[0]} lengths for {out.shape[0]} permutations")
+        if lens.size and (lens.min() < 0 or lens.max() > out.shape[1]):
+            raise ScorerInputError(f"lengths must lie in 0..{out.shape[1]}")
+    return out, lens
 
 
 def order_scores_batch(

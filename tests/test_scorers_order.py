@@ -146,6 +146,8 @@ def test_errors_are_brittle_and_value_errors() -> None:
         idc_batch(np.zeros((2, 2, 2), dtype=np.int64))
     with pytest.raises(ScorerInputError, match="lengths"):
         idc_batch([[0, 1]], [3])
+    with pytest.raises(ScorerInputError, match="ragged"):
+        idc_batch([[0, 1], [0]], [2, 1])
     # unchecked rows are scored as they are
     assert idc_batch([[1, 1]], check=False).tolist() == [0.25]
 
