@@ -398,3 +398,19 @@ def test_cli_compare_methods(tmp_path: Path) -> None:
     assert (tmp_path / "compare-methods.png").read_bytes()[:4] == b"\x89PNG"
     bad = CliRunner().invoke(main, [*args[:3], "nope", *args[4:]])
     assert bad.exit_code == 2 and "unknown method" in bad.output
+
+
+def test_cli_perturb_without_stanza_models_names_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("stanza")
+    monkeypatch.setattr("stanza.resources.common.DEFAULT_MODEL_DIR", str(tmp_path))
+    args = [
+        "perturb", str(default_treebank_path()), "--method", "shuffle", "--parser", "stanza",
+        "--limit", "2", "--out", str(tmp_path / "o.conllu"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "Stanza English models" in result.output and "stanza.download" in result.output
+    assert str(tmp_path) in result.output
+    assert not (tmp_path / "o.conllu").exists()
