@@ -59,27 +59,26 @@ class CharNgramModel:
         if k <= 0:
             raise ValueError(f"k must be positive, got {k}")
         ctx_len = order - 1
-        n_ctx = _SYMBOLS**ctx_len
-        ctx_ids: list[NDArray[np.int64]] = []
-        out_ids: list[NDArray[np.int64]] = []
-        used = 0
-        weights = _SYMBOLS ** np.arange(ctx_len - 1, -1, -1, dtype=np.int64)
-        for word in words:
-            if not word or not all(c in _LETTERS for c in word):
-                continue
-            used += 1
-            seq = np.asarray([_PAD] * ctx_len + _codes(word) + [_END], dtype=np.int64)
+        kept = [w for w in words if w and all(c in _LETTERS for c in w)]
+        # One string "^^^word$^^^word$...": every window ending on a letter or "$" lies
+        # inside one word, because each word starts with ctx_len padding symbols.
+        text = "".join("^" * ctx_len + w + "$" for w in kept)
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.int64)
+        seq = np.where(raw == ord("^"), _PAD, np.where(raw == ord("$"), _END, raw - 96))
+        cells = _SYMBOLS**order
+        if seq.size >= order:
             windows = np.lib.stride_tricks.sliding_window_view(seq, order)
-            ctx_ids.append(windows[:, :ctx_len] @ weights)
-            out_ids.append(windows[:, ctx_len])
-        counts = np.zeros((n_ctx, _SYMBOLS), dtype=np.float64)
-        if ctx_ids:
-            np.add.at(counts, (np.concatenate(ctx_ids), np.concatenate(out_ids)), 1.0)
+            valid = windows[:, ctx_len] != _PAD
+            weights = _SYMBOLS ** np.arange(order - 1, -1, -1, dtype=np.int64)
+            flat = np.bincount(windows[valid] @ weights, minlength=cells)
+        else:
+            flat = np.zeros(cells, dtype=np.int64)
+        counts = flat.astype(np.float64).reshape(_SYMBOLS**ctx_len, _SYMBOLS)
         counts[:, 1:] += k
         probs = counts / counts.sum(axis=1, keepdims=True)
         cumulative = np.cumsum(probs, axis=1)
         cumulative[:, -1] = 1.0
-        return cls(order, k, cumulative, used)
+        return cls(order, k, cumulative, len(kept))
 
     def sample(
         self, rng: np.random.Generator, *, min_length: int = 3, max_length: int = 10

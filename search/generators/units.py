@@ -5,8 +5,10 @@ on words (from the dependency tree) carry over to subwords and characters.
 
 - ``word``: the FORMs.
 - ``subword``: the tokens of a ``transformers`` tokenizer applied to the FORMs
-  (``is_split_into_words``, no special tokens); text is rebuilt with
-  ``convert_tokens_to_string`` (an uncased tokenizer lowercases it).
+  (``is_split_into_words``, no special tokens). The tokens and the permutation are
+  exact (feed the permuted token ids to a model); the text is rebuilt for reading with
+  ``convert_tokens_to_string``, which may lowercase (uncased tokenizers) and tidy the
+  spacing around punctuation.
 - ``character``: the characters of the FORMs joined by single spaces; each space
   belongs to the word before it.
 """

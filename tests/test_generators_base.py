@@ -1,0 +1,163 @@
+"""Substitution tables, the budgeted sampler, eligibility rules and surface spans."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_generators_helpers import CATS, PARIS, make_sentence
+
+from brittle.engine.perturbation import apply_perturbation
+from brittle.engine.registry import registry
+from brittle.scorers.hamming import hamming
+from brittle.search.generators import Eligibility, Generator, SubstitutionTable
+from brittle.search.generators.eligibility import is_lettered
+from brittle.search.generators.sampling import count_substitutions, sample_substitutions
+from brittle.search.generators.surface import surface_of
+
+
+def table(counts: dict[int, int], n: int = 10) -> SubstitutionTable:
+    return SubstitutionTable.from_mapping(
+        "s1",
+        "test",
+        n,
+        {i: [(f"w{i}x{j}", f"l{i}x{j}") for j in range(c)] for i, c in counts.items()},
+    )
+
+
+def test_every_generator_is_registered_with_the_protocol() -> None:
+    import brittle.search.generators  # noqa: F401
+
+    names = registry("generators").names()
+    for name in ("copos", "coco", "random", "jabberwocky", "neighbours"):
+        assert name in names
+    for name in ("shuffle", "phrase-shuffle", "neighbour-flip"):
+        assert name in names
+    for name in names:
+        obj = registry("generators").get(name)
+        assert isinstance(obj, type)
+        assert getattr(obj, "method", None) == name
+        assert isinstance(getattr(obj, "requires", None), frozenset)
+
+
+def test_registered_classes_satisfy_the_generator_protocol() -> None:
+    from brittle.search.generators import Shuffle
+
+    assert isinstance(Shuffle(), Generator)
+
+
+def test_table_validates_and_views() -> None:
+    t = table({5: 2, 1: 3})
+    assert t.positions == (1, 5)
+    assert t.options(5) == (("w5x0", "l5x0"), ("w5x1", "l5x1"))
+    assert t.options(2) == ()
+    assert t.size == 5 and len(t) == 2
+    assert t.truncated(1).size == 2
+    assert t.as_dict()[1][2] == ("w1x2", "l1x2")
+    assert SubstitutionTable.from_mapping("s", "m", 3, {0: []}).positions == ()
+    with pytest.raises(ValueError):
+        SubstitutionTable("s", "m", 3, ((2, (("a", "a"),)), (1, (("b", "b"),))))
+    with pytest.raises(ValueError):
+        SubstitutionTable("s", "m", 3, ((3, (("a", "a"),)),))
+    with pytest.raises(ValueError):
+        SubstitutionTable("s", "m", 3, ((1, ()),))
+
+
+def test_count_substitutions_matches_enumeration() -> None:
+    t = table({0: 2, 3: 1, 4: 3})
+    for size in range(5):
+        brute = sum(
+            int(np.prod([len(t.options(p)) for p in combo]))
+            for combo in itertools.combinations(t.positions, size)
+        )
+        assert count_substitutions(t, size) == brute
+
+
+@given(
+    counts=st.dictionaries(st.integers(0, 9), st.integers(1, 3), max_size=6),
+    tau=st.integers(1, 4),
+    b=st.integers(0, 30),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_sampler_respects_budget_distinctness_and_seed(
+    counts: dict[int, int], tau: int, b: int, seed: int
+) -> None:
+    t = table(counts)
+    draws = sample_substitutions(t, tau=tau, b=b, rng=np.random.default_rng(seed))
+    again = sample_substitutions(t, tau=tau, b=b, rng=np.random.default_rng(seed))
+    assert draws == again
+    assert len(draws) == len(set(draws)) <= b
+    size = min(tau, len(t))
+    assert len(draws) == (min(b, count_substitutions(t, size)) if size else 0)
+    forms = tuple(f"orig{i}" for i in range(10))
+    for p in draws:
+        assert len(p.positions) == size
+        assert len(set(p.positions)) == len(p.positions)
+        for pos, form, lemma in zip(p.positions, p.replacements, p.lemmas, strict=True):
+            assert (form, lemma) in t.options(pos)
+        new = list(forms)
+        for pos, form in zip(p.positions, p.replacements, strict=True):
+            new[pos] = form
+        assert hamming(forms, new) <= tau
+
+
+def test_sampler_up_to_sizes_and_distinct_positions() -> None:
+    t = table({0: 3, 1: 3, 2: 3})
+    rng = np.random.default_rng(0)
+    draws = sample_substitutions(t, tau=2, b=50, rng=rng, sizes="up_to")
+    assert {len(p.positions) for p in draws} == {1, 2}
+    sets = sample_substitutions(t, tau=2, b=10, rng=rng, distinct_positions=True)
+    assert len(sets) == 3  # only three 2-subsets of three positions
+    assert len({p.positions for p in sets}) == 3
+    assert sample_substitutions(SubstitutionTable("s", "m", 3), tau=1, b=5, rng=rng) == []
+    with pytest.raises(ValueError):
+        sample_substitutions(t, tau=0, b=1, rng=rng)
+
+
+def test_eligibility_defaults_are_content_words() -> None:
+    s = make_sentence("cats", CATS)
+    assert Eligibility().positions(s) == (1, 2, 4, 5, 6)
+
+
+def test_eligibility_excludes_proper_nouns_multiword_tokens_and_function_words() -> None:
+    s = make_sentence("paris", PARIS)
+    assert Eligibility().positions(s) == (3,)  # sleep
+    everything = Eligibility(include_upos=None)
+    # PROPN, AUX, PUNCT stay excluded; "n't" (PART) sits in a multiword token.
+    assert everything.positions(s) == (3,)
+    nothing_excluded = Eligibility(include_upos=None, exclude_upos=frozenset(), letters_only=False)
+    assert nothing_excluded.positions(s) == (0, 3, 4)  # never words 1-2 of "doesn't"
+
+
+def test_eligibility_options() -> None:
+    s = make_sentence("cats", CATS)
+    assert Eligibility(include_upos=frozenset({"NOUN"})).positions(s) == (1, 5)
+    assert Eligibility(exclude_forms=frozenset({"dogs"})).positions(s) == (1, 2, 4, 6)
+    assert Eligibility(min_length=6).positions(s) == (2, 4, 6)
+    assert is_lettered("well-known") and is_lettered("o'clock")
+    assert not is_lettered("3D") and not is_lettered("--") and not is_lettered("a--b")
+
+
+def test_surface_spans_skip_multiword_tokens() -> None:
+    s = make_sentence("paris", PARIS)
+    surf = surface_of(s)
+    assert surf.text == "Paris doesn't sleep ."
+    assert surf.spans[1] is None and surf.spans[2] is None
+    assert surf.left(3) == "Paris doesn't" and surf.right(3) == " ."
+    assert surf.replaced(3, "dream") == "Paris doesn't dream ."
+    with pytest.raises(ValueError):
+        surf.left(1)
+
+
+def test_sampled_perturbations_apply_to_the_sentence() -> None:
+    s = make_sentence("cats", CATS)
+    t = SubstitutionTable.from_mapping(
+        "cats", "test", len(s), {1: [("mice", "mouse")], 5: [("birds", "bird")]}
+    )
+    (p,) = sample_substitutions(t, tau=2, b=1, rng=np.random.default_rng(1))
+    out = apply_perturbation(s, p)
+    assert out.forms[1] == "mice" and out.forms[5] == "birds"
+    assert out.lemmas[1] == "mouse"

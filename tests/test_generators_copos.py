@@ -1,0 +1,186 @@
+"""coPOS: WordNet same-POS synonyms, inflected and cased like the original; inflection helpers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_generators_helpers import CATS, make_sentence, wordnet_or_skip
+
+from brittle.search.generators import CoPOS, Eligibility
+from brittle.search.generators.inflection import (
+    inflect_lemma,
+    match_case,
+    regular_inflection,
+    target_tag,
+)
+
+
+@pytest.fixture(scope="module")
+def wordnet() -> Any:
+    return wordnet_or_skip()
+
+
+@pytest.fixture(scope="module")
+def copos(wordnet: Any) -> CoPOS:
+    return CoPOS(wordnet=wordnet, top_k=50)
+
+
+@pytest.mark.parametrize(
+    ("upos", "xpos", "feats", "tag"),
+    [
+        ("NOUN", "NNS", {}, "NNS"),
+        ("NOUN", "_", {"Number": "Plur"}, "NNS"),
+        ("NOUN", "NOUN", {"Number": "Sing"}, "NN"),
+        ("VERB", "_", {"VerbForm": "Fin", "Tense": "Past"}, "VBD"),
+        ("VERB", "_", {"VerbForm": "Fin", "Tense": "Pres", "Person": "3", "Number": "Sing"}, "VBZ"),
+        ("VERB", "_", {"VerbForm": "Fin", "Tense": "Pres"}, "VBP"),
+        ("VERB", "_", {"VerbForm": "Ger"}, "VBG"),
+        ("VERB", "_", {"VerbForm": "Part", "Tense": "Pres"}, "VBG"),
+        ("VERB", "_", {"VerbForm": "Part", "Tense": "Past"}, "VBN"),
+        ("VERB", "_", {"VerbForm": "Inf"}, "VB"),
+        ("ADJ", "_", {"Degree": "Cmp"}, "JJR"),
+        ("ADJ", "VBN", {}, "JJ"),  # XPOS of another word class is ignored
+        ("ADV", "_", {"Degree": "Sup"}, "RBS"),
+        ("PRON", "PRP", {}, None),
+    ],
+)
+def test_target_tag(upos: str, xpos: str, feats: dict[str, str], tag: str | None) -> None:
+    assert target_tag(upos, xpos, feats) == tag
+
+
+def test_match_case() -> None:
+    assert match_case("Dogs", "cats") == "Cats"
+    assert match_case("DOGS", "cats") == "CATS"
+    assert match_case("dogs", "Cats") == "cats"
+    assert match_case("A", "big") == "Big"
+
+
+def test_inflect_lemma_uses_the_lexicon_and_refuses_invented_degrees() -> None:
+    assert inflect_lemma("child", "NNS") == "children"
+    assert inflect_lemma("go", "VBN") == "gone"
+    assert inflect_lemma("large", "JJR") == "larger"
+    assert inflect_lemma("good", "JJS") == "best"
+    assert inflect_lemma("important", "JJR") is None
+    assert inflect_lemma("run", "VB") == "run"
+
+
+@pytest.mark.parametrize(
+    ("stem", "tag", "form"),
+    [
+        ("blick", "NNS", "blicks"),
+        ("florb", "NN", "florb"),
+        ("glass", "NNS", "glasses"),
+        ("zatch", "NNS", "zatches"),
+        ("blurry", "NNS", "blurries"),
+        ("dray", "NNS", "drays"),
+        ("wug", "VBZ", "wugs"),
+        ("fizz", "VBZ", "fizzes"),
+        ("blip", "VBG", "blipping"),
+        ("snare", "VBG", "snaring"),
+        ("flee", "VBG", "fleeing"),
+        ("tie", "VBG", "tying"),
+        ("gorvit", "VBG", "gorviting"),
+        ("blip", "VBD", "blipped"),
+        ("snare", "VBN", "snared"),
+        ("fry", "VBD", "fried"),
+        ("glow", "VBD", "glowed"),
+        ("wug", "VB", "wug"),
+        ("wug", "VBP", "wug"),
+        ("blat", "JJR", "blatter"),
+        ("brane", "JJS", "branest"),
+        ("flimpy", "JJR", "flimpier"),
+        ("zorp", "RBR", "zorper"),
+        ("zorp", "RBS", "zorpest"),
+        ("zorp", "RB", "zorp"),
+    ],
+)
+def test_regular_inflection(stem: str, tag: str, form: str) -> None:
+    assert regular_inflection(stem, tag) == form
+
+
+def _opts(copos: CoPOS, sentence_spec: str, position: int) -> list[tuple[str, str]]:
+    s = make_sentence("s", sentence_spec)
+    (t,) = copos.candidates([s])
+    return list(t.options(position))
+
+
+def test_plural_nouns_get_plural_synonyms(copos: CoPOS, wordnet: Any) -> None:
+    opts = _opts(copos, CATS, 5)  # dogs
+    assert opts, "dog has synonyms in WordNet"
+    forms = [f for f, _ in opts]
+    lemmas = [lem for _, lem in opts]
+    assert "dogs" not in forms
+    for form, lemma in opts:
+        assert form == inflect_lemma(lemma, "NNS")
+    synonyms = {n for syn in wordnet.synsets("dog", pos="n") for n in syn.lemma_names()}
+    assert set(lemmas) <= synonyms
+    assert "domestic_dog" not in lemmas  # multiword lemmas skipped by default
+
+
+def test_past_tense_verbs_get_past_tense_synonyms(copos: CoPOS) -> None:
+    opts = _opts(copos, CATS, 2)  # chased
+    assert opts
+    for form, lemma in opts:
+        assert form == inflect_lemma(lemma, "VBD")
+    assert ("trailed", "trail") in opts and ("dogged", "dog") in opts
+
+
+def test_comparatives_get_one_word_comparatives(copos: CoPOS) -> None:
+    opts = _opts(copos, CATS, 4)  # bigger
+    assert ("larger", "large") in opts
+    for form, lemma in opts:
+        assert form == inflect_lemma(lemma, "JJR")
+        assert " " not in form and not form.startswith("more")
+
+
+def test_capitalisation_is_kept(copos: CoPOS) -> None:
+    spec = CATS.replace("1 The the", "1 THE the").replace("2 cats cat", "2 Cats cat")
+    spec = spec.replace("6 dogs dog", "6 DOGS dog")
+    s = make_sentence("s", spec)
+    (t,) = copos.candidates([s])
+    assert all(f[0].isupper() and f[1:].islower() for f, _ in t.options(1))
+    assert all(f.isupper() for f, _ in t.options(5))
+
+
+def test_synonyms_share_the_wordnet_pos(copos: CoPOS, wordnet: Any) -> None:
+    s = make_sentence("s", CATS)
+    (t,) = copos.candidates([s])
+    pos_of = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+    for i, opts in t:
+        upos, lemma = s.upos[i], s.lemmas[i]
+        allowed = {
+            n.lower() for syn in wordnet.synsets(lemma, pos=pos_of[upos]) for n in syn.lemma_names()
+        }
+        for _form, syn_lemma in opts:
+            assert syn_lemma in allowed
+            assert syn_lemma != lemma
+
+
+def test_options_exclude_the_original_and_are_distinct(copos: CoPOS) -> None:
+    s = make_sentence("s", CATS)
+    (t,) = copos.candidates([s], top_k=3)
+    for i, opts in t:
+        forms = [f.lower() for f, _ in opts]
+        assert s.forms[i].lower() not in forms
+        assert len(forms) == len(set(forms)) <= 3
+        assert i in Eligibility().positions(s)
+
+
+def test_multiword_option_hyphenates(wordnet: Any) -> None:
+    gen = CoPOS(wordnet=wordnet, multiword="hyphen", top_k=50)
+    lemmas = [lem for _, lem in _opts(gen, CATS, 5)]
+    assert "domestic-dog" in lemmas
+
+
+def test_synonym_lookups_are_cached(copos: CoPOS) -> None:
+    first = copos.synonyms("dog", "n")
+    assert copos.synonyms("DOG", "n") is first
+
+
+def test_perturb_is_deterministic_and_within_budget(copos: CoPOS) -> None:
+    s = make_sentence("s", CATS)
+    a = copos.perturb([s], b=5, seed=3, tau=2)[0]
+    b = copos.perturb([s], b=5, seed=3, tau=2)[0]
+    assert a == b and len(a) == 5
+    assert all(len(p.positions) == 2 and p.method == "copos" for p in a)
