@@ -139,7 +139,7 @@ class CachedParser:
     """
 
     backend: WordParser
-    cache_size: int = 200_000
+    cache_size: int = 100_000
     stats: CacheStats = field(default_factory=CacheStats)
     _cache: OrderedDict[Words, Parse] = field(default_factory=OrderedDict, repr=False)
 

