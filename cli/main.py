@@ -30,6 +30,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "brittle.cli.attack",
     "brittle.cli.perturb",
     "brittle.cli.compare_methods",
+    "brittle.cli.train_probe",
+    "brittle.cli.evaluate",
 )
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from brittle.engine.errors import ConfigError
-from brittle.scorers.probe import Probe
+from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_tasks import ProbeSpec, task_for
 
 if TYPE_CHECKING:
@@ -232,8 +232,11 @@ def train_probe(
         probe.net.load_state_dict(best_state)
         probe.net.eval()
         dev_metrics = evaluate_data(probe, dev)
+    probe.info.setdefault("versions", package_versions())
     probe.info.update(
         {
+            "seed": config.seed,
+            "optimisation": config.to_dict(),
             "dev_loss": best_loss,
             "best_epoch": best_epoch,
             "epochs_run": len(history),

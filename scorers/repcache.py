@@ -127,12 +127,17 @@ class CachedBackend(RepresentationBackend):
         ]
         missing = sorted({i for row in found for i, v in enumerate(row) if v is None})
         if missing:
-            fresh = self.inner.encode_flat([words[i] for i in missing], layers=layers)
+            # each distinct word sequence is encoded once, however often it repeats
+            unique = list(dict.fromkeys(words[i] for i in missing))
+            fresh = self.inner.encode_flat(unique, layers=layers)
             for pos, k in enumerate(keys):
-                parts = np.split(fresh.vectors[pos], fresh.offsets[1:-1])
-                for j, i in enumerate(missing):
-                    self.cache.put(k, words[i], parts[j])
-                    found[pos][i] = parts[j]
+                parts = dict(
+                    zip(unique, np.split(fresh.vectors[pos], fresh.offsets[1:-1]), strict=True)
+                )
+                for w, part in parts.items():
+                    self.cache.put(k, w, part)
+                for i in missing:
+                    found[pos][i] = parts[words[i]]
         offsets = offsets_of(sentences)
         out = np.empty((len(keys), int(offsets[-1]), self.dim), dtype=np.float32)
         for pos in range(len(keys)):

@@ -11,6 +11,7 @@ torch and transformers are imported when a model is opened, not before.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -99,7 +100,6 @@ class TransformerEncoder(RepresentationBackend):
         alignment: AlignmentStrategy = "auto",
     ) -> None:
         import torch
-        from transformers import AutoModel, AutoTokenizer
 
         if pooling not in POOLINGS:
             raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLINGS)})")
@@ -112,11 +112,7 @@ class TransformerEncoder(RepresentationBackend):
         if dtype == "float16" and not self.device.startswith("cuda"):
             raise ConfigError("float16 needs a GPU; use float32 (or bfloat16) on CPU")
         try:
-            tokenizer = AutoTokenizer.from_pretrained(source)
-            if getattr(tokenizer, "add_prefix_space", None) is False:
-                # byte-level BPE (GPT-2, RoBERTa): pre-split words need their space marker
-                tokenizer = AutoTokenizer.from_pretrained(source, add_prefix_space=True)
-            net = AutoModel.from_pretrained(source, dtype=getattr(torch, dtype))
+            tokenizer, net = _load(source, dtype=getattr(torch, dtype))
         except OSError as err:
             raise ResourceMissingError(
                 f"transformer model {name!r}",
@@ -161,6 +157,14 @@ class TransformerEncoder(RepresentationBackend):
             dtype=request.dtype,
             batch_size=request.batch_size,
         )
+
+    def with_pooling(self, pooling: Pooling) -> TransformerEncoder:
+        """The same model and tokenizer (shared, not reloaded) with another pooling."""
+        if pooling not in POOLINGS:
+            raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLINGS)})")
+        other = copy.copy(self)
+        other.pooling = pooling
+        return other
 
     def describe(self) -> dict[str, Any]:
         """Options that reopen this backend (JSON-ready)."""
@@ -281,6 +285,25 @@ class TransformerEncoder(RepresentationBackend):
     def close(self) -> None:
         """Drop the model."""
         self.net = None
+
+
+def _load(source: str, *, dtype: Any) -> tuple[Any, Any]:
+    """Tokenizer and model of ``source``, without transformers' progress bars."""
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        if getattr(tokenizer, "add_prefix_space", None) is False:
+            # byte-level BPE (GPT-2, RoBERTa): pre-split words need their space marker
+            tokenizer = AutoTokenizer.from_pretrained(source, add_prefix_space=True)
+        net = AutoModel.from_pretrained(source, dtype=dtype)
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+    return tokenizer, net
 
 
 def _stack(tensors: Sequence[torch.Tensor]) -> torch.Tensor:

@@ -1,0 +1,211 @@
+"""``brittle train-probe``: train a probe on a model's representations and save it."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from brittle.cli.common import console
+from brittle.cli.main import main
+
+
+def _fmt(value: float) -> str:
+    return (
+        "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
+    )
+
+
+@main.command("train-probe")
+@click.argument("treebanks", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--dev",
+    "dev",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Dev treebank: early stopping on its loss, and dev metrics.",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Probe directory to write (replaced atomically if it is a probe).",
+)
+@click.option(
+    "--model",
+    default=None,
+    help="Hub id or model directory, 'glove', a word2vec/GloVe file, or "
+    "'random[:DIM]' (the control). Default: the bundled MiniLM encoder.",
+)
+@click.option(
+    "--backend",
+    default="auto",
+    show_default=True,
+    help="Representation backend (transformer, static, random); auto guesses.",
+)
+@click.option(
+    "--layer",
+    default=-1,
+    show_default=True,
+    type=int,
+    help="Hidden layer; negative counts from the output (-1 is the last).",
+)
+@click.option(
+    "--pooling",
+    default="mean",
+    show_default=True,
+    type=click.Choice(["first", "mean", "last"]),
+    help="Subword pooling.",
+)
+@click.option(
+    "--task",
+    default="distance",
+    show_default=True,
+    help="Probe task: distance, perceptron, depth, pos, root, tree-depth (`brittle list probes`).",
+)
+@click.option("--arch", default="linear", show_default=True, type=click.Choice(["linear", "mlp"]))
+@click.option(
+    "--rank",
+    default=None,
+    type=int,
+    help="Rank of B (distance, depth, perceptron). Default: the vector size.",
+)
+@click.option("--hidden", default=256, show_default=True, type=int, help="MLP hidden width.")
+@click.option("--tagset", default="upos", show_default=True, type=click.Choice(["upos", "xpos"]))
+@click.option(
+    "--margin",
+    default=1.0,
+    show_default=True,
+    type=float,
+    help="Perceptron loss margin per wrong edge.",
+)
+@click.option("--epochs", default=40, show_default=True, type=int)
+@click.option(
+    "--patience",
+    default=4,
+    show_default=True,
+    type=int,
+    help="Epochs without dev-loss improvement before stopping.",
+)
+@click.option("--lr", default=1e-3, show_default=True, type=float)
+@click.option("--batch-size", default=32, show_default=True, type=int, help="Sentences per step.")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option(
+    "--oov",
+    default="zero",
+    show_default=True,
+    type=click.Choice(["zero", "random"]),
+    help="Static vectors: vector of unknown words.",
+)
+@click.option(
+    "--no-lowercase", is_flag=True, help="Static vectors: do not retry unknown words lowercased."
+)
+@click.option("--device", default=None, help="cuda or cpu (default: cuda when available).")
+@click.option(
+    "--dtype",
+    default="float32",
+    show_default=True,
+    type=click.Choice(["float32", "float16", "bfloat16"]),
+    help="Precision of the model (half precision on GPU).",
+)
+@click.option("--threads", default=None, type=int, help="CPU threads for torch.")
+@click.option(
+    "--cache-dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Representation cache (default: <data home>/representations).",
+)
+@click.option("--no-cache", is_flag=True, help="Do not cache vectors on disk.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def train_probe_command(
+    treebanks: tuple[Path, ...],
+    dev: Path,
+    out: Path,
+    model: str | None,
+    backend: str,
+    layer: int,
+    pooling: str,
+    task: str,
+    arch: str,
+    rank: int | None,
+    hidden: int,
+    tagset: str,
+    margin: float,
+    epochs: int,
+    patience: int,
+    lr: float,
+    batch_size: int,
+    seed: int,
+    oov: str,
+    no_lowercase: bool,
+    device: str | None,
+    dtype: str,
+    threads: int | None,
+    cache_dir: Path | None,
+    no_cache: bool,
+    quiet: bool,
+) -> None:
+    """Train a TASK probe on TREEBANKS (CoNLL-U) and save it to --out.
+
+    Example: brittle train-probe en_lines-ud-train.conllu en_ewt-ud-dev.conllu
+    --dev en_lines-ud-dev.conllu --layer -5 --task distance --out probes/dist-5
+    """
+    from brittle.cli.probe_progress import RichReporter
+    from brittle.engine.probe_jobs import TrainJob, run_train_job
+    from brittle.engine.probe_training import TrainConfig
+    from brittle.scorers.representations import BackendRequest
+
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(max(1, threads))
+    job = TrainJob(
+        train=tuple(treebanks),
+        dev=dev,
+        out=out,
+        task=task,
+        arch=arch,
+        layer=layer,
+        request=BackendRequest(
+            model=model,
+            pooling=pooling,
+            device=device,
+            dtype=dtype,
+            oov=oov,
+            lowercase=not no_lowercase,
+            seed=seed,
+        ),
+        backend=backend,
+        rank=rank,
+        hidden=hidden,
+        tagset=tagset,
+        margin=margin,
+        config=TrainConfig(
+            epochs=epochs,
+            patience=patience,
+            lr=lr,
+            batch_size=batch_size,
+            seed=seed,
+            device=device,
+        ),
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+    )
+    with RichReporter(quiet=quiet) as reporter:
+        result = run_train_job(job, reporter=reporter)
+    probe = result.probe
+    table = Table(title=f"{probe.spec.task} probe ({probe.spec.arch}) on {probe.key.describe()}")
+    table.add_column("dev metric")
+    table.add_column("value", justify="right")
+    for name, value in result.dev_metrics.items():
+        table.add_row(name, _fmt(value))
+    table.add_row("best epoch", f"{result.best_epoch} of {len(result.history)}")
+    table.add_row("dev loss", f"{probe.info.get('dev_loss', float('nan')):.4f}")
+    if "oov" in probe.info:
+        o = probe.info["oov"]
+        table.add_row("OOV words", f"{o['oov_tokens']:,} of {o['tokens']:,} ({o['policy']})")
+    console.print(table)
+    console.print(f"saved {out}")

@@ -1,0 +1,115 @@
+"""``brittle train-probe`` and ``brittle evaluate`` in-process, offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from repr_models import tiny_bert
+
+from brittle.cli.main import main
+
+TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture(scope="module")
+def bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tiny_bert(tmp_path_factory.mktemp("cli") / "bert")
+
+
+def run(*args: str) -> object:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result
+
+
+def train(out: Path, *extra: str) -> object:
+    return run(
+        "train-probe",
+        str(TREEBANK),
+        "--dev",
+        str(TREEBANK),
+        "--out",
+        str(out),
+        "--epochs",
+        "2",
+        "--quiet",
+        "--threads",
+        "1",
+        *extra,
+    )
+
+
+def test_train_and_evaluate(tmp_path: Path, bert_dir: Path, home: Path) -> None:
+    dist = tmp_path / "dist"
+    result = train(dist, "--model", str(bert_dir), "--layer", "-1", "--task", "distance")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert "uuas" in result.output  # type: ignore[attr-defined]
+    meta = json.loads((dist / "probe.json").read_text())
+    assert meta["task"] == "distance" and meta["layer"] == -1 and meta["pooling"] == "mean"
+    assert meta["training"]["train"] == [str(TREEBANK)] and meta["seed"] == 0
+    assert list((home / "representations").glob("*.f32"))  # vectors were cached on disk
+
+    pos = tmp_path / "pos"
+    result = train(pos, "--model", "random:16", "--task", "pos", "--arch", "mlp", "--hidden", "8")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+
+    out = tmp_path / "eval.json"
+    result = run(
+        "evaluate",
+        str(TREEBANK),
+        "--probe",
+        str(dist),
+        "--probe",
+        str(pos),
+        "--json",
+        str(out),
+        "--quiet",
+    )
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    report = json.loads(out.read_text())
+    assert set(report["probes"]) == {"dist", "pos"}
+    assert report["probes"]["dist"]["task"] == "distance"
+    assert set(report["probes"]["dist"]["metrics"]) >= {"uuas", "sdr", "dspr"}
+    assert set(report["probes"]["pos"]["metrics"]) == {"pos_acc"}
+    assert set(report["baselines"]) == {"path", "majority"}
+    for base in report["baselines"].values():
+        assert set(base) >= {"uuas", "sdr", "dspr", "root_acc", "depth_spearman"}
+    assert report["majority_trained_on"] == [str(TREEBANK)]
+    assert "path" in result.output  # type: ignore[attr-defined]
+
+
+def test_static_vectors_report_oov(tmp_path: Path) -> None:
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("2 3\nthe 1 0 0\nold 0 1 0\n")
+    result = train(tmp_path / "root", "--model", str(vectors), "--task", "root")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    meta = json.loads((tmp_path / "root" / "probe.json").read_text())
+    assert meta["oov"]["oov_tokens"] > 0 and meta["oov"]["policy"] == "zero after lowercase"
+    assert "OOV" in result.output  # type: ignore[attr-defined]
+
+
+def test_user_errors(tmp_path: Path, bert_dir: Path) -> None:
+    result = train(tmp_path / "p", "--model", str(bert_dir), "--layer", "-9")
+    assert result.exit_code == 2 and "layer -9" in result.output  # type: ignore[attr-defined]
+    result = train(tmp_path / "p", "--model", "random:8", "--task", "constituency")
+    assert result.exit_code == 2 and "unknown probe task" in result.output  # type: ignore[attr-defined]
+    result = run("evaluate", str(TREEBANK), "--probe", str(tmp_path / "absent"))
+    assert result.exit_code == 1 and "train-probe" in result.output  # type: ignore[attr-defined]
+    result = run("evaluate", str(TREEBANK), "--no-baselines")
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+
+
+def test_evaluate_baselines_only(tmp_path: Path) -> None:
+    out = tmp_path / "b.json"
+    result = run("evaluate", str(TREEBANK), "--json", str(out), "--quiet")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    report = json.loads(out.read_text())
+    assert report["probes"] == {} and report["notes"]  # majority learnt on the test set

