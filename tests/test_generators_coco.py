@@ -1,0 +1,282 @@
+"""coCO with tiny randomly initialised models loaded the way users load theirs.
+
+The models (a GPT-2 and a BERT with a few hundred tokens) are built from configs, saved
+with ``save_pretrained`` and loaded back by directory through
+:func:`brittle.search.generators.lm.load_lm`. A hand-written bigram model checks greedy
+word completion exactly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import torch
+from test_generators_helpers import CATS, make_sentence
+
+from brittle.engine.registry import registry
+from brittle.search.generators import CoCO, Eligibility
+from brittle.search.generators.lexicon import PosLexicon
+from brittle.search.generators.lm import LoadedLM, PieceTable, load_lm
+from brittle.search.generators.lm_causal import next_words, sentence_logprobs
+from brittle.search.generators.lm_masked import masked_words
+
+CORPUS = [
+    "the cat sat on the mat",
+    "the dogs chased two bigger cats quickly",
+    "a big dog runs in the park and the cats sleep",
+    "the engineering students were reading slowly",
+    "she walked slowly to the market with her dogs",
+    "birds sing and dogs bark while cats chase mice",
+] * 4
+
+BERT_VOCAB = [
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "the", "a", "two", "cat", "cats",
+    "dog", "dogs", "mat", "house", "houses", "bird", "birds", "sat", "ran", "chased", "run",
+    "walk", "big", "bigger", "small", "red", "quickly", "slowly", "engine", "##s", "##ed",
+    "##ing", "##er", "##ly", "##y", "on", "of", "and", "mouse", "mice", "tree", "trees",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import transformers
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    # transformers 5 names the tokenizers-backed class GPT2Tokenizer (4: GPT2TokenizerFast).
+    fast_class: Any = getattr(transformers, "GPT2TokenizerFast", transformers.GPT2Tokenizer)
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(
+        CORPUS,
+        vocab_size=330,
+        min_frequency=1,
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+    )
+    tok = fast_class(
+        tokenizer_object=bpe._tokenizer,
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
+    )
+    torch.manual_seed(0)
+    config = GPT2Config(
+        vocab_size=len(tok),
+        n_positions=128,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
+    path = tmp_path_factory.mktemp("tiny-gpt2")
+    GPT2LMHeadModel(config).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    vocab = {w: i for i, w in enumerate(BERT_VOCAB)}
+    try:
+        tok = BertTokenizer(vocab=vocab)
+    except TypeError:  # transformers 4: vocabulary from a file
+        vocab_file = tmp_path_factory.mktemp("vocab") / "vocab.txt"
+        vocab_file.write_text("\n".join(BERT_VOCAB) + "\n")
+        tok = BertTokenizer(vocab_file=str(vocab_file))
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
+    path = tmp_path_factory.mktemp("tiny-bert")
+    BertForMaskedLM(config).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def _check_tables(gen: CoCO, sentences: list[Any], top_k: int) -> list[Any]:
+    tables = gen.candidates(sentences, top_k=top_k)
+    assert [t.sentence_id for t in tables] == [s.sent_id for s in sentences]
+    for s, t in zip(sentences, tables, strict=True):
+        eligible = set(gen.eligibility.positions(s))
+        for i, opts in t:
+            assert i in eligible
+            assert 1 <= len(opts) <= top_k
+            forms = [f for f, _ in opts]
+            assert len({f.lower() for f in forms}) == len(forms)
+            for form in forms:
+                assert form.isascii() and form.isalpha()
+                assert form.lower() != s.forms[i].lower()
+                if s.forms[i].islower():
+                    assert form.islower()
+    return tables
+
+
+def test_registered_name() -> None:
+    assert registry("generators").get("coco") is CoCO
+
+
+def test_causal_model_through_the_loading_path(gpt2_dir: Path) -> None:
+    lm = load_lm(str(gpt2_dir))
+    assert lm.kind == "causal" and load_lm(str(gpt2_dir)) is lm
+    gen = CoCO(model=str(gpt2_dir), pos_filter="none", min_length=1, complete="all", top_k=4)
+    sentences = [make_sentence("cats", CATS), make_sentence("two", CATS.replace("cats", "mice"))]
+    tables = _check_tables(gen, sentences, 4)
+    assert sum(t.size for t in tables) > 0
+    assert gen.candidates(sentences, top_k=4) == tables  # deterministic
+    draws = gen.perturb(sentences, b=3, seed=0, tau=2)
+    assert all(len(p.positions) <= 2 for ps in draws for p in ps)
+
+
+def test_masked_model_through_the_loading_path(bert_dir: Path) -> None:
+    lm = load_lm(str(bert_dir))
+    assert lm.kind == "masked"
+    gen = CoCO(model=str(bert_dir), pos_filter="none", top_k=5)
+    (table,) = _check_tables(gen, [make_sentence("cats", CATS)], 5)
+    whole = {w for w in BERT_VOCAB if w.isalpha()}
+    assert table.size > 0
+    for _i, opts in table:
+        assert {f.lower() for f, _ in opts} <= whole  # one mask: whole-word entries only
+
+
+def test_masked_multi_piece_words_are_word_start_plus_continuations(bert_dir: Path) -> None:
+    lm = load_lm(str(bert_dir))
+    starts = {w for w in BERT_VOCAB if w.isalpha()}
+    tails = {w[2:] for w in BERT_VOCAB if w.startswith("##")}
+    (words,) = masked_words(lm, [("the", " sat on the mat .")], n_first=4, max_masks=2)
+    assert len(words) > 4
+    for word, score in words:
+        assert score < 0
+        assert word in starts or any(word[: -len(t)] in starts for t in tails if word.endswith(t))
+    assert [s for _, s in words] == sorted((s for _, s in words), reverse=True)
+
+
+def test_pos_filter_keeps_words_of_the_original_class(bert_dir: Path) -> None:
+    gen = CoCO(model=str(bert_dir), pos_filter="upos", top_k=10)
+    s = make_sentence("cats", CATS)
+    (table,) = gen.candidates([s])
+    assert table.size > 0
+    lex = PosLexicon()
+    for i, opts in table:
+        for form, lemma in opts:
+            assert s.upos[i] in lex.upos(form)
+            assert lemma == lex.lemma(form, s.upos[i])
+    strict = CoCO(model=str(bert_dir), pos_filter="xpos", top_k=10).candidates([s])[0]
+    for form, _ in strict.options(1):  # cats (NNS)
+        assert lex.has_tag(form, "NOUN", "NNS")
+
+
+class NoCache(torch.nn.Module):
+    """Wraps a causal LM so it never returns a key/value cache."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, **kwargs: Any) -> Any:
+        kwargs.pop("past_key_values", None)
+        kwargs["use_cache"] = False
+        out = self.inner(**kwargs)
+        return SimpleNamespace(logits=out.logits, past_key_values=None)
+
+
+def test_cached_completion_equals_full_recomputation(gpt2_dir: Path) -> None:
+    lm = load_lm(str(gpt2_dir))
+    plain = LoadedLM(lm.name, "causal", lm.tokenizer, NoCache(lm.model), lm.device, lm.pieces)
+    contexts = ["the cat sat on the", "", "she walked slowly to", "birds"]
+    cached = next_words(lm, contexts, n_first=12, complete="all", max_pieces=4, batch_size=3)
+    full = next_words(plain, contexts, n_first=12, complete="all", max_pieces=4, batch_size=3)
+    assert [[w for w, _ in ws] for ws in cached] == [[w for w, _ in ws] for ws in full]
+    for a, b in zip(cached, full, strict=True):
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-4)
+
+
+class Bigram(torch.nn.Module):
+    """Next-token logits that depend on the last input token only (a lookup table)."""
+
+    def __init__(self, table: Any) -> None:
+        super().__init__()
+        self.table = table
+
+    def forward(self, input_ids: Any, **_: Any) -> Any:
+        return SimpleNamespace(logits=self.table[input_ids], past_key_values=None)
+
+
+def test_greedy_completion_follows_the_model(gpt2_dir: Path) -> None:
+    tok = load_lm(str(gpt2_dir)).tokenizer
+    pieces = PieceTable.build(tok)
+    starts = [int(v) for v in pieces.word_starts.nonzero()[0]]
+    conts = [int(v) for v in pieces.continuations.nonzero()[0]]
+    a, d = starts[0], starts[1]
+    b, c = conts[0], conts[1]
+    ctx_last = tok.encode("the", add_special_tokens=False)[-1]
+    table = torch.full((len(tok), len(tok)), -20.0)
+    table[ctx_last, a], table[ctx_last, d] = 5.0, 4.0
+    table[a, b] = 5.0  # a continues with b ...
+    table[b, c] = 5.0  # ... and c ...
+    table[c, d] = 5.0  # ... then a new word starts
+    table[d, a] = 5.0  # d is a whole word
+    lm = LoadedLM("bigram", "causal", tok, Bigram(table), "cpu", pieces)
+    lp = torch.log_softmax(table, -1)
+    word_a = pieces.text[a] + pieces.text[b] + pieces.text[c]
+    score_a = float(lp[ctx_last, a] + lp[a, b] + lp[b, c])
+    score_d = float(lp[ctx_last, d])
+
+    (got,) = next_words(lm, ["the"], n_first=2, max_pieces=3, complete="all")
+    assert dict(got) == pytest.approx({word_a: score_a, pieces.text[d]: score_d})
+    (short,) = next_words(lm, ["the"], n_first=2, max_pieces=2, complete="all")
+    assert [w for w, _ in short] == [pieces.text[d]]  # a's word is longer than 2 pieces
+    (raw,) = next_words(lm, ["the"], n_first=2, complete="none")
+    assert [w for w, _ in raw] == [pieces.text[a], pieces.text[d]]
+    (known,) = next_words(
+        lm, ["the"], n_first=2, complete="unknown", is_word=lambda w: w == pieces.text[a]
+    )
+    assert dict(known) == pytest.approx(
+        {pieces.text[a]: float(lp[ctx_last, a]), pieces.text[d]: score_d}
+    )
+
+
+def test_sentence_logprobs_and_rerank(gpt2_dir: Path) -> None:
+    lm = load_lm(str(gpt2_dir))
+    texts = ["the cat sat on the mat", "mat the on sat cat the", "birds"]
+    got = sentence_logprobs(lm, texts, batch_size=2)
+    for text, value in zip(texts, got.tolist(), strict=True):
+        ids = [lm.tokenizer.bos_token_id, *lm.tokenizer.encode(text, add_special_tokens=False)]
+        with torch.inference_mode():
+            logits = lm.model(input_ids=torch.tensor([ids])).logits[0]
+        expected = (
+            torch.log_softmax(logits[:-1], -1).gather(1, torch.tensor(ids[1:])[:, None]).sum()
+        )
+        assert value == pytest.approx(float(expected), abs=1e-3)
+    s = make_sentence("cats", CATS)
+    base = CoCO(model=str(gpt2_dir), pos_filter="none", min_length=1, complete="all", top_k=3)
+    ranked = CoCO(
+        model=str(gpt2_dir), pos_filter="none", min_length=1, complete="all", top_k=3, rerank=True
+    )
+    plain, reranked = base.candidates([s], top_k=6)[0], ranked.candidates([s], top_k=3)[0]
+    from brittle.search.generators.surface import surface_of
+
+    surf = surface_of(s)
+    for i, opts in reranked:
+        pool = {f for f, _ in plain.options(i)}
+        assert {f for f, _ in opts} <= pool
+        scores = sentence_logprobs(lm, [surf.replaced(i, f) for f, _ in opts]).tolist()
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_eligibility_is_respected(gpt2_dir: Path) -> None:
+    only_nouns = Eligibility(include_upos=frozenset({"NOUN"}))
+    gen = CoCO(model=str(gpt2_dir), eligibility=only_nouns, pos_filter="none", min_length=1)
+    (t,) = gen.candidates([make_sentence("cats", CATS)])
+    assert set(t.positions) <= {1, 5}
