@@ -238,13 +238,13 @@ class TransformerEncoder(RepresentationBackend):
 
     def forward(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, layers: Sequence[int]
-    ) -> torch.Tensor:
-        """Hidden states of ``layers`` (indices 0..n_layers), shape (n_layers_asked, b, t, d)."""
+    ) -> list[torch.Tensor]:
+        """Hidden states of ``layers`` (indices 0..n_layers), each of shape (b, t, d)."""
         out = self.net(
             input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
         )
         states = out.hidden_states
-        return _stack([states[i] for i in layers])
+        return [states[i] for i in layers]
 
     def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
         """Word vectors of ``sentences`` for every layer in ``layers`` (see base class)."""
@@ -266,12 +266,12 @@ class TransformerEncoder(RepresentationBackend):
         with torch.inference_mode():
             for index in self.batches(rows):
                 ids, mask, target = self.collate(rows, index, offsets)
-                hidden = self.forward(ids, mask, idx)
                 keep = np.flatnonzero(target >= 0)
-                flat = hidden.reshape(len(idx), -1, self.dim)
                 sel = torch.from_numpy(keep).to(self.device)
                 dest = torch.from_numpy(target[keep]).to(self.device)
-                acc.index_add_(1, dest, flat.index_select(1, sel).float())
+                for pos, hidden in enumerate(self.forward(ids, mask, idx)):
+                    picked = hidden.reshape(-1, self.dim).index_select(0, sel)
+                    acc[pos].index_add_(0, dest, picked.float())
                 counts += np.bincount(target[keep], minlength=total)
         has = counts > 0
         scale = torch.from_numpy(1.0 / np.maximum(counts, 1)).to(self.device, torch.float32)
@@ -304,12 +304,6 @@ def _load(source: str, *, dtype: Any) -> tuple[Any, Any]:
         if bars:
             hf_logging.enable_progress_bar()
     return tokenizer, net
-
-
-def _stack(tensors: Sequence[torch.Tensor]) -> torch.Tensor:
-    import torch
-
-    return torch.stack(list(tensors), dim=0)
 
 
 def _model_max_length(tokenizer: Any, config: Any) -> int:
