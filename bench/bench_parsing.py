@@ -28,14 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support import EWT_TEST  # noqa: E402
-
 from brittle.data import default_treebank_path  # noqa: E402
 from brittle.engine.perturb_run import make_generator, read_treebank  # noqa: E402
 from brittle.engine.perturbation import apply_perturbation  # noqa: E402
 from brittle.engine.sentence import Sentence  # noqa: E402
 from brittle.scorers.parsers import CachedParser  # noqa: E402
 from brittle.scorers.parsers.spacy_backend import SpacyBackend  # noqa: E402
+
+from support import EWT_TEST  # noqa: E402
 
 
 def best_time(fn: Callable[[], object], repeat: int) -> float:
@@ -129,10 +129,14 @@ def main() -> None:
         )
     headline = times["per_check"] / times["batched_cached"]
     print(f"ratio one by one (per check) / batched + cache: {headline:.2f}x (target >= 3x)")
-    print(f"ratio one by one / batched + cache:             "
-          f"{times['one_by_one'] / times['batched_cached']:.2f}x")
-    print(f"ratio one by one / batched, raw (batching only): "
-          f"{times['one_by_one'] / times['batched_raw']:.2f}x")
+    print(
+        f"ratio one by one / batched + cache:             "
+        f"{times['one_by_one'] / times['batched_cached']:.2f}x"
+    )
+    print(
+        f"ratio one by one / batched, raw (batching only): "
+        f"{times['one_by_one'] / times['batched_raw']:.2f}x"
+    )
 
 
 if __name__ == "__main__":
