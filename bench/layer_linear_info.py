@@ -66,7 +66,9 @@ def main() -> None:
     half = len(sentences) // 2
     split = int(flat.offsets[half])
     print(f"{encoder.model}, {len(sentences)} sentences of {args.treebank.name}")
-    print(f"{'layer':>5} {'from out':>8} {'cos':>6} {'norm':>6} {'R2 position':>12} {'R2 depth':>9}")
+    print(
+        f"{'layer':>5} {'from out':>8} {'cos':>6} {'norm':>6} {'R2 position':>12} {'R2 depth':>9}"
+    )
     for layer in layers:
         vectors = flat.layer(layer).astype(np.float64)
         cosines = []

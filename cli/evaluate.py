@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from brittle.cli.common import console, err_console
 from brittle.cli.main import main
+
+if TYPE_CHECKING:
+    from brittle.engine.evaluation import EvaluationReport
 
 #: Metric columns of the table, in order; a column shows only when some row has it.
 COLUMNS: tuple[str, ...] = (
@@ -30,6 +34,34 @@ def _fmt(value: float | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     return f"{value:.3f}"
+
+
+def render_report(report: EvaluationReport) -> None:
+    """One table per group of probes sharing metrics; baselines join the tables they fit.
+
+    Narrow terminals stay readable: no table has more than a handful of columns.
+    """
+    groups: dict[tuple[str, ...], list[tuple[str, dict[str, float]]]] = {}
+    for p in report.probes:
+        cols = tuple(c for c in COLUMNS if c in p.metrics)
+        label = f"{p.name}  [dim]{p.task} ({p.arch}), {p.representation}[/]"
+        groups.setdefault(cols, []).append((label, p.metrics))
+    if report.baselines and not groups:
+        first = next(iter(report.baselines.values()))
+        groups[tuple(c for c in COLUMNS if c in first)] = []
+    console.print(f"[bold]{Path(report.treebank).name}[/]: {report.sentences:,} sentences")
+    for cols, rows in groups.items():
+        rows = list(rows)
+        for name, metrics in report.baselines.items():
+            if any(c in metrics for c in cols):
+                rows.append((f"{name}  [dim]baseline tree[/]", metrics))
+        table = Table()
+        table.add_column("probe", overflow="fold")
+        for c in cols:
+            table.add_column(c, justify="right", no_wrap=True)
+        for label, metrics in rows:
+            table.add_row(label, *(_fmt(metrics.get(c)) for c in cols))
+        console.print(table)
 
 
 @main.command("evaluate")
@@ -101,19 +133,7 @@ def evaluate_command(
             device=device,
             reporter=reporter,
         )
-    rows: list[tuple[str, str, dict[str, float]]] = [
-        (p.name, f"{p.task} ({p.arch}) on {p.representation}", p.metrics) for p in report.probes
-    ]
-    rows += [(name, "baseline tree", m) for name, m in report.baselines.items()]
-    shown = [c for c in COLUMNS if any(c in m for _, _, m in rows)]
-    table = Table(title=f"{Path(report.treebank).name}: {report.sentences:,} sentences")
-    table.add_column("probe", overflow="fold")
-    for c in shown:
-        table.add_column(c, justify="right", no_wrap=True)
-    for name, _, metrics in rows:
-        table.add_row(name, *(_fmt(metrics.get(c)) for c in shown))
-    table.caption = "; ".join(f"{name}: {what}" for name, what, _ in rows)
-    console.print(table)
+    render_report(report)
     for note in report.notes:
         err_console.print(f"[yellow]note:[/] {note}")
     if json_path is not None:

@@ -183,6 +183,12 @@ class Probe:
         """
         return self.task.score(self.predict(reps), golds, self.spec)
 
+    def score_reps(
+        self, reps: FlatReps, golds: Sequence[Gold], *, layer: int | None = None
+    ) -> list[dict[str, float]]:
+        """:meth:`score` on a backend's :class:`FlatReps` (one layer of it)."""
+        return self.task.score(self.predict_reps(reps, layer=layer), golds, self.spec)
+
     def score_predictions(
         self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold]
     ) -> list[dict[str, float]]:

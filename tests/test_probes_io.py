@@ -132,3 +132,13 @@ def test_majority_tree_is_the_most_common_edges() -> None:
     assert perfect["uuas"] == 1.0 and perfect["root_acc"] == 1.0 and perfect["depth_acc"] == 1.0
     assert baseline_metrics([a], m.path)["uuas"] == 1.0  # for 3 words the chain is a's tree
     assert set(perfect) >= {"uuas", "sdr", "dspr", "root_acc", "depth_spearman"}
+
+
+def test_scores_from_a_backend_batch(data: tuple[ProbeData, ProbeData]) -> None:
+    from brittle.scorers.representations import FlatReps
+
+    probe = quick("depth", data).probe
+    d = data[1]
+    flat = FlatReps(np.asarray(d.vectors)[None], d.offsets, (2,))
+    assert probe.score_reps(flat, d.golds) == probe.score(d.split(), d.golds)
+    assert set(probe.score_reps(flat, d.golds)[0]) == {"root_acc", "depth_spearman", "depth_acc"}
