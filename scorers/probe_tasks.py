@@ -28,12 +28,18 @@ tree-depth     class probabilities (classes,)   tree_depth_acc, tree_depth_mae
   "which depth", and accuracy is what La Malfa et al. report; ``tree_depth_mae`` gives the
   distance in levels as well.
 - ``perceptron`` (Hall Maudslay et al.): the distance probe's parameterisation trained
-  with the structured perceptron loss ``w(gold) - min_T [w(T) - margin * wrong(T)]``,
-  where ``w`` sums predicted distances over a tree's edges and ``wrong(T)`` counts the
-  edges of ``T`` not in the gold tree; the minimum is Prim's minimum spanning tree of the
-  cost-augmented distances. The loss is zero when the gold tree is the minimum spanning
-  tree by a margin; ``margin=0`` is the plain perceptron (which the collapsed probe
-  ``B = 0`` already satisfies, hence the default margin of 1 per edge). Divided by n.
+  with a structured perceptron (hinge) loss. Distances are first expressed in units of
+  the sentence's mean predicted gold-edge distance, ``d' = d / mean_gold_edges(d)``, then
+  the loss is ``w'(gold) - min_T [w'(T) - margin * wrong(T)]``, where ``w'`` sums ``d'``
+  over a tree's edges and ``wrong(T)`` counts the edges of ``T`` not in the gold tree;
+  the minimum is Prim's minimum spanning tree of the cost-augmented distances. It is zero
+  exactly when every other spanning tree is longer than the gold tree by at least
+  ``margin`` per wrong edge. Measuring in gold-edge units makes the loss scale-free, as
+  the spanning tree is: without it, shrinking every distance towards zero (the collapsed
+  probe ``B = 0``) drives the loss towards ``margin * (n - 1) / n`` from any starting
+  point and MLP probes stall there. With ``margin = 1`` a perfect tree embedding (gold
+  edges 1, other pairs at least 2, as the distance probe aims for) has zero loss. The
+  loss is divided by n.
 
 UUAS leaves punctuation out (Hewitt & Manning); the depth probe's root is its shallowest
 non-punctuation word. Definitions of every metric: :mod:`brittle.scorers.metrics`.
@@ -69,6 +75,9 @@ __all__ = [
 
 #: The registry of probing tasks (ProbeTask subclasses).
 probes: Registry[Any] = registry("probes")
+
+#: Keeps the perceptron's distance unit away from zero.
+_EPS = 1e-6
 
 #: Most classes of the tree-depth task.
 MAX_TREE_DEPTH_CLASSES = 16
@@ -296,6 +305,7 @@ class PerceptronTask(_DistanceBase):
         pred_adj = np.zeros((b, width, width), dtype=np.float32)
         constant = np.zeros(b, dtype=np.float32)
         values = pred.detach().cpu().numpy().astype(np.float64)
+        edges = np.ones(b, dtype=np.float32)
         for i, g in enumerate(golds):
             n = len(g)
             if n < 2:
@@ -305,8 +315,10 @@ class PerceptronTask(_DistanceBase):
             adj[child, g.heads[child] - 1] = 1.0
             adj = np.maximum(adj, adj.T)
             gold_adj[i, :n, :n] = adj
-            cost = values[i, :n, :n] - spec.margin * (1.0 - adj)
-            parent = minimum_spanning_tree(cost)
+            edges[i] = n - 1
+            v = values[i, :n, :n]
+            unit = float((v * adj).sum() / 2.0 / (n - 1)) + _EPS
+            parent = minimum_spanning_tree(v / unit - spec.margin * (1.0 - adj))
             c = np.flatnonzero(parent >= 0)
             t = np.zeros((n, n), dtype=np.float32)
             t[c, parent[c]] = 1.0
@@ -316,8 +328,9 @@ class PerceptronTask(_DistanceBase):
         dev = pred.device
         g_w = (pred * torch.from_numpy(gold_adj).to(dev)).sum(dim=(1, 2)) / 2.0
         t_w = (pred * torch.from_numpy(pred_adj).to(dev)).sum(dim=(1, 2)) / 2.0
+        unit = g_w / torch.from_numpy(edges).to(dev) + _EPS
         n = batch.lengths.to(dev).float()
-        per = (g_w - t_w + torch.from_numpy(constant).to(dev)) / n
+        per = ((g_w - t_w) / unit + torch.from_numpy(constant).to(dev)) / n
         return per.mean()
 
 
