@@ -328,9 +328,9 @@ class PerceptronTask(_DistanceBase):
         dev = pred.device
         g_w = (pred * torch.from_numpy(gold_adj).to(dev)).sum(dim=(1, 2)) / 2.0
         t_w = (pred * torch.from_numpy(pred_adj).to(dev)).sum(dim=(1, 2)) / 2.0
-        unit = g_w / torch.from_numpy(edges).to(dev) + _EPS
+        units = g_w / torch.from_numpy(edges).to(dev) + _EPS
         n = batch.lengths.to(dev).float()
-        per = ((g_w - t_w) / unit + torch.from_numpy(constant).to(dev)) / n
+        per = ((g_w - t_w) / units + torch.from_numpy(constant).to(dev)) / n
         return per.mean()
 
 
