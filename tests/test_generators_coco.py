@@ -20,7 +20,7 @@ from brittle.engine.registry import registry
 from brittle.search.generators import CoCO, Eligibility
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, PieceTable, load_lm
-from brittle.search.generators.lm_causal import next_words, sentence_logprobs
+from brittle.search.generators.lm_causal import next_words, next_words_at, sentence_logprobs
 from brittle.search.generators.lm_masked import masked_words
 
 CORPUS = [
@@ -202,6 +202,19 @@ def test_cached_completion_equals_full_recomputation(gpt2_dir: Path) -> None:
         assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-4)
 
 
+def test_cuts_in_one_text_equal_separate_contexts(gpt2_dir: Path) -> None:
+    lm = load_lm(str(gpt2_dir))
+    texts = ["the cat sat on the mat .", "she walked slowly to the market", "birds sing"]
+    # Cuts before words, at the start, and one inside a word (its context runs alone).
+    cuts = [[0, 3, 7, 14], [3, 10, 17, 21], [5, 8]]
+    together = next_words_at(lm, texts, cuts, n_first=10, complete="all", batch_size=2)
+    for text, text_cuts, got in zip(texts, cuts, together, strict=True):
+        alone = next_words(lm, [text[:c] for c in text_cuts], n_first=10, complete="all")
+        assert [[w for w, _ in ws] for ws in got] == [[w for w, _ in ws] for ws in alone]
+        for a, b in zip(got, alone, strict=True):
+            assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-4)
+
+
 class Bigram(torch.nn.Module):
     """Next-token logits that depend on the last input token only (a lookup table)."""
 
@@ -245,6 +258,44 @@ def test_greedy_completion_follows_the_model(gpt2_dir: Path) -> None:
     assert dict(known) == pytest.approx(
         {pieces.text[a]: float(lp[ctx_last, a]), pieces.text[d]: score_d}
     )
+
+
+def test_pieces_that_cannot_make_the_top_are_not_completed(gpt2_dir: Path) -> None:
+    tok = load_lm(str(gpt2_dir)).tokenizer
+    pieces = PieceTable.build(tok)
+    starts = [int(v) for v in pieces.word_starts.nonzero()[0]]
+    conts = [int(v) for v in pieces.continuations.nonzero()[0]]
+    a, d, b = starts[0], starts[1], conts[0]
+    ctx_last = tok.encode("the", add_special_tokens=False)[-1]
+    table = torch.full((len(tok), len(tok)), -20.0)
+    table[ctx_last, d], table[ctx_last, a] = 6.0, 5.0  # the known word d ranks first
+    table[a, b] = 5.0
+    table[b, d] = 5.0
+    table[d, a] = 5.0
+    lm = LoadedLM("bigram", "causal", tok, Bigram(table), "cpu", pieces)
+    word_d = pieces.text[d]
+    calls: list[tuple[int, int, str]] = []
+
+    def accept(text: int, cut: int, word: str) -> bool:
+        calls.append((text, cut, word))
+        return True
+
+    def words(need: int) -> list[str]:
+        (got,) = next_words_at(
+            lm,
+            ["the"],
+            [[3]],
+            n_first=2,
+            complete="unknown",
+            is_word=lambda w: w == word_d,
+            accept=accept,
+            need=need,
+        )
+        return [w for w, _ in got[0]]
+
+    assert words(1) == [word_d]  # a's word could not beat d: never completed
+    assert words(2) == [word_d, pieces.text[a] + pieces.text[b]]
+    assert calls[0] == (0, 0, word_d)
 
 
 def test_sentence_logprobs_and_rerank(gpt2_dir: Path) -> None:

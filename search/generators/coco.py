@@ -3,7 +3,8 @@
 Two kinds of model, chosen from the model's config (or forced with ``kind``):
 
 - **causal** (GPT-2 style): the words that best continue the text left of the word
-  (:func:`~brittle.search.generators.lm_causal.next_words`), optionally re-ranked by the
+  (:func:`~brittle.search.generators.lm_causal.next_words_at`: one forward pass per
+  sentence serves all its positions), optionally re-ranked by the
   log-likelihood of the whole sentence with the word substituted (``rerank``).
 - **masked** (BERT style): the words that best fill the word's place, with one mask or,
   with ``max_masks > 1``, as many masks as pieces
@@ -63,12 +64,13 @@ class CoCO(SubstitutionGenerator):
         model: local directory or hub id; ``None`` for the bundled SmolLM2.
         kind: ``auto`` (from the config), ``causal`` or ``masked``.
         device: torch device (default ``cuda`` when available, else ``cpu``).
-        batch_size: contexts per forward pass.
+        batch_size: sentences (causal) or masked texts (masked) per forward pass.
         oversample: first pieces considered per position, as a multiple of ``top_k``
             (room for the filters).
         max_pieces: causal: longest word in tokens for greedy completion.
         complete: causal: which first pieces get greedy completion — ``unknown``
-            (default: pieces the lexicon does not know as words; known words are taken
+            (default: pieces the lexicon does not know as words, and only those that
+            could still make the top ``top_k`` after the filters; known words are taken
             as they are, saving a forward pass each), ``all``, or ``none`` (fastest;
             fragments possible).
         max_masks: masked: most mask tokens tried for multi-piece words.
@@ -123,7 +125,10 @@ class CoCO(SubstitutionGenerator):
         options: list[dict[int, list[Candidate]]] = [{} for _ in sentences]
         if queries:
             lm = self.language_model()
-            guesses = self._guess(lm, surfaces, queries, n_first=k * self.oversample)
+            need = 2 * k if self.rerank else k
+            guesses = self._guess(
+                lm, sentences, surfaces, queries, n_first=k * self.oversample, need=need
+            )
             for (si, i), words in zip(queries, guesses, strict=True):
                 found = self._filter(sentences[si], i, words)
                 if self.rerank and lm.kind == "causal" and len(found) > 1:
@@ -138,10 +143,12 @@ class CoCO(SubstitutionGenerator):
     def _guess(
         self,
         lm: LoadedLM,
+        sentences: Sequence[Sentence],
         surfaces: Sequence[SurfaceText],
         queries: Sequence[tuple[int, int]],
         *,
         n_first: int,
+        need: int,
     ) -> list[list[tuple[str, float]]]:
         if lm.kind == "masked":
             from brittle.search.generators.lm_masked import masked_words
@@ -150,36 +157,57 @@ class CoCO(SubstitutionGenerator):
             return masked_words(
                 lm, pairs, n_first=n_first, max_masks=self.max_masks, batch_size=self.batch_size
             )
-        from brittle.search.generators.lm_causal import next_words
+        from brittle.search.generators.lm_causal import next_words_at
 
-        contexts = [surfaces[si].left(i) for si, i in queries]
-        return next_words(
+        # One text per sentence, cut before each queried word: one forward per sentence.
+        cuts: dict[int, list[int]] = {}
+        for si, i in queries:
+            cuts.setdefault(si, []).append(len(surfaces[si].left(i)))
+        order = sorted(cuts)
+        slots = {si: [i for sj, i in queries if sj == si] for si in order}
+
+        def accept(text: int, cut: int, word: str) -> bool:
+            si = order[text]
+            return self._accepts(sentences[si], slots[si][cut], word)
+
+        per_text = next_words_at(
             lm,
-            contexts,
+            [surfaces[si].text for si in order],
+            [cuts[si] for si in order],
             n_first=n_first,
             max_pieces=self.max_pieces,
             complete=self.complete,
             is_word=self._is_word,
+            accept=accept,
+            need=need,
             batch_size=self.batch_size,
         )
+        found = {si: list(words) for si, words in zip(order, per_text, strict=True)}
+        return [found[si].pop(0) for si, _ in queries]
 
     def _is_word(self, word: str) -> bool:
         return bool(self.lexicon.upos(word))
 
+    def _accepts(self, sentence: Sentence, i: int, word: str) -> bool:
+        """Whether ``word`` passes the word and POS filters for position ``i``."""
+        token = sentence.words[i]
+        if not keep_word(word, original=token.form, min_length=self.min_length):
+            return False
+        if self.pos_filter == "upos":
+            return self.lexicon.has(word, token.upos)
+        if self.pos_filter == "xpos":
+            tag = target_tag(token.upos, token.xpos, token.feats_dict)
+            return self.lexicon.has_tag(word, token.upos, tag)
+        return True
+
     def _filter(
         self, sentence: Sentence, i: int, words: Sequence[tuple[str, float]]
     ) -> list[Candidate]:
-        token = sentence.words[i]
-        original, upos = token.form, token.upos
-        tag = target_tag(upos, token.xpos, token.feats_dict) if self.pos_filter == "xpos" else None
+        original, upos = sentence.forms[i], sentence.upos[i]
         out: list[Candidate] = []
         seen: set[str] = set()
         for word, _score in words:
-            if not keep_word(word, original=original, min_length=self.min_length):
-                continue
-            if self.pos_filter == "upos" and not self.lexicon.has(word, upos):
-                continue
-            if self.pos_filter == "xpos" and not self.lexicon.has_tag(word, upos, tag):
+            if not self._accepts(sentence, i, word):
                 continue
             surface = match_case(original, word)
             if surface.lower() in seen:

@@ -52,16 +52,16 @@ class CoPOS(SubstitutionGenerator):
     _synonyms: dict[tuple[str, str], tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _reader: list[Any] = field(default_factory=list, init=False, repr=False)
+    _state: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def _wordnet(self) -> Any:
         if self.wordnet is not None:
             return self.wordnet
-        if not self._reader:
+        if "wordnet" not in self._state:
             from brittle.engine.resources import load_wordnet
 
-            self._reader.append(load_wordnet())
-        return self._reader[0]
+            self._state["wordnet"] = load_wordnet()
+        return self._state["wordnet"]
 
     def synonyms(self, lemma: str, pos: str) -> tuple[str, ...]:
         """Synonym lemma names of ``lemma`` for WordNet ``pos`` (``n``, ``v``, ``a``, ``r``).

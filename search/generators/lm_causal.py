@@ -1,28 +1,34 @@
 """Whole-word continuations and sentence log-likelihoods from a causal language model.
 
-:func:`next_words` proposes, for each left context, the words that best continue it:
+:func:`next_words_at` proposes, for cut points in texts, the words that best continue
+the text left of each cut (:func:`next_words` does it for bare left contexts):
 
-1. All contexts of a chunk go through the model in one forward pass, left-padded, each
-   preceded by the BOS token (or EOS when the tokenizer has no BOS), so that an empty
-   context (the first word of a sentence) works too.
+1. Every text goes through the model once, left-padded and preceded by the BOS token
+   (or EOS when the tokenizer has no BOS, so an empty context works too); the
+   next-token distribution after a cut is read at the cut's last token. This needs the
+   text's tokens to split at the cut (true for pre-tokenizers that split at spaces and
+   punctuation, checked with the tokenizer's character offsets); a cut that falls
+   inside a token gets its left context encoded and run on its own.
 2. The ``n_first`` most likely tokens that begin a new word with letters are kept (at
-   the start of a sentence, any letter token).
+   the start of a text, any letter token).
 3. Greedy completion: each first piece is appended and the model asked for the next
    token; while the most likely next token continues the word (no leading space,
    letters only) it is appended, up to ``max_pieces`` pieces. A word still continuing
-   after ``max_pieces`` pieces is dropped. The contexts' key/value cache is gathered per
-   candidate, so each completion step costs one token per candidate. With
-   ``complete="unknown"`` only first pieces that are not known words are completed
-   (known words are taken as they are), which saves most of that cost.
+   after ``max_pieces`` pieces is dropped. Each candidate reuses its text's key/value
+   cache with the positions after the cut masked out, so a completion step costs one
+   token per candidate. With ``complete="unknown"`` only first pieces that are not
+   known words are completed (known words are taken as they are), which saves most of
+   that cost.
 
 A word's score is the sum of its pieces' log-probabilities (natural log). The model's
-``forward`` sees ``input_ids``, ``attention_mask`` and ``position_ids`` (so left padding
-does not shift positions).
+``forward`` sees ``input_ids``, ``attention_mask`` and ``position_ids`` (so padding and
+masked positions do not shift positions).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -32,9 +38,10 @@ from brittle.search.generators.lm import LoadedLM, fit_flags
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["next_words", "sentence_logprobs"]
+__all__ = ["next_words", "next_words_at", "sentence_logprobs"]
 
 WordScores = list[tuple[str, float]]
+Completion = Literal["all", "unknown", "none"]
 
 
 def _start_id(tokenizer: Any) -> int | None:
@@ -74,48 +81,153 @@ def _encode(lm: LoadedLM, text: str) -> list[int]:
     return ([start] if start is not None else []) + list(ids)
 
 
+def _split_at(lm: LoadedLM, text: str, cuts: Sequence[int]) -> tuple[list[int], list[int | None]]:
+    """Token ids of ``text`` (start token first) and, per cut, the tokens left of it.
+
+    A count includes the start token; it is ``None`` when a token straddles the cut or
+    the tokenizer gives no character offsets.
+    """
+    start = _start_id(lm.tokenizer)
+    if start is None:
+        raise ValueError("the tokenizer has neither BOS nor EOS: empty contexts cannot be scored")
+    if not text:
+        return [start], [1 if c == 0 else None for c in cuts]
+    try:
+        enc = lm.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = [tuple(o) for o in enc["offset_mapping"]]
+    except (NotImplementedError, KeyError, TypeError, ValueError):
+        return _encode(lm, text), [None for _ in cuts]
+    counts: list[int | None] = []
+    for c in cuts:
+        if any(a < c < b for a, b in offsets):
+            counts.append(None)
+        else:
+            counts.append(1 + sum(1 for a, _ in offsets if a < c))
+    return [start, *enc["input_ids"]], counts
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """A cut of text ``row``: the context is the first ``n_ctx`` tokens of that row.
+
+    ``text`` and ``cut`` index the caller's texts and cuts (for ``accept``).
+    """
+
+    row: int
+    n_ctx: int
+    text: int
+    cut: int
+
+
 def next_words(
     lm: LoadedLM,
     contexts: Sequence[str],
     *,
     n_first: int,
     max_pieces: int = 3,
-    complete: Literal["all", "unknown", "none"] = "all",
+    complete: Completion = "all",
     is_word: Callable[[str], bool] | None = None,
     batch_size: int = 8,
 ) -> list[WordScores]:
-    """Whole words that continue each context, best first.
+    """Whole words that continue each left context (no trailing space), best first.
+
+    See :func:`next_words_at`; each context is a text cut at its end.
+    """
+    per_text = next_words_at(
+        lm,
+        contexts,
+        [[len(c)] for c in contexts],
+        n_first=n_first,
+        max_pieces=max_pieces,
+        complete=complete,
+        is_word=is_word,
+        batch_size=batch_size,
+    )
+    return [ws[0] for ws in per_text]
+
+
+def next_words_at(
+    lm: LoadedLM,
+    texts: Sequence[str],
+    cuts: Sequence[Sequence[int]],
+    *,
+    n_first: int,
+    max_pieces: int = 3,
+    complete: Completion = "all",
+    is_word: Callable[[str], bool] | None = None,
+    accept: Callable[[int, int, str], bool] | None = None,
+    need: int | None = None,
+    batch_size: int = 8,
+) -> list[list[WordScores]]:
+    """Whole words that continue each text at each of its cuts, best first.
 
     Args:
         lm: a causal LM from :func:`~brittle.search.generators.lm.load_lm`.
-        contexts: left contexts (text before the word, no trailing space).
-        n_first: first pieces kept per context.
+        texts: the texts (sentences).
+        cuts: per text, character offsets where a word is to be proposed; the context
+            is ``text[:cut]`` (no trailing space: the next token must begin a word).
+        n_first: first pieces kept per cut.
         max_pieces: longest word, in tokens.
         complete: which first pieces go through greedy completion: ``all``;
             ``unknown`` — only pieces that ``is_word`` does not accept as a word (known
             words are taken as they are, which saves a forward pass per candidate);
             ``none`` — every first piece is taken as a whole word (fragments possible).
         is_word: the known-word test for ``complete="unknown"``.
-        batch_size: contexts per forward pass (completion runs at most
-            ``batch_size * n_first`` rows).
+        accept: ``accept(text, cut, word)`` — whether the caller will keep a word (its
+            own filters). With ``need``, ``complete="unknown"`` skips a first piece
+            ranked below ``need`` accepted known words: its word cannot score higher
+            (a word's score is at most its first piece's), so it could not make the
+            caller's top ``need``. Skipped pieces are dropped.
+        need: words the caller keeps per cut (see ``accept``); ``None`` completes all.
+        batch_size: texts per forward pass.
 
     Returns:
-        For each context, ``(word, log-probability)`` pairs, distinct words, best first.
+        Per text, per cut, ``(word, log-probability)`` pairs, distinct words, best first.
     """
     if complete == "unknown" and is_word is None:
         raise ValueError('complete="unknown" needs an is_word test')
-    out: list[WordScores] = []
-    for start in range(0, len(contexts), batch_size):
-        out.extend(
-            _next_words_chunk(
-                lm,
-                contexts[start : start + batch_size],
-                n_first=n_first,
-                max_pieces=max_pieces,
-                complete=complete,
-                is_word=is_word,
-            )
+    if len(texts) != len(cuts):
+        raise ValueError(f"{len(texts)} texts but {len(cuts)} cut lists")
+    rows: list[list[int]] = []
+    queries: list[_Query] = []
+    owner: list[tuple[int, int]] = []  # (text, cut) of each query
+    for t, (text, text_cuts) in enumerate(zip(texts, cuts, strict=True)):
+        ids, counts = _split_at(lm, text, text_cuts)
+        row = len(rows)
+        rows.append(ids)
+        for j, (c, n) in enumerate(zip(text_cuts, counts, strict=True)):
+            if n is None:  # the cut splits a token: run its context on its own
+                rows.append(_encode(lm, text[:c]))
+                queries.append(_Query(len(rows) - 1, len(rows[-1]), t, j))
+            else:
+                queries.append(_Query(row, n, t, j))
+            owner.append((t, j))
+    out: list[list[WordScores]] = [[[] for _ in c] for c in cuts]
+    by_row: dict[int, list[int]] = {}
+    for q, query in enumerate(queries):
+        by_row.setdefault(query.row, []).append(q)
+    for start in range(0, len(rows), batch_size):
+        chunk_rows = list(range(start, min(start + batch_size, len(rows))))
+        chunk_queries = [q for r in chunk_rows for q in by_row.get(r, [])]
+        if not chunk_queries:
+            continue
+        found = _chunk_words(
+            lm,
+            [rows[r] for r in chunk_rows],
+            [
+                _Query(queries[q].row - start, queries[q].n_ctx, queries[q].text, queries[q].cut)
+                for q in chunk_queries
+            ],
+            n_first=n_first,
+            max_pieces=max_pieces,
+            complete=complete,
+            is_word=is_word,
+            accept=accept,
+            need=need,
         )
+        for q, words in zip(chunk_queries, found, strict=True):
+            t, j = owner[q]
+            out[t][j] = words
     return out
 
 
@@ -127,76 +239,80 @@ def _last_only(lm: LoadedLM) -> dict[str, int]:
     return {"logits_to_keep": 1} if "logits_to_keep" in params else {}
 
 
-def _forward(lm: LoadedLM, *, past_key_values: Any = None, **tensors: Any) -> Any:
-    """The model's output on ``tensors`` (moved to the model's device).
-
-    Only the last position's logits are computed when the model supports it.
-    """
-    inputs = {name: t.to(lm.device) for name, t in tensors.items()}
-    if past_key_values is not None:
-        inputs["past_key_values"] = past_key_values
-        inputs["use_cache"] = True
-    return lm.model(**inputs, **_last_only(lm))
-
-
-def _next_words_chunk(
+def _chunk_words(
     lm: LoadedLM,
-    contexts: Sequence[str],
+    rows: Sequence[Sequence[int]],
+    queries: Sequence[_Query],
     *,
     n_first: int,
     max_pieces: int,
-    complete: str,
+    complete: Completion,
     is_word: Callable[[str], bool] | None,
+    accept: Callable[[int, int, str], bool] | None = None,
+    need: int | None = None,
 ) -> list[WordScores]:
+    """Words for the queries of one forward pass over ``rows`` (token ids, start first)."""
     import torch
 
-    if not contexts:
-        return []
     pieces = lm.pieces
-    rows = [_encode(lm, c) for c in contexts]
-    if any(not r for r in rows):
-        raise ValueError("the tokenizer has neither BOS nor EOS: empty contexts cannot be scored")
     ids, mask, positions = _left_padded(rows, _pad_id(lm.tokenizer))
+    width = ids.shape[1]
+    pads = [width - len(r) for r in rows]
+    # Index of each query's last context token in the padded batch.
+    last = torch.tensor([pads[q.row] + q.n_ctx - 1 for q in queries], dtype=torch.long)
+    qrow = torch.tensor([q.row for q in queries], dtype=torch.long)
     with torch.inference_mode():
         out = lm.model(
             input_ids=ids.to(lm.device),
             attention_mask=mask.to(lm.device),
             position_ids=positions.to(lm.device),
-            use_cache=True,
-            **_last_only(lm),
+            use_cache=complete != "none" and max_pieces >= 1,
         )
-        logp = out.logits[:, -1, :].float().log_softmax(-1).cpu()
+        logp = out.logits[qrow.to(lm.device), last.to(lm.device)].float().log_softmax(-1).cpu()
     vocab = logp.shape[-1]
     starts = torch.from_numpy(fit_flags(pieces.word_starts, vocab))
     any_letters = torch.from_numpy(fit_flags(pieces.word_starts | pieces.continuations, vocab))
-    allowed = torch.stack([any_letters if not c else starts for c in contexts])
+    allowed = torch.stack([any_letters if q.n_ctx == 1 else starts for q in queries])
     k = min(n_first, vocab)
     first_scores, first_ids = logp.masked_fill(~allowed, float("-inf")).topk(k, dim=-1)
 
-    n_rows = len(contexts) * k
+    n_cands = len(queries) * k
     first = first_ids.reshape(-1)
     words = [pieces.text[int(t)] for t in first]
     scores = first_scores.reshape(-1).double().numpy().copy()
     alive = np.isfinite(scores)
     if complete == "none" or max_pieces < 1:
-        todo = np.zeros(n_rows, dtype=np.bool_)
+        todo = np.zeros(n_cands, dtype=np.bool_)
     elif complete == "unknown" and is_word is not None:
-        todo = alive & np.array([not is_word(w) for w in words], dtype=np.bool_)
+        todo = np.zeros(n_cands, dtype=np.bool_)
+        for q, query in enumerate(queries):
+            kept = 0
+            for c in range(q * k, (q + 1) * k):  # best first
+                if not alive[c]:
+                    continue
+                if is_word(words[c]):
+                    if accept is None or accept(query.text, query.cut, words[c]):
+                        kept += 1
+                elif need is None or kept < need:
+                    todo[c] = True
+                else:
+                    alive[c] = False  # a fragment that could not make the top ``need``
     else:
         todo = alive.copy()
-    rows_todo = np.flatnonzero(todo)
-    if rows_todo.size:
+    cand_todo = np.flatnonzero(todo)
+    if cand_todo.size:
         cont = torch.from_numpy(fit_flags(pieces.continuations, vocab))
-        stepper = _Stepper(lm, out.past_key_values, rows, rows_todo // k, mask, positions)
-        done = np.zeros(rows_todo.size, dtype=np.bool_)
-        ok = np.ones(rows_todo.size, dtype=np.bool_)
-        tokens = first[torch.from_numpy(rows_todo)]
+        of_query = [queries[int(c) // k] for c in cand_todo]
+        stepper = _Stepper(lm, out.past_key_values, rows, of_query, mask, pads)
+        done = np.zeros(cand_todo.size, dtype=np.bool_)
+        ok = np.ones(cand_todo.size, dtype=np.bool_)
+        tokens = first[torch.from_numpy(cand_todo)]
         for step in range(1, max_pieces + 1):
-            lp = stepper.step(tokens)  # (len(rows_todo), V)
+            lp = stepper.step(tokens)  # (len(cand_todo), V)
             best = lp.argmax(-1)
             goes_on = cont[best].numpy()
             best_lp = lp.gather(1, best[:, None])[:, 0].double().numpy()
-            for j, r in enumerate(rows_todo.tolist()):
+            for j, c in enumerate(cand_todo.tolist()):
                 if done[j] or not ok[j]:
                     continue
                 if not goes_on[j]:
@@ -204,29 +320,30 @@ def _next_words_chunk(
                 elif step == max_pieces:
                     ok[j] = False
                 else:
-                    words[r] += pieces.text[int(best[j])]
-                    scores[r] += best_lp[j]
+                    words[c] += pieces.text[int(best[j])]
+                    scores[c] += best_lp[j]
             if bool(np.all(done | ~ok)):
                 break
             tokens = best
-        alive[rows_todo] &= done & ok
+        alive[cand_todo] &= done & ok
     results: list[WordScores] = []
-    for b in range(len(contexts)):
+    for q in range(len(queries)):
         best_of: dict[str, float] = {}
-        for r in range(b * k, (b + 1) * k):
-            if alive[r]:
-                word = words[r]
-                if word not in best_of or scores[r] > best_of[word]:
-                    best_of[word] = float(scores[r])
+        for c in range(q * k, (q + 1) * k):
+            if alive[c]:
+                word = words[c]
+                if word not in best_of or scores[c] > best_of[word]:
+                    best_of[word] = float(scores[c])
         results.append(sorted(best_of.items(), key=lambda item: -item[1]))
     return results
 
 
 class _Stepper:
-    """Feeds one more token per candidate row, reusing the contexts' key/value cache.
+    """Feeds one more token per candidate, reusing the texts' key/value cache.
 
-    Row ``j`` continues context ``source[j]``. The cache is gathered per row; when the
-    cache cannot be gathered the full sequences are run again instead.
+    Candidate ``j`` continues the context of ``queries[j]``: it gets its text's cache
+    rows with every position after the context masked out, and the next position id.
+    When the cache cannot be gathered, the context plus the tokens so far are run again.
     """
 
     def __init__(
@@ -234,44 +351,53 @@ class _Stepper:
         lm: LoadedLM,
         cache: Any,
         rows: Sequence[Sequence[int]],
-        source: NDArray[np.int64],
+        queries: Sequence[_Query],
         mask: Any,
-        positions: Any,
+        pads: Sequence[int],
     ) -> None:
         import torch
 
         self.lm = lm
         self.cache = cache
         self.use_cache = cache is not None and hasattr(cache, "batch_select_indices")
-        index = torch.from_numpy(np.ascontiguousarray(source, dtype=np.int64))
         if self.use_cache:
+            index = torch.tensor([q.row for q in queries], dtype=torch.long)
             cache.batch_select_indices(index.to(lm.device))
-            self.mask = mask[index]
-            self.last = positions[index, -1]
-        self.seqs = [list(rows[int(s)]) for s in source.tolist()]
+            width = mask.shape[1]
+            keep = torch.tensor([pads[q.row] + q.n_ctx for q in queries], dtype=torch.long)
+            self.mask = mask[index] * (torch.arange(width)[None, :] < keep[:, None]).long()
+            self.next_pos = torch.tensor([q.n_ctx for q in queries], dtype=torch.long)
+        self.seqs = [list(rows[q.row][: q.n_ctx]) for q in queries]
 
     def step(self, tokens: Any) -> Any:
-        """Log-probabilities (rows, V) of the token after appending ``tokens`` (rows,)."""
+        """Log-probabilities (candidates, V) of the token after appending ``tokens``."""
         import torch
 
         for seq, t in zip(self.seqs, tokens.tolist(), strict=True):
             seq.append(int(t))
+        dev = self.lm.device
         with torch.inference_mode():
             if self.use_cache:
                 ones = torch.ones((self.mask.shape[0], 1), dtype=torch.long)
                 self.mask = torch.cat([self.mask, ones], dim=1)
-                self.last = self.last + 1
-                out = _forward(
-                    self.lm,
-                    input_ids=tokens[:, None],
-                    attention_mask=self.mask,
-                    position_ids=self.last[:, None],
+                out = self.lm.model(
+                    input_ids=tokens[:, None].to(dev),
+                    attention_mask=self.mask.to(dev),
+                    position_ids=self.next_pos[:, None].to(dev),
                     past_key_values=self.cache,
+                    use_cache=True,
+                    **_last_only(self.lm),
                 )
                 self.cache = out.past_key_values
+                self.next_pos = self.next_pos + 1
             else:
                 ids, mask, positions = _left_padded(self.seqs, _pad_id(self.lm.tokenizer))
-                out = _forward(self.lm, input_ids=ids, attention_mask=mask, position_ids=positions)
+                out = self.lm.model(
+                    input_ids=ids.to(dev),
+                    attention_mask=mask.to(dev),
+                    position_ids=positions.to(dev),
+                    **_last_only(self.lm),
+                )
             return out.logits[:, -1, :].float().log_softmax(-1).cpu()
 
 

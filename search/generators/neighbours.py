@@ -108,7 +108,7 @@ class Neighbours(SubstitutionGenerator):
     """Nearest-neighbour substitutions in a static embedding space.
 
     Attributes:
-        vocab_size: frequent rows searched.
+        vocab_size: frequent rows searched (``None``: all).
         same_pos: keep only neighbours that can carry the original UPOS.
         oversample: neighbours fetched per wanted option (room for the filters).
         words: the embedding vocabulary (frequency-ordered); ``None`` uses GloVe with
@@ -120,7 +120,7 @@ class Neighbours(SubstitutionGenerator):
     method: ClassVar[str] = "neighbours"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "lemma", "upos"})
 
-    vocab_size: int = 100_000
+    vocab_size: int | None = 100_000
     same_pos: bool = True
     oversample: int = 5
     words: Sequence[str] | None = None

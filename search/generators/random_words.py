@@ -47,7 +47,7 @@ class RandomWords(SubstitutionGenerator):
     """Random-word substitutions.
 
     Attributes:
-        vocab_size: frequent rows of the vocabulary considered.
+        vocab_size: frequent rows of the vocabulary considered (``None``: all).
         same_pos: draw only words that can carry the original UPOS.
         inflect: draw lemmas and inflect them like the original (content words).
         seed: seed of the draws.
@@ -59,7 +59,7 @@ class RandomWords(SubstitutionGenerator):
     method: ClassVar[str] = "random"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos", "xpos", "feats"})
 
-    vocab_size: int = 50_000
+    vocab_size: int | None = 50_000
     same_pos: bool = True
     inflect: bool = True
     seed: int = 0
@@ -69,14 +69,14 @@ class RandomWords(SubstitutionGenerator):
     _pools: dict[tuple[str, bool], tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _words: list[tuple[str, ...]] = field(default_factory=list, init=False, repr=False)
+    _state: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, repr=False)
 
     def words(self) -> tuple[str, ...]:
         """The plain words of the vocabulary's first ``vocab_size`` rows, by frequency."""
-        if not self._words:
+        if "words" not in self._state:
             source = self.vocabulary if self.vocabulary is not None else glove()[0]
-            self._words.append(frequent_words(source, self.vocab_size)[0])
-        return self._words[0]
+            self._state["words"] = frequent_words(source, self.vocab_size)[0]
+        return self._state["words"]
 
     def pool(self, upos: str) -> tuple[str, ...]:
         """Words drawn for a slot of ``upos`` (lemmas when inflecting content words)."""
