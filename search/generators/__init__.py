@@ -2,18 +2,18 @@
 
 Importing this package registers every generator in ``registry("generators")``:
 
-================  =====================================================================
-name              what it proposes
-================  =====================================================================
-``copos``         WordNet synonyms with the same POS, inflected like the original
-``coco``          words a causal or masked language model expects in the context
-``random``        random frequent words (same UPOS, inflected)
-``jabberwocky``   pronounceable pseudowords, inflected by regular English morphology
-``neighbours``    nearest GloVe neighbours (same UPOS)
-``shuffle``       full shuffle of words, subword tokens or characters
-``phrase-shuffle`` phrases (tree subtrees or random chunks) shuffled with probability rho
-``neighbour-flip`` adjacent units swapped with probability rho
-================  =====================================================================
+==================  ======================================================================
+name                what it proposes
+==================  ======================================================================
+``copos``           WordNet synonyms with the same POS, inflected like the original
+``coco``            words a causal or masked language model expects in the context
+``random``          random frequent words (same UPOS, inflected)
+``jabberwocky``     pronounceable pseudowords, inflected by regular English morphology
+``neighbours``      nearest GloVe neighbours (same UPOS)
+``shuffle``         full shuffle of words, subword tokens or characters
+``phrase-shuffle``  phrases (tree subtrees or random chunks) shuffled with probability rho
+``neighbour-flip``  adjacent units swapped with probability rho
+==================  ======================================================================
 
 Heavy libraries and resources load on first use, never at import.
 """
