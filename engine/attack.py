@@ -342,7 +342,8 @@ def run_attack(
     sentences = _load_sentences(config)
     comps = components if components is not None else build_components(config)
     scorer = CachedScorer(comps.evaluator)
-    tasks = config.objective or scorer.tasks
+    primary = getattr(comps.evaluator, "primary", None)
+    tasks = config.objective or primary or scorer.tasks
     objective = Objective.mean_of(list(tasks))
     write_json(out_dir / CONFIG_JSON, config.to_dict())
     rows = read_results(out_dir / RESULTS, repair=True)

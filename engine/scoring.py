@@ -129,15 +129,15 @@ class CachedScorer:
         alignments: Sequence[NDArray[np.int64] | None],
     ) -> NDArray[np.float64]:
         """Rows ``[metrics..., l2, cosine]``, shape (m, tasks + 2); misses are evaluated."""
-        out = np.empty((len(candidates), len(self.tasks) + 2), dtype=np.float64)
         keys = [(original.sent_id, c.forms) for c in candidates]
+        found: dict[int, NDArray[np.float64]] = {}
         first_of: dict[tuple[str, Words], int] = {}
         todo: list[int] = []
         for i, key in enumerate(keys):
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
-                out[i] = cached
+                found[i] = cached
                 self.hits += 1
             elif key in first_of:
                 self.hits += 1
@@ -151,14 +151,14 @@ class CachedScorer:
             self.misses += len(todo)
             fresh = np.column_stack([ev.metrics, ev.l2, ev.cosine])
             for i, row in zip(todo, fresh, strict=True):
-                out[i] = row
+                found[i] = row
                 self._cache[keys[i]] = row.copy()
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
+        # The width is read after evaluating: an evaluator may learn its columns then.
+        out = np.empty((len(candidates), len(self.tasks) + 2), dtype=np.float64)
         for i, key in enumerate(keys):
-            j = first_of.get(key)
-            if j is not None and j != i:
-                out[i] = out[j]
+            out[i] = found[i] if i in found else found[first_of[key]]
         return out
 
     def session(
@@ -186,10 +186,11 @@ class ScoringSession:
     ) -> None:
         self.scorer = scorer
         self.original = original
-        self.weights = objective.vector(scorer.tasks)
         self.query_budget = query_budget
         misses_before = scorer.misses
         self.clean = scorer.rows(original, [original], [None])[0, :-2]
+        # After the first evaluation: an evaluator may learn its task columns from it.
+        self.weights = objective.vector(scorer.tasks)
         self.queries = scorer.misses - misses_before
         self.scored = 0
         self.max_l2 = 0.0

@@ -1,0 +1,181 @@
+"""The attack's :class:`~brittle.engine.scoring.TaskEvaluator` backed by trained probes.
+
+Probes trained on the same representation share one backend, and one forward pass
+gives every layer they need. A candidate's metrics are computed against its own gold
+annotation, which is the original's carried over (renumbered for reorderings), as in
+La Malfa et al.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from brittle.engine.errors import ConfigError
+from brittle.engine.scoring import Evaluation
+from brittle.engine.sentence import Sentence
+
+#: The metric each probe task is attacked on by default.
+PRIMARY_METRIC: dict[str, str] = {
+    "distance": "uuas",
+    "perceptron": "uuas",
+    "depth": "depth_spearman",
+    "pos": "pos_acc",
+    "root": "root_acc",
+    "tree-depth": "tree_depth_acc",
+}
+#: Per-sentence values that are not "higher is better" metrics.
+_SKIP = frozenset({"root_prob", "tree_depth_mae"})
+
+
+@dataclass
+class _Group:
+    backend: Any
+    layers: list[int]
+    members: list[int]
+
+
+class ProbeEvaluator:
+    """Per-task metrics of candidate sentences under a set of probes.
+
+    Task names are ``<probe task>.<metric>`` (``distance.uuas``, ``pos.pos_acc``...), with
+    ``#2``, ``#3`` appended when several probes share a task. Undefined per-sentence
+    values (a Spearman correlation of a two-word sentence) count as 0. Representation
+    distances (Algorithm 2) use the first probe's representation.
+    """
+
+    def __init__(self, probes: Sequence[Any], groups: list[_Group]) -> None:
+        self.probes = list(probes)
+        self.groups = groups
+        self._metric_names: list[list[str]] = []
+        names: list[str] = []
+        primary: list[str] = []
+        seen: dict[str, int] = {}
+        for probe in self.probes:
+            task = probe.spec.task
+            seen[task] = seen.get(task, 0) + 1
+            suffix = "" if seen[task] == 1 else f"#{seen[task]}"
+            metrics = probe.task.metric_names if hasattr(probe.task, "metric_names") else None
+            self._metric_names.append(list(metrics or []))
+            names.append(f"{task}{suffix}")
+            primary.append(f"{task}{suffix}.{PRIMARY_METRIC.get(task, 'acc')}")
+        self._prefixes = names
+        self.primary = tuple(primary)
+        self._tasks: tuple[str, ...] | None = None
+        self._original: tuple[str, NDArray[np.float32]] | None = None
+
+    @classmethod
+    def from_dirs(
+        cls, dirs: Sequence[str | os.PathLike[str]], *, device: str | None = None
+    ) -> ProbeEvaluator:
+        """Load probe directories and open the backends that feed them."""
+        from brittle.scorers.probe import Probe
+        from brittle.scorers.representations import BackendRequest, open_backend
+
+        if not dirs:
+            raise ConfigError("an attack needs at least one --probe directory")
+        probes = [Probe.load(d) for d in dirs]
+        by_backend: dict[str, list[int]] = {}
+        for i, p in enumerate(probes):
+            by_backend.setdefault(json.dumps(p.backend, sort_keys=True), []).append(i)
+        groups = []
+        for desc, members in by_backend.items():
+            opts = json.loads(desc)
+            request = BackendRequest(
+                model=opts.get("model"),
+                pooling=opts.get("pooling", "mean") if opts.get("pooling") != "-" else "mean",
+                device=device,
+                dtype=opts.get("dtype", "float32"),
+                oov=opts.get("oov", "zero"),
+                lowercase=bool(opts.get("lowercase", True)),
+                seed=int(opts.get("seed", 0)),
+            )
+            backend = open_backend(request, backend=str(opts.get("backend", "auto")))
+            for i in members:
+                probes[i].check_representation(backend.key(probes[i].key.layer))
+            layers = sorted({probes[i].key.layer for i in members})
+            groups.append(_Group(backend, layers, members))
+        return cls(probes, groups)
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """Every task column, known after the first evaluation (primary ones before)."""
+        return self._tasks if self._tasks is not None else self.primary
+
+    def _encode(self, words: Sequence[tuple[str, ...]]) -> list[Any]:
+        return [g.backend.encode_flat(list(words), layers=g.layers) for g in self.groups]
+
+    def _first_layer(self, reps: list[Any], i: int) -> NDArray[np.float32]:
+        first = self.probes[0]
+        for g, r in zip(self.groups, reps, strict=True):
+            if 0 in g.members:
+                return np.asarray(r.sentence(i, first.key.layer), dtype=np.float32)
+        raise AssertionError("the first probe belongs to no group")  # pragma: no cover
+
+    def evaluate(
+        self,
+        original: Sentence,
+        candidates: Sequence[Sentence],
+        alignments: Sequence[NDArray[np.int64] | None],
+    ) -> Evaluation:
+        """Metrics, shape (m, tasks), and L2 / cosine to the original, shape (m,)."""
+        from brittle.scorers.probe_gold import gold_of
+
+        words = [c.forms for c in candidates]
+        reps = self._encode(words)
+        golds = [gold_of(c) for c in candidates]
+        per_probe: list[list[dict[str, float]]] = [[] for _ in self.probes]
+        for g, r in zip(self.groups, reps, strict=True):
+            for i in g.members:
+                probe = self.probes[i]
+                preds = probe.predict_reps(r, layer=probe.key.layer)
+                per_probe[i] = probe.score_predictions(preds, golds)
+        if self._tasks is None:
+            cols = []
+            for prefix, scores in zip(self._prefixes, per_probe, strict=True):
+                cols += [f"{prefix}.{k}" for k in scores[0] if k not in _SKIP]
+            self._tasks = tuple(cols)
+        m = len(candidates)
+        metrics = np.zeros((m, len(self.tasks)), dtype=np.float64)
+        col = 0
+        for scores in per_probe:
+            keys = [k for k in scores[0] if k not in _SKIP]
+            for k in keys:
+                metrics[:, col] = [s[k] for s in scores]
+                col += 1
+        metrics = np.nan_to_num(metrics, nan=0.0)
+        l2, cos = self._distances(original, reps, alignments)
+        return Evaluation(metrics, l2, cos)
+
+    def _distances(
+        self, original: Sentence, reps: list[Any], alignments: Sequence[NDArray[np.int64] | None]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if self._original is None or self._original[0] != original.sent_id:
+            base = self._encode([original.forms])
+            self._original = (original.sent_id, self._first_layer(base, 0))
+        ref = self._original[1].astype(np.float64).ravel()
+        m = len(alignments)
+        l2 = np.zeros(m)
+        cos = np.ones(m)
+        for i, align in enumerate(alignments):
+            vec = self._first_layer(reps, i).astype(np.float64)
+            if align is not None:
+                aligned = np.empty_like(vec)
+                aligned[align] = vec
+                vec = aligned
+            flat = vec.ravel()
+            l2[i] = float(np.linalg.norm(flat - ref))
+            denom = float(np.linalg.norm(flat) * np.linalg.norm(ref))
+            cos[i] = float(flat @ ref / denom) if denom > 0 else 1.0
+        return l2, cos
+
+    def close(self) -> None:
+        """Release the backends."""
+        for g in self.groups:
+            g.backend.close()
