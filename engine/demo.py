@@ -1,0 +1,106 @@
+"""The demo: the main job end to end on the built-in treebank, offline.
+
+The built-in treebank is split into train (sentences 1-80), dev (81-95) and attack
+(96 onwards). Two linear probes (structural distance and POS) are trained on layer -5
+of the bundled MiniLM and cached in the data home, keyed by the treebank's content, so
+a second demo reuses them. Then the attack section is attacked with coPOS substitutions
+under a beam search and the spaCy syntax constraint, and the reports are written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brittle.data import default_treebank_path
+from brittle.engine.attack import AttackConfig, run_attack
+from brittle.engine.conllu import read_conllu, write_conllu
+
+TRAIN_END = 80
+DEV_END = 95
+DEMO_TASKS = ("distance", "pos")
+DEMO_LAYER = -5
+
+
+@dataclass(frozen=True)
+class DemoPlan:
+    """Where the demo's splits and probes live, and how it attacks."""
+
+    home: Path
+    train: Path
+    dev: Path
+    attack: Path
+    probes: tuple[Path, ...]
+
+
+def prepare_demo(home: Path | None = None) -> DemoPlan:
+    """Write the three splits of the built-in treebank into the data home (idempotent)."""
+    from brittle.engine.resources import data_home
+
+    source = default_treebank_path()
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+    root = (home or data_home()) / "demo" / digest
+    sentences = read_conllu(source)
+    splits = {
+        "train": sentences[:TRAIN_END],
+        "dev": sentences[TRAIN_END:DEV_END],
+        "attack": sentences[DEV_END:],
+    }
+    paths = {}
+    for name, part in splits.items():
+        path = root / f"{name}.conllu"
+        if not path.exists():
+            write_conllu(part, path)
+        paths[name] = path
+    probes = tuple(root / "probes" / f"minilm{DEMO_LAYER}-{task}" for task in DEMO_TASKS)
+    return DemoPlan(root, paths["train"], paths["dev"], paths["attack"], probes)
+
+
+def train_demo_probes(plan: DemoPlan, *, reporter: Any = None) -> list[Path]:
+    """Train the demo probes that are not cached yet; returns the ones trained."""
+    from brittle.engine.probe_jobs import TrainJob, run_train_job
+    from brittle.engine.probe_training import TrainConfig
+
+    trained = []
+    for task, out in zip(DEMO_TASKS, plan.probes, strict=True):
+        if (out / "probe.json").exists():
+            continue
+        job = TrainJob(
+            train=(plan.train,),
+            dev=plan.dev,
+            out=out,
+            task=task,
+            arch="linear",
+            layer=DEMO_LAYER,
+            config=TrainConfig(epochs=300, patience=10, lr=5e-3, seed=0),
+            cache_dir=plan.home / "representations",
+        )
+        run_train_job(job, reporter=reporter)
+        trained.append(out)
+    return trained
+
+
+def demo_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
+    """The demo's attack settings."""
+    return AttackConfig(
+        treebank=str(plan.attack),
+        probes=tuple(str(p) for p in plan.probes),
+        method="copos",
+        search="beam",
+        beam_width=2,
+        budget=2,
+        candidates=5,
+        max_syntax_distance=0.2,
+        parser="spacy",
+        seed=0,
+        limit=limit,
+    )
+
+
+def run_demo(out: Path, *, limit: int | None = None, reporter: Any = None) -> dict[str, Any]:
+    """Prepare, train (or reuse) the probes, attack, write reports; returns the summary."""
+    plan = prepare_demo()
+    train_demo_probes(plan, reporter=reporter)
+    return run_attack(demo_config(plan, limit=limit), out, overwrite=True)

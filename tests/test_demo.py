@@ -1,0 +1,38 @@
+"""`brittle demo` end to end with the real offline models (a few sentences)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from brittle.cli.main import main
+from brittle.engine.conllu import read_conllu
+from brittle.engine.resources import check_all
+
+
+@pytest.mark.slow
+def test_demo_trains_attacks_and_reports(tmp_path: Path, monkeypatch) -> None:
+    missing = [s.name for s in check_all() if s.state == "missing"]
+    if {"encoder", "spacy", "wordnet"} & set(missing):
+        pytest.skip(f"offline resources missing: {missing}")
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--out", str(out), "--limit", "4"])
+    assert result.exit_code == 0, result.output
+    assert "Worst-case drop per task" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sentences"] == 4
+    assert {"distance.uuas", "pos.pos_acc"} <= set(summary["tasks"])
+    assert (tmp_path / "home" / "demo").is_dir()
+    adversarial = read_conllu(out / "adversarial.conllu")
+    assert len(adversarial) == 4
+    changed = [t for s in adversarial for t in s.words if "Perturbation=copos" in t.misc]
+    assert changed, "the demo should perturb at least one word"
+    # A second run reuses the cached probes.
+    again = CliRunner().invoke(main, ["demo", "--out", str(out), "--limit", "4"])
+    assert again.exit_code == 0, again.output
+    assert "reusing cached probes" in again.output
+    assert json.loads((out / "summary.json").read_text())["tasks"] == summary["tasks"]
