@@ -295,3 +295,14 @@ def test_mutated_input_raises_only_brittle_input_error(
     again.parent.mkdir(exist_ok=True)
     again.write_text(format_conllu(sentences), encoding="utf-8")
     assert read_conllu(again) == sentences
+
+
+def test_atomic_write_uses_umask_permissions(tmp_path: Path) -> None:
+    import os
+
+    target = tmp_path / "perm.txt"
+    with atomic_write(target) as handle:
+        handle.write("x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
