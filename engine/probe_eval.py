@@ -69,6 +69,7 @@ class ProbeEvaluator:
         self.primary = tuple(primary)
         self._tasks: tuple[str, ...] | None = None
         self._original: tuple[str, NDArray[np.float32]] | None = None
+        self._last_words: list[tuple[str, ...]] = []
 
     @classmethod
     def from_dirs(
@@ -128,6 +129,7 @@ class ProbeEvaluator:
         from brittle.scorers.probe_gold import gold_of
 
         words = [c.forms for c in candidates]
+        self._last_words = words
         reps = self._encode(words)
         golds = [gold_of(c) for c in candidates]
         per_probe: list[list[dict[str, float]]] = [[] for _ in self.probes]
@@ -156,6 +158,12 @@ class ProbeEvaluator:
     def _distances(
         self, original: Sentence, reps: list[Any], alignments: Sequence[NDArray[np.int64] | None]
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if self._original is None or self._original[0] != original.sent_id:
+            for i, align in enumerate(alignments):
+                if align is None and self._last_words[i] == original.forms:
+                    # The clean sentence is in this batch: no extra forward needed.
+                    self._original = (original.sent_id, self._first_layer(reps, i))
+                    break
         if self._original is None or self._original[0] != original.sent_id:
             base = self._encode([original.forms])
             self._original = (original.sent_id, self._first_layer(base, 0))

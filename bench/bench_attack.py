@@ -1,0 +1,120 @@
+"""End-to-end attack throughput against the bare encoder forward on the same candidates.
+
+Runs ``brittle attack`` (coPOS, beam search, spaCy syntax constraint, the demo's MiniLM
+layer -5 distance and POS probes) on treebank sentences and records every candidate
+sentence the engine sends to the model. Then it feeds exactly those candidate
+sentences, in the same groups, to the bare ``model(...)`` forward (tokenized and padded,
+nothing else) and reports candidates scored per second for both and their ratio.
+Everything the engine does besides the forward (generation, WordNet, parsing, tree
+edit distance, probes, metrics, search, writing results) is in the engine's time.
+
+Usage::
+
+    python bench/bench_attack.py [CONLLU] [--sentences 20] [--search beam] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TREEBANK = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "ud"
+    / "UD_English-EWT"
+    / "en_ewt-ud-test.conllu"
+)
+
+
+class Recording:
+    """Wraps the probe evaluator and keeps the word lists of every evaluated batch."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.batches: list[list[tuple[str, ...]]] = []
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return self.inner.tasks
+
+    @property
+    def primary(self) -> tuple[str, ...]:
+        return self.inner.primary
+
+    def evaluate(self, original: Any, candidates: Any, alignments: Any) -> Any:
+        self.batches.append([c.forms for c in candidates])
+        return self.inner.evaluate(original, candidates, alignments)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("treebank", nargs="?", type=Path, default=DEFAULT_TREEBANK)
+    parser.add_argument("--sentences", type=int, default=20)
+    parser.add_argument("--search", default="beam", choices=("sample", "greedy", "beam"))
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+
+    import torch
+
+    from brittle.engine.attack import AttackConfig, build_components, run_attack
+    from brittle.engine.demo import prepare_demo, train_demo_probes
+
+    torch.set_num_threads(args.threads)
+    plan = prepare_demo()
+    train_demo_probes(plan)
+    config = AttackConfig(
+        treebank=str(args.treebank),
+        probes=tuple(str(p) for p in plan.probes),
+        method="copos",
+        search=args.search,
+        budget=2,
+        candidates=5,
+        beam_width=2,
+        parser="spacy",
+        limit=args.sentences,
+    )
+    comps = build_components(config)
+    # Warm-up: WordNet, spaCy, the model and Numba kernels load outside the timing.
+    warm = AttackConfig(**{**config.__dict__, "limit": 1})
+    with tempfile.TemporaryDirectory() as tmp:
+        run_attack(warm, Path(tmp) / "warm", components=comps)
+        recording = Recording(comps.evaluator)
+        timed = type(comps)(recording, comps.generator, comps.feasibility, comps.strategy)
+        start = time.perf_counter()
+        run_attack(config, Path(tmp) / "run", components=timed)
+        engine_s = time.perf_counter() - start
+
+    encoder = comps.evaluator.groups[0].backend  # type: ignore[attr-defined]
+    encoder = getattr(encoder, "inner", encoder)
+    tok = encoder.tokenizer
+    net = encoder.net
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for batch in recording.batches:
+            enc = tok(
+                [list(w) for w in batch],
+                is_split_into_words=True,
+                padding=True,
+                truncation=True,
+                return_tensors="pt",
+            )
+            net(**enc, output_hidden_states=True)
+    bare_s = time.perf_counter() - start
+    n = sum(len(b) for b in recording.batches)
+    print(
+        f"{args.sentences} sentences, {n} candidate sentences scored, "
+        f"{len(recording.batches)} model batches, search {args.search}, "
+        f"{args.threads} thread(s)"
+    )
+    print(f"engine (search, parsing, probes, reports): {n / engine_s:8.1f} candidates/s")
+    print(f"bare forward, same candidates and groups: {n / bare_s:8.1f} candidates/s")
+    print(f"engine / bare throughput: {bare_s / engine_s:.2f} (target >= 0.80)")
+
+
+if __name__ == "__main__":
+    main()
