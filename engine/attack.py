@@ -133,8 +133,8 @@ def build_components(config: AttackConfig) -> AttackComponents:
     from brittle.search.constraints import CandidateBatch, SyntaxConstraint
 
     load_components()
-    strategy = registry("strategies").get(config.search)
-    gen_cls = registry("generators").get(config.method)
+    strategy: Callable[..., Any] = registry("strategies").get(config.search)  # type: ignore[assignment]
+    gen_cls: Callable[..., Any] = registry("generators").get(config.method)  # type: ignore[assignment]
     generator = (
         gen_cls()
         if config.method in REORDER_METHODS

@@ -329,8 +329,8 @@ class PerceptronTask(_DistanceBase):
         g_w = (pred * torch.from_numpy(gold_adj).to(dev)).sum(dim=(1, 2)) / 2.0
         t_w = (pred * torch.from_numpy(pred_adj).to(dev)).sum(dim=(1, 2)) / 2.0
         units = g_w / torch.from_numpy(edges).to(dev) + _EPS
-        n = batch.lengths.to(dev).float()
-        per = ((g_w - t_w) / units + torch.from_numpy(constant).to(dev)) / n
+        lengths = batch.lengths.to(dev).float()
+        per = ((g_w - t_w) / units + torch.from_numpy(constant).to(dev)) / lengths
         return per.mean()
 
 

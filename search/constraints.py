@@ -125,7 +125,10 @@ class ConstraintResult:
 class Constraint(Protocol):
     """A filter over a candidate batch."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Registry name."""
+        ...
 
     def check(self, batch: CandidateBatch) -> ConstraintResult:
         """Mask and values for every candidate of ``batch``."""
