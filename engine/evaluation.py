@@ -138,7 +138,7 @@ def evaluate_probes(
     from brittle.scorers.baselines import MajorityTrees, baseline_metrics
     from brittle.scorers.probe import Probe, package_versions
     from brittle.scorers.probe_gold import golds_of
-    from brittle.scorers.representations import BackendRequest, open_backend
+    from brittle.scorers.representations import reopen_backend
 
     rep = reporter or NullReporter()
     sentences = read_treebanks([treebank])
@@ -154,16 +154,7 @@ def evaluate_probes(
     results: dict[int, ProbeResult] = {}
     for desc, members in groups.items():
         opts = json.loads(desc)
-        request = BackendRequest(
-            model=opts.get("model"),
-            pooling=opts.get("pooling", "mean") if opts.get("pooling") != "-" else "mean",
-            device=device,
-            dtype=opts.get("dtype", "float32"),
-            oov=opts.get("oov", "zero"),
-            lowercase=bool(opts.get("lowercase", True)),
-            seed=int(opts.get("seed", 0)),
-        )
-        backend = open_backend(request, backend=str(opts.get("backend", "auto")))
+        backend = reopen_backend(opts, device=device)
         try:
             layers = sorted({loaded[i].key.layer for i in members})
             for i in members:

@@ -77,7 +77,7 @@ class ProbeEvaluator:
     ) -> ProbeEvaluator:
         """Load probe directories and open the backends that feed them."""
         from brittle.scorers.probe import Probe
-        from brittle.scorers.representations import BackendRequest, open_backend
+        from brittle.scorers.representations import reopen_backend
 
         if not dirs:
             raise ConfigError("an attack needs at least one --probe directory")
@@ -88,16 +88,7 @@ class ProbeEvaluator:
         groups = []
         for desc, members in by_backend.items():
             opts = json.loads(desc)
-            request = BackendRequest(
-                model=opts.get("model"),
-                pooling=opts.get("pooling", "mean") if opts.get("pooling") != "-" else "mean",
-                device=device,
-                dtype=opts.get("dtype", "float32"),
-                oov=opts.get("oov", "zero"),
-                lowercase=bool(opts.get("lowercase", True)),
-                seed=int(opts.get("seed", 0)),
-            )
-            backend = open_backend(request, backend=str(opts.get("backend", "auto")))
+            backend = reopen_backend(opts, device=device)
             for i in members:
                 probes[i].check_representation(backend.key(probes[i].key.layer))
             layers = sorted({probes[i].key.layer for i in members})

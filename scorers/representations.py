@@ -318,3 +318,20 @@ def pick_device(device: str | None) -> str:
 def offsets_of(sentences: Sequence[Words]) -> NDArray[np.int64]:
     """Word offsets of a batch, shape (n_sentences + 1,), int64."""
     return _offsets(sentences)
+
+
+def reopen_backend(
+    description: dict[str, Any], *, device: str | None = None
+) -> RepresentationBackend:
+    """Open the backend a probe recorded (``Probe.backend``, i.e. ``describe()`` output)."""
+    pooling = description.get("pooling", "mean")
+    request = BackendRequest(
+        model=description.get("model"),
+        pooling=pooling if pooling != "-" else "mean",
+        device=device,
+        dtype=description.get("dtype", "float32"),
+        oov=description.get("oov", "zero"),
+        lowercase=bool(description.get("lowercase", True)),
+        seed=int(description.get("seed", 0)),
+    )
+    return open_backend(request, backend=str(description.get("backend", "auto")))
