@@ -15,6 +15,7 @@ valid.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -26,11 +27,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from brittle.engine.conllu import iter_conllu, write_conllu
+from brittle.engine.conllu import atomic_write, count_sentences, iter_conllu, write_conllu
 from brittle.engine.errors import ConfigError
 from brittle.engine.perturbation import Perturbation, apply_perturbation
 from brittle.engine.registry import registry
-from brittle.engine.report import CONFIG_JSON, RESULTS, read_results, render_reports, write_json
+from brittle.engine.report import (
+    CONFIG_JSON,
+    RESULTS,
+    Digest,
+    iter_results,
+    render_reports,
+    repair_results,
+    write_json,
+)
 from brittle.engine.scoring import CachedScorer, Objective, TaskEvaluator
 from brittle.engine.sentence import Sentence
 from brittle.search.problem import SearchProblem
@@ -142,8 +151,12 @@ def build_components(config: AttackConfig) -> AttackComponents:
             top_k=config.candidates if config.search != "sample" else max(config.candidates, 10)
         )
     )
+    prepare = getattr(generator, "prepare", None)
+    if prepare is not None:
+        prepare()
     evaluator = ProbeEvaluator.from_dirs(config.probes)
     parser = make_parser(config.parser)
+    parser.prepare()
     syntax = SyntaxConstraint(parser, max_distance=config.max_syntax_distance)
 
     def feasibility(
@@ -170,11 +183,6 @@ class Progress:
     @property
     def success_rate(self) -> float:
         return self.successes / self.done if self.done else 0.0
-
-
-def _chunks(items: Sequence[Sentence], size: int) -> Iterator[Sequence[Sentence]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def attack_sentence(
@@ -275,13 +283,14 @@ def perturbation_of(row: dict[str, Any]) -> Perturbation:
     )
 
 
-def _load_sentences(config: AttackConfig) -> list[Sentence]:
-    out: list[Sentence] = []
-    for s in iter_conllu(config.treebank):
-        if config.limit is not None and len(out) >= config.limit:
-            break
-        out.append(s)
-    return out
+def _stream_sentences(config: AttackConfig) -> Iterator[Sentence]:
+    """The treebank's sentences one at a time, up to ``config.limit``."""
+    return itertools.islice(iter_conllu(config.treebank), config.limit)
+
+
+def _sentence_total(config: AttackConfig) -> int:
+    total = count_sentences(config.treebank)
+    return total if config.limit is None else min(total, config.limit)
 
 
 def _check_out_dir(out: Path, config: AttackConfig, *, resume: bool, overwrite: bool) -> None:
@@ -319,8 +328,15 @@ def run_attack(
     components: AttackComponents | None = None,
     on_sentence: Callable[[Progress, int], None] | None = None,
     chunk_size: int = 16,
+    cache_size: int = 100_000,
 ) -> dict[str, Any]:
     """Attack every sentence of ``config.treebank`` and write the reports to ``out``.
+
+    The treebank is streamed ``chunk_size`` sentences at a time and every finished
+    sentence goes straight to ``results.jsonl``, so memory does not grow with the
+    treebank: besides the scores cache (at most ``cache_size`` rows of a few floats),
+    the reports keep a few floats per sentence (see
+    :class:`~brittle.engine.report.Digest`).
 
     Args:
         config: the attack settings.
@@ -332,39 +348,44 @@ def run_attack(
         on_sentence: called after each sentence with the running totals and the total
             number of sentences (progress bars).
         chunk_size: sentences whose candidate tables are generated in one batch.
+        cache_size: candidate scores kept by the scorer's LRU cache.
 
     Returns:
         The summary (also written to ``summary.json``).
     """
+    if chunk_size < 1:
+        raise ConfigError(f"chunk size must be at least 1, got {chunk_size}")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     _check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
-    sentences = _load_sentences(config)
+    total = _sentence_total(config)
     comps = components if components is not None else build_components(config)
-    scorer = CachedScorer(comps.evaluator)
+    scorer = CachedScorer(comps.evaluator, cache_size=cache_size)
     primary = getattr(comps.evaluator, "primary", None)
     tasks = config.objective or primary or scorer.tasks
     objective = Objective.mean_of(list(tasks))
     write_json(out_dir / CONFIG_JSON, config.to_dict())
-    rows = read_results(out_dir / RESULTS, repair=True)
-    done = {r["index"] for r in rows}
+    repair_results(out_dir / RESULTS)
+    done: set[int] = set()
     progress = Progress()
-    for r in rows:
+    for r in iter_results(out_dir / RESULTS):
+        done.add(int(r["index"]))
         _count(progress, r)
     if on_sentence is not None:
-        on_sentence(progress, len(sentences))
+        on_sentence(progress, total)
+    sentences = _stream_sentences(config)
     fd = os.open(out_dir / RESULTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        for chunk_start, chunk in zip(
-            range(0, len(sentences), chunk_size), _chunks(sentences, chunk_size), strict=True
-        ):
+        for chunk_start in itertools.count(0, chunk_size):
+            chunk = list(itertools.islice(sentences, chunk_size))
+            if not chunk:
+                break
             todo = [k for k in range(len(chunk)) if chunk_start + k not in done]
             if not todo:
                 continue
             # Tables for the whole chunk, so a resumed run batches exactly as a fresh one.
             tables = _options_for(config, comps, chunk)
             for k in todo:
-                options = tables[k]
                 row = attack_sentence(
                     chunk[k],
                     index=chunk_start + k,
@@ -372,18 +393,17 @@ def run_attack(
                     components=comps,
                     scorer=scorer,
                     objective=objective,
-                    options=options,
+                    options=tables[k],
                 )
                 line = (json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n").encode()
                 os.write(fd, line)  # one write per row: a crash leaves at most a torn tail
                 os.fsync(fd)
-                rows.append(row)
                 _count(progress, row)
                 if on_sentence is not None:
-                    on_sentence(progress, len(sentences))
+                    on_sentence(progress, total)
     finally:
         os.close(fd)
-    return finish(out_dir, config, rows, sentences)
+    return finish(out_dir, config)
 
 
 def _options_for(
@@ -401,29 +421,58 @@ def _count(progress: Progress, row: dict[str, Any]) -> None:
     progress.drop_sum += float(row["damage"])
 
 
-def finish(
-    out_dir: Path,
-    config: AttackConfig,
-    rows: list[dict[str, Any]],
-    sentences: Sequence[Sentence] | None = None,
-) -> dict[str, Any]:
-    """Sort rows by sentence, rewrite ``results.jsonl`` in order, write every report."""
-    rows = sorted(rows, key=lambda r: r["index"])
-    if sentences is None:
-        sentences = _load_sentences(config)
-    by_index = {r["index"]: r for r in rows}
-    adversarial = [
-        apply_perturbation(s, perturbation_of(by_index[i])) if i in by_index else s
-        for i, s in enumerate(sentences)
-        if i in by_index
-    ]
-    write_conllu(adversarial, out_dir / ADVERSARIAL)
-    from brittle.engine.conllu import atomic_write
+def _rows_in_order(path: Path) -> Digest:
+    """Digest of ``results.jsonl``; rewrites it sorted by index if it is not already.
 
-    with atomic_write(out_dir / RESULTS) as handle:
-        for r in rows:
+    The attack appends rows in index order (a resumed run continues after the rows it
+    finds), so the rewrite only happens for files assembled by hand.
+    """
+    digest = Digest()
+    last = -1
+    ordered = True
+    for row in iter_results(path):
+        index = int(row["index"])
+        if index <= last:
+            ordered = False
+        last = max(last, index)
+        digest.add(row)
+    if ordered:
+        return digest
+    rows = sorted(iter_results(path), key=lambda r: int(r["index"]))
+    unique: dict[int, dict[str, Any]] = {int(r["index"]): r for r in rows}
+    with atomic_write(path) as handle:
+        for r in unique.values():
             handle.write(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n")
-    return render_reports(out_dir, rows, config=config.to_dict(), versions=versions())
+    return Digest.of(unique.values())
+
+
+def _adversarial(config: AttackConfig, rows: Iterator[dict[str, Any]]) -> Iterator[Sentence]:
+    """The perturbed sentence of every row, treebank and rows read side by side."""
+    row = next(rows, None)
+    for index, sentence in enumerate(_stream_sentences(config)):
+        if row is None:
+            return
+        if int(row["index"]) != index:
+            continue
+        if row["sent_id"] != sentence.sent_id:
+            raise ConfigError(
+                f"{config.treebank} changed since the attack: sentence {index} is "
+                f"{sentence.sent_id!r}, the results have {row['sent_id']!r}"
+            )
+        yield apply_perturbation(sentence, perturbation_of(row))
+        row = next(rows, None)
+    if row is not None:
+        raise ConfigError(
+            f"{config.treebank} has fewer sentences than the results (no sentence {row['index']})"
+        )
+
+
+def finish(out_dir: Path, config: AttackConfig) -> dict[str, Any]:
+    """Write ``adversarial.conllu`` and every report from ``results.jsonl``, streaming."""
+    results = out_dir / RESULTS
+    digest = _rows_in_order(results)
+    write_conllu(_adversarial(config, iter_results(results)), out_dir / ADVERSARIAL)
+    return render_reports(out_dir, digest, config=config.to_dict(), versions=versions())
 
 
 def rerender(out: str | os.PathLike[str]) -> dict[str, Any]:
@@ -436,5 +485,4 @@ def rerender(out: str | os.PathLike[str]) -> dict[str, Any]:
     data["probes"] = tuple(data["probes"])
     data["objective"] = tuple(data.get("objective", ()))
     config = AttackConfig(**data)
-    rows = read_results(out_dir / RESULTS)
-    return finish(out_dir, config, rows)
+    return finish(out_dir, config)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,36 +28,69 @@ CONFIG_JSON = "config.json"
 PLOTS = "plots"
 
 
-def read_results(path: str | os.PathLike[str], *, repair: bool = False) -> list[dict[str, Any]]:
-    """Result rows of a ``results.jsonl``.
+def iter_results(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Stream the result rows of a ``results.jsonl``, one line at a time.
 
-    A trailing line without its newline (an interrupted write) is dropped; with
-    ``repair`` the file is also truncated to its last complete line. Any other malformed
-    line is a :class:`BrittleInputError` naming the line.
+    A trailing line without its newline (an interrupted write) is skipped. Any other
+    malformed line is a :class:`BrittleInputError` naming the line.
     """
     p = Path(path)
     if not p.exists():
-        return []
-    data = p.read_bytes()
-    complete = data[: data.rfind(b"\n") + 1]
-    if repair and len(complete) != len(data):
-        with p.open("r+b") as handle:
-            handle.truncate(len(complete))
-    rows = []
-    for lineno, line in enumerate(complete.decode("utf-8").splitlines(), start=1):
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise BrittleInputError(p, lineno, f"not a JSON result row ({exc.msg})") from None
-    return rows
+        return
+    with p.open("rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                return
+            try:
+                yield json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason
+                raise BrittleInputError(p, lineno, f"not a JSON result row ({reason})") from None
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
+def repair_results(path: str | os.PathLike[str]) -> None:
+    """Truncate ``results.jsonl`` to its last complete line (drops a torn last write)."""
+    p = Path(path)
+    if not p.exists():
+        return
+    size = p.stat().st_size
+    if size == 0:
+        return
+    with p.open("r+b") as handle:
+        # Only the tail can be torn: look back in growing windows for the last newline.
+        window = 4096
+        while True:
+            start = max(0, size - window)
+            handle.seek(start)
+            tail = handle.read(size - start)
+            cut = tail.rfind(b"\n")
+            if cut >= 0:
+                keep = start + cut + 1
+                break
+            if start == 0:
+                keep = 0
+                break
+            window *= 4
+        if keep != size:
+            handle.truncate(keep)
+
+
+def read_results(path: str | os.PathLike[str], *, repair: bool = False) -> list[dict[str, Any]]:
+    """Every result row of a ``results.jsonl`` (see :func:`iter_results`).
+
+    With ``repair`` the file is first truncated to its last complete line.
+    """
+    if repair:
+        repair_results(path)
+    return list(iter_results(path))
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
     vals = [v for v in values if v is not None and not math.isnan(v)]
     return float(np.mean(vals)) if vals else None
 
 
-def _std(values: Sequence[float | None]) -> float | None:
+def _std(values: Iterable[float | None]) -> float | None:
     vals = [v for v in values if v is not None and not math.isnan(v)]
     return float(np.std(vals)) if vals else None
 
@@ -64,8 +99,71 @@ def _round(x: float | None, digits: int = 6) -> float | None:
     return None if x is None else round(x, digits)
 
 
+@dataclass
+class Digest:
+    """What the summary and the plots need from the result rows, gathered in one pass.
+
+    Memory is a few floats per sentence and task (``array('d')``), whatever the length
+    of the sentences or the number of candidates, so a whole treebank's results can be
+    summarised while streaming them.
+
+    Attributes:
+        sentences: rows seen.
+        tasks: task names in order of first appearance.
+        clean, perturbed, drop: per task, one value per row that has the task.
+        epsilon_l2, epsilon_cosine, hamming: one value per successful row (None skipped).
+        queries: one value per row.
+        syntax_distance: one value per row that has one.
+        successes: successful rows.
+    """
+
+    sentences: int = 0
+    successes: int = 0
+    tasks: list[str] = field(default_factory=list)
+    clean: dict[str, array[float]] = field(default_factory=dict)
+    perturbed: dict[str, array[float]] = field(default_factory=dict)
+    drop: dict[str, array[float]] = field(default_factory=dict)
+    epsilon_l2: array[float] = field(default_factory=lambda: array("d"))
+    epsilon_cosine: array[float] = field(default_factory=lambda: array("d"))
+    hamming: array[float] = field(default_factory=lambda: array("d"))
+    queries: array[float] = field(default_factory=lambda: array("d"))
+    syntax_distance: array[float] = field(default_factory=lambda: array("d"))
+
+    @classmethod
+    def of(cls, rows: Iterable[Mapping[str, Any]]) -> Digest:
+        """The digest of ``rows`` (any iterable; consumed once)."""
+        digest = cls()
+        for row in rows:
+            digest.add(row)
+        return digest
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Take one result row into account."""
+        self.sentences += 1
+        for t, v in row.get("tasks", {}).items():
+            if t not in self.clean:
+                self.tasks.append(t)
+                self.clean[t], self.perturbed[t], self.drop[t] = array("d"), array("d"), array("d")
+            self.clean[t].append(_float(v["clean"]))
+            self.perturbed[t].append(_float(v["perturbed"]))
+            self.drop[t].append(_float(v["drop"]))
+        self.queries.append(float(row.get("queries", 0)))
+        if row.get("syntax_distance") is not None:
+            self.syntax_distance.append(float(row["syntax_distance"]))
+        if row.get("success"):
+            self.successes += 1
+            for name in ("epsilon_l2", "epsilon_cosine"):
+                if row.get(name) is not None:
+                    getattr(self, name).append(float(row[name]))
+            self.hamming.append(float(row.get("hamming", 0)))
+
+
+def _float(x: float | None) -> float:
+    return math.nan if x is None else float(x)
+
+
 def summarize(
-    rows: Sequence[Mapping[str, Any]],
+    rows: Iterable[Mapping[str, Any]] | Digest,
     *,
     config: Mapping[str, Any],
     versions: Mapping[str, str],
@@ -77,37 +175,28 @@ def summarize(
     over sentences of the farthest L2 distance between the representation of the
     original and of a perturbation, ``epsilon_cosine`` the mean lowest cosine
     similarity; ``success_rate`` is the share of sentences with a feasible perturbation.
+    Undefined values (NaN, missing) are left out of every mean.
     """
-    tasks: dict[str, dict[str, float | None]] = {}
-    names: list[str] = []
-    for row in rows:
-        for t in row.get("tasks", {}):
-            if t not in names:
-                names.append(t)
-    for t in names:
-        clean = [r["tasks"][t]["clean"] for r in rows if t in r.get("tasks", {})]
-        pert = [r["tasks"][t]["perturbed"] for r in rows if t in r.get("tasks", {})]
-        drop = [r["tasks"][t]["drop"] for r in rows if t in r.get("tasks", {})]
-        tasks[t] = {
-            "clean": _round(_mean(clean)),
-            "perturbed": _round(_mean(pert)),
-            "mean_drop": _round(_mean(drop)),
-            "std_drop": _round(_std(drop)),
+    d = rows if isinstance(rows, Digest) else Digest.of(rows)
+    tasks = {
+        t: {
+            "clean": _round(_mean(d.clean[t])),
+            "perturbed": _round(_mean(d.perturbed[t])),
+            "mean_drop": _round(_mean(d.drop[t])),
+            "std_drop": _round(_std(d.drop[t])),
         }
-    n = len(rows)
+        for t in d.tasks
+    }
+    n = d.sentences
     return {
         "sentences": n,
         "tasks": tasks,
-        "epsilon_l2": _round(_mean([r.get("epsilon_l2") for r in rows if r.get("success")])),
-        "epsilon_cosine": _round(
-            _mean([r.get("epsilon_cosine") for r in rows if r.get("success")])
-        ),
-        "success_rate": _round(sum(1 for r in rows if r.get("success")) / n if n else 0.0),
-        "queries_per_sentence": _round(_mean([r.get("queries", 0) for r in rows]) or 0.0),
-        "mean_syntax_distance": _round(
-            _mean([r["syntax_distance"] for r in rows if r.get("syntax_distance") is not None])
-        ),
-        "mean_hamming": _round(_mean([r.get("hamming", 0) for r in rows if r.get("success")])),
+        "epsilon_l2": _round(_mean(d.epsilon_l2)),
+        "epsilon_cosine": _round(_mean(d.epsilon_cosine)),
+        "success_rate": _round(d.successes / n if n else 0.0),
+        "queries_per_sentence": _round(_mean(d.queries) or 0.0),
+        "mean_syntax_distance": _round(_mean(d.syntax_distance)),
+        "mean_hamming": _round(_mean(d.hamming)),
         "config": dict(config),
         "versions": dict(versions),
     }
@@ -167,51 +256,50 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_clean_vs_perturbed(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
+def _figure(width: float, height: float) -> Any:
+    """A figure outside pyplot's global state (nothing to close, safe in threads)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
+
+
+def plot_clean_vs_perturbed(rows: Iterable[Mapping[str, Any]] | Digest, path: Path) -> None:
     """Per task, each sentence's clean metric against its perturbed metric (PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names: list[str] = []
-    for r in rows:
-        for t in r.get("tasks", {}):
-            if t not in names:
-                names.append(t)
+    d = rows if isinstance(rows, Digest) else Digest.of(rows)
+    names = d.tasks
     cols = max(1, min(3, len(names)))
     nrows = max(1, math.ceil(len(names) / cols))
-    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 4 * nrows), squeeze=False)
+    fig = _figure(3.6 * cols, 3.4 * nrows)
+    # Fixed margins instead of tight_layout: the labels are the same on every panel, and
+    # measuring text extents would cost more than drawing the figure.
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.12, top=0.92, wspace=0.32, hspace=0.42)
+    axes = fig.subplots(nrows, cols, squeeze=False)
     for ax, t in zip(axes.flat, names, strict=False):
-        clean = [r["tasks"][t]["clean"] for r in rows if t in r.get("tasks", {})]
-        pert = [r["tasks"][t]["perturbed"] for r in rows if t in r.get("tasks", {})]
+        clean = np.asarray(d.clean[t])
+        pert = np.asarray(d.perturbed[t])
         ax.scatter(clean, pert, s=10, alpha=0.6)
-        lo = min([*clean, *pert, 0.0])
-        hi = max([*clean, *pert, 1.0])
+        finite = np.concatenate([clean, pert, [0.0, 1.0]])
+        finite = finite[np.isfinite(finite)]
+        lo, hi = float(finite.min()), float(finite.max())
         ax.plot([lo, hi], [lo, hi], color="grey", linewidth=1, linestyle="--")
-        ax.set_title(t)
+        ax.set_title(t, fontsize="medium")
         ax.set_xlabel("clean")
         ax.set_ylabel("perturbed")
     for ax in list(axes.flat)[len(names) :]:
         ax.axis("off")
-    fig.tight_layout()
     _save(fig, path)
 
 
 def plot_drop_vs_budget(summaries: Mapping[int, Mapping[str, Any]], path: Path) -> None:
     """Mean worst-case drop per task against the budget tau, one line per task (PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     budgets = sorted(summaries)
     tasks: list[str] = []
     for b in budgets:
         for t in summaries[b]["tasks"]:
             if t not in tasks:
                 tasks.append(t)
-    fig, ax = plt.subplots(figsize=(5, 4))
+    fig = _figure(5, 4)
+    ax = fig.subplots()
     for t in tasks:
         ys = [summaries[b]["tasks"].get(t, {}).get("mean_drop") for b in budgets]
         ax.plot(budgets, [np.nan if y is None else y for y in ys], marker="o", label=t)
@@ -224,13 +312,10 @@ def plot_drop_vs_budget(summaries: Mapping[int, Mapping[str, Any]], path: Path) 
 
 
 def _save(fig: Any, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
     path.parent.mkdir(parents=True, exist_ok=True)
     # Fixed metadata keeps PNGs byte-identical across runs.
     with atomic_write(path, mode="wb") as handle:
         fig.savefig(handle, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -242,18 +327,19 @@ def write_json(path: Path, data: Any) -> None:
 
 def render_reports(
     out: Path,
-    rows: Sequence[Mapping[str, Any]],
+    rows: Iterable[Mapping[str, Any]] | Digest,
     *,
     config: Mapping[str, Any],
     versions: Mapping[str, str],
 ) -> dict[str, Any]:
     """Write summary.json, summary.md and plots/ for one attack directory."""
-    summary = summarize(rows, config=config, versions=versions)
+    digest = rows if isinstance(rows, Digest) else Digest.of(rows)
+    summary = summarize(digest, config=config, versions=versions)
     write_json(out / SUMMARY_JSON, summary)
     with atomic_write(out / SUMMARY_MD) as handle:
         handle.write(render_markdown(summary))
-    if rows:
-        plot_clean_vs_perturbed(rows, out / PLOTS / "clean_vs_perturbed.png")
+    if digest.sentences:
+        plot_clean_vs_perturbed(digest, out / PLOTS / "clean_vs_perturbed.png")
     return summary
 
 

@@ -163,18 +163,25 @@ def first_feasible(
     damages: NDArray[np.float64],
     *,
     want: int = 1,
-    chunk: int = 8,
+    max_chunk: int = 32,
 ) -> tuple[list[int], int]:
     """Indices of the ``want`` most damaging feasible candidates, and how many were checked.
 
-    Candidates are checked in order of decreasing damage (ties: earlier first), a chunk
-    at a time, so the expensive constraint only sees candidates that could be selected.
+    Candidates are checked in order of decreasing damage (ties: earlier first), so the
+    expensive constraint only sees candidates that could be selected. The first batch
+    holds ``want`` candidates (usually enough: most substitutions keep the parse) and
+    each further batch twice as many, up to ``max_chunk``, so a run of infeasible
+    candidates still reaches the parser in batches. The result does not depend on the
+    batch sizes, only the number checked does.
     """
     order = np.argsort(-damages, kind="stable")
     found: list[int] = []
     checked = 0
-    for start in range(0, order.size, chunk):
-        idx = order[start : start + chunk]
+    size = max(1, want)
+    start = 0
+    while start < order.size:
+        idx = order[start : start + size]
+        start += idx.size
         mask = problem.feasible([candidates[i] for i in idx.tolist()])
         checked += idx.size
         for i, ok in zip(idx.tolist(), mask.tolist(), strict=True):
@@ -182,4 +189,5 @@ def first_feasible(
                 found.append(i)
                 if len(found) == want:
                     return found, checked
+        size = min(2 * size, max(max_chunk, want))
     return found, checked

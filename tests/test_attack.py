@@ -64,10 +64,13 @@ class FixedOptions:
     def candidates(self, sentences: Sequence[Sentence], *, top_k: int | None = None):
         out = []
         for s in sentences:
+            inside = {
+                i for t in s.rows if t.kind == "multiword" for i in range(t.span[0] - 1, t.span[1])
+            }
             opts = {
                 i: tuple((f"{w}{k}", "_") for k in "xyz")
                 for i, (w, u) in enumerate(zip(s.forms, s.upos, strict=True))
-                if u in ("NOUN", "VERB") and i not in (1, 2)
+                if u in ("NOUN", "VERB") and i not in inside
             }
             out.append(SubstitutionTable.from_mapping(s.sent_id, "copos", len(s), opts))
         return out
@@ -205,3 +208,70 @@ def test_report_command_rerenders(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (tmp_path / "summary.json").read_bytes() == before
     assert "Worst-case drop per task" in result.output
+
+
+def _repeated_treebank(path: Path, copies: int) -> Path:
+    """The built-in treebank ``copies`` times over, with distinct sentence ids."""
+    from brittle.data import default_treebank_path
+
+    text = default_treebank_path().read_text()
+    with path.open("w") as handle:
+        for k in range(copies):
+            handle.write(text.replace("# sent_id = ", f"# sent_id = c{k}-"))
+    return path
+
+
+def test_memory_does_not_grow_with_the_treebank(tmp_path: Path) -> None:
+    import gc
+    import tracemalloc
+
+    treebank = _repeated_treebank(tmp_path / "tb.conllu", 4)
+    marks = {100: 0, 476: 0}
+
+    def measure(progress, total):
+        if progress.done in marks:
+            gc.collect()  # also empties CPython's free lists, which would blur the count
+            marks[progress.done] = tracemalloc.get_traced_memory()[0]
+
+    tracemalloc.start()
+    try:
+        summary = run_attack(
+            config(treebank=str(treebank), search="greedy"),
+            tmp_path / "out",
+            components=components("greedy"),
+            on_sentence=measure,
+            cache_size=500,  # reached long before the first mark
+        )
+    finally:
+        tracemalloc.stop()
+    assert summary["sentences"] == 476
+    per_sentence = (marks[476] - marks[100]) / 376
+    # Holding each sentence or its result row would cost several kilobytes per sentence;
+    # what may grow is the digest for the reports, a few floats per sentence and task.
+    assert per_sentence < 400, marks
+
+
+def test_results_out_of_order_are_sorted_and_reports_match(tmp_path: Path) -> None:
+    run_attack(config(), tmp_path, components=components())
+    before = {
+        n: (tmp_path / n).read_bytes() for n in ("adversarial.conllu", "summary.json", "summary.md")
+    }
+    lines = (tmp_path / "results.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "results.jsonl").write_text("".join(reversed(lines)))
+    from brittle.engine.attack import rerender
+
+    rerender(tmp_path)
+    assert (tmp_path / "results.jsonl").read_text() == "".join(lines)
+    for name, data in before.items():
+        assert (tmp_path / name).read_bytes() == data, name
+
+
+def test_changed_treebank_is_a_config_error(tmp_path: Path) -> None:
+    from brittle.engine.attack import rerender
+
+    treebank = tmp_path / "tb.conllu"
+    treebank.write_text(TREEBANK.read_text())
+    run_attack(config(treebank=str(treebank)), tmp_path / "out", components=components())
+    treebank.write_text(TREEBANK.read_text().replace("sent_id = fx-2", "sent_id = other"))
+    with pytest.raises(ConfigError, match="changed since the attack"):
+        rerender(tmp_path / "out")

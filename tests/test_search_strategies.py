@@ -196,3 +196,45 @@ def test_nothing_eligible_gives_identity() -> None:
         out = strategy(problem, rng=np.random.default_rng(0))
         assert out.best.is_identity
         assert not out.success
+
+
+@pytest.mark.parametrize("max_chunk", [1, 2, 5, 32])
+@pytest.mark.parametrize("want", [1, 2, 3])
+def test_first_feasible_is_independent_of_batching(want: int, max_chunk: int) -> None:
+    from brittle.search.problem import first_feasible
+
+    rng = np.random.default_rng(want * 100 + max_chunk)
+    candidates = [
+        Perturbation(SENTENCE.sent_id, "test", positions=(1,), replacements=(f"w{i}",))
+        for i in range(40)
+    ]
+    damages = rng.integers(0, 6, size=40).astype(float)  # ties on purpose
+    ok = rng.random(40) < 0.3
+    calls: list[int] = []
+
+    def feasible(batch: Sequence[Perturbation]) -> np.ndarray:
+        calls.append(len(batch))
+        return np.array([ok[int(p.replacements[0][1:])] for p in batch])
+
+    problem = SearchProblem(SENTENCE.sent_id, "test", {}, 1, None, feasible, lambda: False)
+    found, checked = first_feasible(problem, candidates, damages, want=want, max_chunk=max_chunk)
+    # Reference: walk the candidates one by one in order of damage, earlier first on ties.
+    order = sorted(range(40), key=lambda i: (-damages[i], i))
+    expected = [i for i in order if ok[i]][:want]
+    assert found == expected
+    assert checked == sum(calls) and checked <= 40
+    assert calls[0] == want  # the first batch holds only as many as are wanted
+    if expected and len(expected) == want:
+        # Nothing beyond the batch that completed the answer is checked.
+        assert checked - calls[-1] < order.index(expected[-1]) + 1
+
+
+def test_first_feasible_checks_only_what_it_needs_when_all_pass() -> None:
+    from brittle.search.problem import first_feasible
+
+    problem, _, checked = make_problem(AdditiveEvaluator(PENALTY))
+    pool = list(problem.expand(problem.empty()))
+    damages = np.arange(len(pool), dtype=float)
+    found, n = first_feasible(problem, pool, damages, want=2)
+    assert found == [len(pool) - 1, len(pool) - 2]
+    assert n == 2 and len(checked) == 2

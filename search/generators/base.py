@@ -186,6 +186,14 @@ class SubstitutionGenerator(ABC):
         if self.top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {self.top_k}")
 
+    def prepare(self) -> None:
+        """Load what the generator reads (lexicons, models) now rather than on first use.
+
+        Runs call it before their first sentence, so a missing resource fails early and
+        loading time is not charged to the first sentences. Nothing to load by default.
+        """
+        return None
+
     @abstractmethod
     def candidates(
         self, sentences: Sequence[Sentence], *, top_k: int | None = None

@@ -21,7 +21,12 @@ from brittle.engine.registry import registry
 from brittle.engine.sentence import Sentence
 from brittle.search.generators.base import Candidate, SubstitutionGenerator, SubstitutionTable
 from brittle.search.generators.eligibility import is_lettered
-from brittle.search.generators.inflection import inflect_lemma, match_case, target_tag
+from brittle.search.generators.inflection import (
+    inflect_lemma,
+    load_inflections,
+    match_case,
+    target_tag,
+)
 from brittle.search.generators.lexicon import WORDNET_POS
 
 __all__ = ["CoPOS"]
@@ -62,6 +67,12 @@ class CoPOS(SubstitutionGenerator):
 
             self._state["wordnet"] = load_wordnet()
         return self._state["wordnet"]
+
+    def prepare(self) -> None:
+        """Load WordNet and, when inflecting, lemminflect's tables."""
+        self._wordnet()
+        if self.inflect:
+            load_inflections()
 
     def synonyms(self, lemma: str, pos: str) -> tuple[str, ...]:
         """Synonym lemma names of ``lemma`` for WordNet ``pos`` (``n``, ``v``, ``a``, ``r``).

@@ -72,6 +72,13 @@ def target_tag(upos: str, xpos: str, feats: Mapping[str, str]) -> str | None:
     return "VB"
 
 
+def load_inflections() -> None:
+    """Import ``lemminflect`` and load its inflection tables (about a second, once)."""
+    from lemminflect import getAllInflections
+
+    getAllInflections("be")
+
+
 @lru_cache(maxsize=65536)
 def inflect_lemma(lemma: str, tag: str) -> str | None:
     """``lemma`` inflected for the PTB ``tag`` with ``lemminflect``, or ``None``.
