@@ -46,9 +46,15 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def run_with_progress(
-    config: Any, out: Path, *, resume: bool, overwrite: bool, label: str = "attack"
+    config: Any,
+    out: Path,
+    *,
+    resume: bool,
+    overwrite: bool,
+    label: str = "attack",
+    components: Any = None,
 ) -> dict[str, Any]:
-    """Run one attack under a live progress bar."""
+    """Run one attack under a live progress bar (``components``: built once, reused)."""
     from brittle.engine.attack import run_attack
 
     columns = (
@@ -83,7 +89,14 @@ def run_with_progress(
                 drop=f"{progress.mean_drop:.3f}",
             )
 
-        return run_attack(config, out, resume=resume, overwrite=overwrite, on_sentence=update)
+        return run_attack(
+            config,
+            out,
+            resume=resume,
+            overwrite=overwrite,
+            on_sentence=update,
+            components=components,
+        )
 
 
 @main.command("attack")
@@ -182,14 +195,13 @@ def attack_command(
       brittle attack en_ewt-ud-test.conllu --probe probes/distance --probe probes/pos
       --method copos --search beam --budget 3 --out attack-ewt
     """
-    from brittle.engine.attack import AttackConfig
+    from brittle.engine.attack import AttackConfig, build_components, check_out_dir
     from brittle.engine.report import plot_drop_vs_budget
 
     budgets = _parse_budgets(budget)
     tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
-    summaries = {}
-    for tau in budgets:
-        config = AttackConfig(
+    configs = {
+        tau: AttackConfig(
             treebank=str(treebank),
             probes=tuple(str(p) for p in probes),
             method=method,
@@ -204,9 +216,27 @@ def attack_command(
             limit=limit,
             objective=tasks,
         )
-        target = out if len(budgets) == 1 else out / f"tau={tau}"
+        for tau in budgets
+    }
+    targets = {tau: out if len(budgets) == 1 else out / f"tau={tau}" for tau in budgets}
+    for tau in budgets:  # before loading anything: a clash with earlier results fails fast
+        if targets[tau].is_dir() and not overwrite:
+            check_out_dir(targets[tau], configs[tau], resume=resume, overwrite=False)
+    summaries = {}
+    components = None
+    for tau in budgets:
+        config, target = configs[tau], targets[tau]
+        if components is None:
+            # The budget does not change probes, generator or parser: load them once.
+            with console.status("loading probes, model, generator and parser"):
+                components = build_components(config)
         summaries[tau] = run_with_progress(
-            config, target, resume=resume, overwrite=overwrite, label=f"tau={tau}"
+            config,
+            target,
+            resume=resume,
+            overwrite=overwrite,
+            label=f"tau={tau}",
+            components=components,
         )
         print_summary(summaries[tau])
     if len(budgets) > 1:

@@ -293,7 +293,9 @@ def _sentence_total(config: AttackConfig) -> int:
     return total if config.limit is None else min(total, config.limit)
 
 
-def _check_out_dir(out: Path, config: AttackConfig, *, resume: bool, overwrite: bool) -> None:
+def check_out_dir(out: Path, config: AttackConfig, *, resume: bool, overwrite: bool) -> None:
+    """Refuse to mix results: ``out`` must be new, resumed with the same settings or
+    overwritten (then its results are removed). Raises :class:`ConfigError` otherwise."""
     results = out / RESULTS
     saved = out / CONFIG_JSON
     if results.exists() and results.stat().st_size > 0:
@@ -357,7 +359,7 @@ def run_attack(
         raise ConfigError(f"chunk size must be at least 1, got {chunk_size}")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    _check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
+    check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
     total = _sentence_total(config)
     comps = components if components is not None else build_components(config)
     scorer = CachedScorer(comps.evaluator, cache_size=cache_size)

@@ -113,3 +113,44 @@ def test_evaluate_baselines_only(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
     report = json.loads(out.read_text())
     assert report["probes"] == {} and report["notes"]  # majority learnt on the test set
+
+
+def test_attack_several_budgets(tmp_path: Path, bert_dir: Path, monkeypatch) -> None:
+    from test_generators_helpers import wordnet_or_skip
+
+    wordnet_or_skip()
+    dist = tmp_path / "dist"
+    assert train(dist, "--model", str(bert_dir), "--task", "distance").exit_code == 0  # type: ignore[attr-defined]
+    import brittle.engine.attack as attack
+
+    builds: list[object] = []
+    real_build = attack.build_components
+    monkeypatch.setattr(attack, "build_components", lambda c: builds.append(c) or real_build(c))
+    out = tmp_path / "attack"
+    args = [
+        "attack",
+        str(TREEBANK),
+        "--probe",
+        str(dist),
+        "--parser",
+        "gold",
+        "--budget",
+        "1,2",
+        "--candidates",
+        "3",
+        "--limit",
+        "3",
+        "--out",
+        str(out),
+    ]
+    result = run(*args)
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert len(builds) == 1  # probes, model and generator loaded once for both budgets
+    for tau in (1, 2):
+        summary = json.loads((out / f"tau={tau}" / "summary.json").read_text())
+        assert summary["sentences"] == 3 and summary["config"]["budget"] == tau
+    assert (out / "plots" / "drop_vs_budget.png").stat().st_size > 0
+    # Running again without --resume refuses before loading anything.
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code != 0 and "--resume" in again.output
+    assert len(builds) == 1
