@@ -32,7 +32,13 @@ from scorers_reference import (  # noqa: E402
 
 from brittle.scorers.distance import tree_edit_distance, tree_edit_distance_batch  # noqa: E402
 from brittle.scorers.hamming import hamming_batch_ids  # noqa: E402
-from brittle.scorers.metrics import DistanceMetrics  # noqa: E402
+from brittle.scorers.metrics import (  # noqa: E402
+    DistanceMetrics,
+    score_depths,
+    score_depths_many,
+    score_distances,
+    score_distances_many,
+)
 from brittle.scorers.mst import minimum_spanning_tree  # noqa: E402
 from brittle.scorers.order import char_permutation_batch, order_scores_batch  # noqa: E402
 from brittle.scorers.rank import spearman_rows  # noqa: E402
@@ -188,6 +194,43 @@ def bench_metrics(quick: bool) -> None:
     print(f"{f'DistanceMetrics ({source}, 5-40)':<34} {len(trees) / t:>14,.0f}/s sentences")
 
 
+def bench_probe_scores(quick: bool) -> None:
+    """Batched distance/depth-probe scores against per-sentence ``score_distances``."""
+    from brittle.engine.tree import depths, distance_matrix
+
+    trees, source = load_trees(10, 30)
+    trees = trees[: 200 if quick else 1000]
+    rng = np.random.default_rng(0)
+    preds = [distance_matrix(h) + rng.normal(0, 0.5, (len(h), len(h))) for h in trees]
+    masks = [rng.random(len(h)) < 0.1 for h in trees]
+    score_distances_many(preds[:2], trees[:2], punct=masks[:2])  # compile
+    ref_m = 100 if quick else 300
+
+    def ref_loop(ps: list[np.ndarray], hs: list[np.ndarray], ms: list[np.ndarray]) -> None:
+        for p, h, m in zip(ps, hs, ms, strict=True):
+            score_distances(p, h, punct=m)
+
+    ours = best_time(lambda: score_distances_many(preds, trees, punct=masks))
+    ref = best_time(lambda: ref_loop(preds[:ref_m], trees[:ref_m], masks[:ref_m]), repeat=2)
+    report(f"Distance scores ({source}, 10-30)", len(trees), ours, ref_m, ref, "vs score_distances")
+    # an attack: many candidates scored against one gold sentence
+    h, m = trees[0], masks[0]
+    n = len(h)
+    cands = [distance_matrix(h) + rng.normal(0, 0.5, (n, n)) for _ in range(len(trees))]
+    hs, ms = [h] * len(cands), [m] * len(cands)
+    ours = best_time(lambda: score_distances_many(cands, hs, punct=ms))
+    ref = best_time(lambda: ref_loop(cands[:ref_m], hs[:ref_m], ms[:ref_m]), repeat=2)
+    report(f"  same, one gold ({n} words)", len(cands), ours, ref_m, ref, "vs score_distances")
+    dpreds = [depths(h) + rng.normal(0, 0.5, n) for _ in range(len(trees))]
+    score_depths_many(dpreds[:2], hs[:2], punct=ms[:2])  # compile
+    ours = best_time(lambda: score_depths_many(dpreds, hs, punct=ms))
+    ref = best_time(
+        lambda: [score_depths(p, h, punct=m) for p in dpreds[:ref_m]],
+        repeat=2,
+    )
+    report(f"Depth scores, one gold ({n} words)", len(dpreds), ours, ref_m, ref, "vs score_depths")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller batches")
@@ -203,6 +246,7 @@ def main() -> None:
     bench_hamming(args.quick)
     bench_order(args.quick)
     bench_mst_spearman(args.quick)
+    bench_probe_scores(args.quick)
     bench_metrics(args.quick)
 
 

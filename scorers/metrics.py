@@ -29,6 +29,12 @@ Metric definitions (names are the keys of the result dictionaries):
 
 A Spearman correlation that is undefined (a constant row) counts as 0. A corpus metric
 with nothing to average is NaN.
+
+:func:`score_distances` and :func:`score_depths` score one sentence with numpy and are the
+reference; :func:`score_distances_many` and :func:`score_depths_many` give the same
+numbers, to the bit, for many sentences in one compiled pass (Numba kernels in
+``_metric_kernels``), handling each distinct gold sentence once. Scoring the candidates
+of an attack, or a corpus, goes through them.
 """
 
 from __future__ import annotations
@@ -58,7 +64,9 @@ __all__ = [
     "length_binned_mean",
     "punct_mask",
     "score_depths",
+    "score_depths_many",
     "score_distances",
+    "score_distances_many",
     "score_pos",
     "sdr_counts",
     "uuas_counts",
@@ -76,6 +84,19 @@ def _gold_heads(heads: ArrayLike) -> NDArray[np.int64]:
         return tree.validate_heads(heads)
     except ValueError as exc:
         raise InvalidTreeError(f"gold tree: {exc}") from None
+
+
+def _gold_heads_fast(heads: ArrayLike) -> NDArray[np.int64]:
+    """:func:`_gold_heads` with the check in compiled code (the same errors)."""
+    from brittle.scorers import _metric_kernels
+
+    try:
+        arr = np.ascontiguousarray(np.asarray(heads), dtype=np.int64)
+    except (TypeError, ValueError):
+        return _gold_heads(heads)
+    if arr.ndim != 1 or not _metric_kernels.is_tree(arr):
+        return _gold_heads(heads)  # raises InvalidTreeError naming the problems
+    return arr
 
 
 def _gold_distances(heads: NDArray[np.int64]) -> NDArray[np.int32]:
@@ -114,6 +135,97 @@ def _mask(punct: ArrayLike | None, n: int) -> NDArray[np.bool_]:
 def punct_mask(upos: Sequence[str]) -> NDArray[np.bool_]:
     """Boolean mask (n,) of the words whose UPOS is ``PUNCT``."""
     return np.fromiter((u == "PUNCT" for u in upos), dtype=np.bool_, count=len(upos))
+
+
+@dataclass(frozen=True, slots=True)
+class _Packed:
+    """A batch of predictions laid out for the kernels of ``_metric_kernels``.
+
+    Attributes:
+        values: float64, every prediction flattened row-major, one after the other.
+        value_start: int64 (m,), where prediction ``r`` starts in ``values``.
+        gold_of: int64 (m,), the distinct gold tree prediction ``r`` is scored against.
+        heads, punct: int64 and bool, the distinct gold trees and masks one after the other.
+        gold_start: int64 (g + 1,), tree ``t`` is ``heads[gold_start[t]:gold_start[t + 1]]``.
+        lengths: words of each prediction's sentence.
+    """
+
+    values: NDArray[np.float64]
+    value_start: NDArray[np.int64]
+    gold_of: NDArray[np.int64]
+    heads: NDArray[np.int64]
+    punct: NDArray[np.bool_]
+    gold_start: NDArray[np.int64]
+    lengths: list[int]
+
+
+def _pack(
+    predicted: Sequence[ArrayLike],
+    heads: Sequence[ArrayLike],
+    punct: Sequence[ArrayLike | None] | None,
+    *,
+    matrix: bool,
+) -> _Packed:
+    """Validate a batch and pack it; each distinct gold tree is validated once.
+
+    Golds are told apart by the identity of their ``heads`` and ``punct`` objects, so a
+    batch that scores many predictions against one sentence passes the same arrays.
+    ``matrix`` selects (n, n) distance predictions rather than (n,) depth predictions.
+    """
+    hs = list(heads)
+    ms: list[ArrayLike | None] = list(punct) if punct is not None else [None] * len(hs)
+    preds = list(predicted)
+    if not len(preds) == len(hs) == len(ms):
+        raise LengthMismatchError("need one prediction, tree and mask per sentence")
+    index: dict[tuple[int, int], int] = {}
+    trees: list[NDArray[np.int64]] = []
+    masks: list[NDArray[np.bool_]] = []
+    gold_of: list[int] = []
+    lengths: list[int] = []
+    arrays: list[NDArray[np.generic]] = []
+    for p, h, m in zip(preds, hs, ms, strict=True):
+        # hs and ms hold every object until the end of the call, so ids are not reused
+        key = (id(h), id(m))
+        t = index.get(key)
+        if t is None:
+            gold = _gold_heads_fast(h)
+            masks.append(_mask(m, gold.shape[0]))
+            t = index[key] = len(trees)
+            trees.append(gold)
+        n = int(trees[t].shape[0])
+        a = np.asarray(p)
+        if matrix:
+            if a.shape != (n, n):
+                raise LengthMismatchError(
+                    f"predicted distances have shape {a.shape}, expected ({n}, {n})"
+                )
+        else:
+            a = a.reshape(-1)
+            if a.shape != (n,):
+                raise LengthMismatchError(f"predicted depths has shape {a.shape}, expected ({n},)")
+        gold_of.append(t)
+        lengths.append(n)
+        arrays.append(a)
+    sizes = [n * n if matrix else n for n in lengths]
+    starts = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    values = np.empty(int(starts[-1]), dtype=np.float64)
+    for a, lo, hi in zip(arrays, starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+        values[lo:hi].reshape(a.shape)[...] = a
+    if not np.isfinite(values).all():
+        what = "predicted distances" if matrix else "predicted depths"
+        raise ScorerInputError(f"{what} must be finite")
+    gold_start = np.zeros(len(trees) + 1, dtype=np.int64)
+    np.cumsum([t.shape[0] for t in trees], out=gold_start[1:])
+    return _Packed(
+        values=values,
+        value_start=starts[:-1],
+        gold_of=np.asarray(gold_of, dtype=np.int64),
+        heads=np.concatenate(trees) if trees else np.zeros(0, dtype=np.int64),
+        punct=np.concatenate(masks) if masks else np.zeros(0, dtype=np.bool_),
+        gold_start=gold_start,
+        lengths=lengths,
+    )
 
 
 def _mean_rows(rho: NDArray[np.float64]) -> float:
@@ -263,6 +375,47 @@ def score_distances(
     )
 
 
+def score_distances_many(
+    predicted: Sequence[ArrayLike],
+    heads: Sequence[ArrayLike],
+    *,
+    punct: Sequence[ArrayLike | None] | None = None,
+) -> list[DistanceScores]:
+    """:func:`score_distances` of many sentences in one compiled pass, equal to the bit.
+
+    Each distinct gold (told apart by the identity of its ``heads`` and ``punct``
+    objects) is validated, and its distances and ranks computed, once: scoring many
+    candidates against one sentence should pass the same arrays each time.
+
+    Args:
+        predicted: m float arrays (n_r, n_r), predicted distances.
+        heads: m int arrays (n_r,), gold HEAD arrays.
+        punct: m bool masks (n_r,) or ``None`` each, or ``None`` for no mask at all.
+    """
+    from brittle.scorers import _metric_kernels
+
+    b = _pack(predicted, heads, punct, matrix=True)
+    m = len(b.lengths)
+    counts = np.zeros((m, 4), dtype=np.int64)
+    rows = np.zeros((m, 2), dtype=np.float64)
+    if m:
+        _metric_kernels.score_distances_packed(
+            b.values, b.value_start, b.gold_of, b.heads, b.punct, b.gold_start, counts, rows
+        )
+    return [
+        DistanceScores(
+            length=n,
+            uuas_correct=c[0],
+            uuas_total=c[1],
+            sdr_equal=c[2],
+            sdr_total=c[3],
+            dspr=f[0],
+            dspr_prim=f[1],
+        )
+        for n, c, f in zip(b.lengths, counts.tolist(), rows.tolist(), strict=True)
+    ]
+
+
 def length_binned_mean(
     values: ArrayLike,
     lengths: ArrayLike,
@@ -350,11 +503,10 @@ class DistanceMetrics:
         *,
         punct: Sequence[ArrayLike | None] | None = None,
     ) -> list[DistanceScores]:
-        """Score many sentences; ``punct`` holds one mask (or ``None``) per sentence."""
-        masks: Sequence[ArrayLike | None] = punct if punct is not None else [None] * len(heads)
-        if not len(predicted) == len(heads) == len(masks):
-            raise LengthMismatchError("need one prediction, tree and mask per sentence")
-        return [self.add(p, h, punct=m) for p, h, m in zip(predicted, heads, masks, strict=True)]
+        """Score many sentences (:func:`score_distances_many`), one mask or ``None`` each."""
+        s = score_distances_many(predicted, heads, punct=punct)
+        self.scores.extend(s)
+        return s
 
     def extend(self, scores: Iterable[DistanceScores]) -> None:
         """Keep already computed scores (e.g. from another worker)."""
@@ -416,6 +568,43 @@ def score_depths(
     )
 
 
+def score_depths_many(
+    predicted: Sequence[ArrayLike],
+    heads: Sequence[ArrayLike],
+    *,
+    punct: Sequence[ArrayLike | None] | None = None,
+) -> list[DepthScores]:
+    """:func:`score_depths` of many sentences in one compiled pass, equal to the bit.
+
+    Distinct golds are told apart as in :func:`score_distances_many`.
+
+    Args:
+        predicted: m float arrays (n_r,), predicted depths.
+        heads: m int arrays (n_r,), gold HEAD arrays.
+        punct: m bool masks (n_r,) or ``None`` each, or ``None`` for no mask at all.
+    """
+    from brittle.scorers import _metric_kernels
+
+    b = _pack(predicted, heads, punct, matrix=False)
+    m = len(b.lengths)
+    counts = np.zeros((m, 3), dtype=np.int64)
+    rho = np.zeros(m, dtype=np.float64)
+    if m:
+        _metric_kernels.score_depths_packed(
+            b.values, b.value_start, b.gold_of, b.heads, b.punct, b.gold_start, counts, rho
+        )
+    return [
+        DepthScores(
+            length=n,
+            root_correct=bool(c[0]),
+            depth_spearman=r,
+            depth_correct=c[1],
+            depth_total=c[2],
+        )
+        for n, c, r in zip(b.lengths, counts.tolist(), rho.tolist(), strict=True)
+    ]
+
+
 def aggregate_depth(
     scores: Iterable[DepthScores],
     *,
@@ -463,11 +652,10 @@ class DepthMetrics:
         *,
         punct: Sequence[ArrayLike | None] | None = None,
     ) -> list[DepthScores]:
-        """Score many sentences; ``punct`` holds one mask (or ``None``) per sentence."""
-        masks: Sequence[ArrayLike | None] = punct if punct is not None else [None] * len(heads)
-        if not len(predicted) == len(heads) == len(masks):
-            raise LengthMismatchError("need one prediction, tree and mask per sentence")
-        return [self.add(p, h, punct=m) for p, h, m in zip(predicted, heads, masks, strict=True)]
+        """Score many sentences (:func:`score_depths_many`), one mask or ``None`` each."""
+        s = score_depths_many(predicted, heads, punct=punct)
+        self.scores.extend(s)
+        return s
 
     def extend(self, scores: Iterable[DepthScores]) -> None:
         """Keep already computed scores."""

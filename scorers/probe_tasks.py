@@ -240,14 +240,14 @@ class _DistanceBase(ProbeTask):
         return [d[i, :n, :n] for i, n in enumerate(batch.lengths.tolist())]
 
     def _scores(self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold]) -> list[Any]:
-        from brittle.scorers.metrics import score_distances
+        from brittle.scorers.metrics import score_distances_many
 
         if len(predictions) != len(golds):
             raise ConfigError(f"{len(predictions)} predictions for {len(golds)} gold sentences")
-        return [
-            score_distances(p, g.heads, punct=g.punct)
-            for p, g in zip(predictions, golds, strict=True)
-        ]
+        # a batch of candidates shares one Gold: its arrays are validated and ranked once
+        return score_distances_many(
+            predictions, [g.heads for g in golds], punct=[g.punct for g in golds]
+        )
 
     def score(
         self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
@@ -371,13 +371,13 @@ class DepthTask(ProbeTask):
         return [d[i, :n] for i, n in enumerate(batch.lengths.tolist())]
 
     def _scores(self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold]) -> list[Any]:
-        from brittle.scorers.metrics import score_depths
+        from brittle.scorers.metrics import score_depths_many
 
         if len(predictions) != len(golds):
             raise ConfigError(f"{len(predictions)} predictions for {len(golds)} gold sentences")
-        return [
-            score_depths(p, g.heads, punct=g.punct) for p, g in zip(predictions, golds, strict=True)
-        ]
+        return score_depths_many(
+            predictions, [g.heads for g in golds], punct=[g.punct for g in golds]
+        )
 
     def score(
         self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
