@@ -157,6 +157,8 @@ def build_components(config: AttackConfig) -> AttackComponents:
     evaluator = ProbeEvaluator.from_dirs(config.probes)
     parser = make_parser(config.parser)
     parser.prepare()
+    # Load the tree edit distance kernels now rather than during the first sentence.
+    import brittle.scorers._ted_kernels  # noqa: F401
     syntax = SyntaxConstraint(parser, max_distance=config.max_syntax_distance)
 
     def feasibility(

@@ -117,12 +117,21 @@ class ProbeEvaluator:
         alignments: Sequence[NDArray[np.int64] | None],
     ) -> Evaluation:
         """Metrics, shape (m, tasks), and L2 / cosine to the original, shape (m,)."""
-        from brittle.scorers.probe_gold import gold_of
+        from brittle.scorers.probe_gold import Gold, gold_of
 
         words = [c.forms for c in candidates]
         self._last_words = words
         reps = self._encode(words)
-        golds = [gold_of(c) for c in candidates]
+        # Substitutions keep the original's annotation, so a batch usually has one gold:
+        # build it once (and the metric kernels then prepare it once).
+        by_annotation: dict[tuple[bytes, tuple[str, ...], tuple[str, ...]], Gold] = {}
+        golds = []
+        for c in candidates:
+            key = (c.heads.tobytes(), c.upos, c.xpos)
+            gold = by_annotation.get(key)
+            if gold is None:
+                gold = by_annotation[key] = gold_of(c)
+            golds.append(gold)
         per_probe: list[list[dict[str, float]]] = [[] for _ in self.probes]
         for g, r in zip(self.groups, reps, strict=True):
             for i in g.members:
