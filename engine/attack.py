@@ -159,6 +159,7 @@ def build_components(config: AttackConfig) -> AttackComponents:
     parser.prepare()
     # Load the tree edit distance kernels now rather than during the first sentence.
     import brittle.scorers._ted_kernels  # noqa: F401
+
     syntax = SyntaxConstraint(parser, max_distance=config.max_syntax_distance)
 
     def feasibility(

@@ -142,6 +142,9 @@ class TransformerEncoder(RepresentationBackend):
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
         self.pad_id = int(pad)
+        #: Whether stopping after the highest requested layer gives the same hidden
+        #: states as the full forward (None: not checked yet).
+        self._early_exit: bool | None = None
         super().__init__(model=name, dim=dim, n_layers=n_layers, pooling=pooling)
 
     @classmethod
@@ -239,12 +242,37 @@ class TransformerEncoder(RepresentationBackend):
     def forward(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, layers: Sequence[int]
     ) -> list[torch.Tensor]:
-        """Hidden states of ``layers`` (indices 0..n_layers), each of shape (b, t, d)."""
+        """Hidden states of ``layers`` (indices 0..n_layers), each of shape (b, t, d).
+
+        When every requested layer is below the last, the blocks above the highest one
+        are not run (see :func:`_stop_after`): probing layer 2 of 6 costs 2 blocks, not 6.
+        The first such call is checked against the full forward; a model whose hidden
+        states are not its blocks' outputs falls back to the full forward for good.
+        """
+        top = max(layers)
+        if top < self.n_layers and self._early_exit is not False:
+            blocks = _blocks_of(self.net, self.n_layers)
+            if blocks is not None:
+                early = _stop_after(self.net, blocks, input_ids, attention_mask, top)
+                if self._early_exit is None:
+                    full = self._full_forward(input_ids, attention_mask)
+                    self._early_exit = all(
+                        early[i] is not None and bool(torch_equal(early[i], full[i]))
+                        for i in range(top + 1)
+                    )
+                    if not self._early_exit:
+                        return [full[i] for i in layers]
+                return [early[i] for i in layers]  # type: ignore[misc]
+        states = self._full_forward(input_ids, attention_mask)
+        return [states[i] for i in layers]
+
+    def _full_forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+    ) -> Sequence[torch.Tensor]:
         out = self.net(
             input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
         )
-        states = out.hidden_states
-        return [states[i] for i in layers]
+        return out.hidden_states  # type: ignore[no-any-return]
 
     def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
         """Word vectors of ``sentences`` for every layer in ``layers`` (see base class)."""
@@ -285,6 +313,66 @@ class TransformerEncoder(RepresentationBackend):
     def close(self) -> None:
         """Drop the model."""
         self.net = None
+
+
+class _Stop(Exception):
+    """Raised by a forward hook once the highest requested layer has been computed."""
+
+
+def torch_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Exact equality of two tensors (shape and every value)."""
+    import torch
+
+    return bool(torch.equal(a, b))
+
+
+def _blocks_of(net: Any, n_layers: int) -> Any:
+    """The model's list of transformer blocks (the first ``ModuleList`` of ``n_layers``
+    modules), or ``None`` when there is no such list."""
+    import torch
+
+    for module in net.modules():
+        if isinstance(module, torch.nn.ModuleList) and len(module) == n_layers:
+            return module
+    return None
+
+
+def _stop_after(
+    net: Any, blocks: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor, top: int
+) -> list[torch.Tensor | None]:
+    """Hidden states 0..``top`` computed by running only blocks ``0..top-1``.
+
+    Hidden state 0 is the input of block 0 (the embeddings) and hidden state ``i`` the
+    output of block ``i - 1``, as in ``output_hidden_states``; a hook on block ``top - 1``
+    stops the forward there. (The last hidden state is excluded by the caller: some
+    models apply a final normalisation to it.) Hand-written because transformers has no
+    "stop at layer k" option for its models.
+    """
+    states: list[torch.Tensor | None] = [None] * (top + 1)
+
+    def first_input(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        states[0] = args[0] if args else kwargs.get("hidden_states")
+        if top == 0:
+            raise _Stop
+
+    def output_of(i: int) -> Any:
+        def hook(module: Any, args: Any, output: Any) -> None:
+            states[i + 1] = output[0] if isinstance(output, tuple) else output
+            if i + 1 == top:
+                raise _Stop
+
+        return hook
+
+    handles = [blocks[0].register_forward_pre_hook(first_input, with_kwargs=True)]
+    handles += [blocks[i].register_forward_hook(output_of(i)) for i in range(top)]
+    try:
+        net(input_ids=input_ids, attention_mask=attention_mask)
+    except _Stop:
+        pass
+    finally:
+        for h in handles:
+            h.remove()
+    return states
 
 
 def _load(source: str, *, dtype: Any) -> tuple[Any, Any]:

@@ -258,3 +258,70 @@ def test_minilm_multiword_tokens() -> None:
     contraction = align_batch(tok, [["I", "do", "n't", "know", "."]])[0]
     names = tok.convert_ids_to_tokens(contraction.content_ids.tolist())
     assert [n for n, w in zip(names, contraction.word_of, strict=True) if w == 2] == ["n", "'", "t"]
+
+
+# ------------------------------------------------------------------ early exit
+@pytest.mark.parametrize("name", ["bert", "gpt2", "sp"])
+def test_lower_layers_stop_early_and_equal_the_full_forward(
+    models: dict[str, Path], name: str
+) -> None:
+    import torch
+
+    enc = TransformerEncoder(str(models[name]), pooling="mean", device="cpu")
+    batch = [HARD, ["the", "cat", "sat"], ["the"]]
+    rows, offsets, _ = enc.plan(batch)
+    ids, mask, _ = enc.collate(rows, list(range(len(rows))), offsets)
+    with torch.inference_mode():
+        full = enc.net(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+        for top in range(enc.n_layers):  # every layer below the last
+            got = enc.forward(ids, mask, list(range(top + 1)))
+            for i in range(top + 1):
+                assert torch.equal(got[i], full.hidden_states[i]), (name, top, i)
+        last = enc.forward(ids, mask, [enc.n_layers])[0]
+        assert torch.equal(last, full.hidden_states[enc.n_layers])
+    assert enc._early_exit is True
+
+
+def test_early_exit_runs_fewer_blocks(models: dict[str, Path]) -> None:
+    import torch
+
+    enc = TransformerEncoder(str(models["bert"]), pooling="mean", device="cpu")
+    from brittle.scorers.transformer_backend import _blocks_of
+
+    blocks = _blocks_of(enc.net, enc.n_layers)
+    calls: list[int] = []
+    handles = [
+        b.register_forward_hook(lambda m, a, o, i=i: calls.append(i)) for i, b in enumerate(blocks)
+    ]
+    try:
+        with torch.inference_mode():
+            enc.encode([["the", "cat"]], layer=1)  # checked once against the full forward
+            calls.clear()
+            enc.encode([["the", "cat"]], layer=1)
+    finally:
+        for h in handles:
+            h.remove()
+    assert calls == [0]
+
+
+def test_early_exit_falls_back_when_states_differ(
+    models: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import brittle.scorers.transformer_backend as tb
+
+    enc = TransformerEncoder(str(models["bert"]), pooling="mean", device="cpu")
+    reference = TransformerEncoder(str(models["bert"]), pooling="mean", device="cpu")
+    reference._early_exit = False  # always the full forward
+    real = tb._stop_after
+
+    def skewed(*args, **kwargs):
+        return [None if s is None else s + 1.0 for s in real(*args, **kwargs)]
+
+    monkeypatch.setattr(tb, "_stop_after", skewed)
+    batch = [HARD, ["the", "cat"]]
+    for _ in range(2):
+        got = enc.encode(batch, layer=1)
+        want = reference.encode(batch, layer=1)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert enc._early_exit is False
