@@ -254,15 +254,15 @@ class TransformerEncoder(RepresentationBackend):
             blocks = _blocks_of(self.net, self.n_layers)
             if blocks is not None:
                 early = _stop_after(self.net, blocks, input_ids, attention_mask, top)
-                if self._early_exit is None:
-                    full = self._full_forward(input_ids, attention_mask)
-                    self._early_exit = all(
-                        early[i] is not None and bool(torch_equal(early[i], full[i]))
-                        for i in range(top + 1)
-                    )
-                    if not self._early_exit:
-                        return [full[i] for i in layers]
-                return [early[i] for i in layers]  # type: ignore[misc]
+                got = [t for t in early if t is not None]
+                if len(got) == len(early):
+                    if self._early_exit is None:
+                        full = self._full_forward(input_ids, attention_mask)
+                        self._early_exit = all(torch_equal(got[i], full[i]) for i in range(top + 1))
+                        if not self._early_exit:
+                            return [full[i] for i in layers]
+                    return [got[i] for i in layers]
+                self._early_exit = False
         states = self._full_forward(input_ids, attention_mask)
         return [states[i] for i in layers]
 

@@ -304,8 +304,9 @@ def test_early_exit_runs_fewer_blocks(models: dict[str, Path]) -> None:
     assert calls == [0]
 
 
+@pytest.mark.parametrize("fault", ["differ", "missing"])
 def test_early_exit_falls_back_when_states_differ(
-    models: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+    models: dict[str, Path], monkeypatch: pytest.MonkeyPatch, fault: str
 ) -> None:
     import brittle.scorers.transformer_backend as tb
 
@@ -315,7 +316,10 @@ def test_early_exit_falls_back_when_states_differ(
     real = tb._stop_after
 
     def skewed(*args, **kwargs):
-        return [None if s is None else s + 1.0 for s in real(*args, **kwargs)]
+        states = real(*args, **kwargs)
+        if fault == "missing":  # a model whose blocks the hooks never see
+            return [None for _ in states]
+        return [None if s is None else s + 1.0 for s in states]
 
     monkeypatch.setattr(tb, "_stop_after", skewed)
     batch = [HARD, ["the", "cat"]]
