@@ -5,12 +5,17 @@ The run owns the pieces and hands each strategy a :class:`~brittle.search.proble
 SearchProblem`: candidates from the generator, probe damage from the one
 :class:`~brittle.engine.scoring.CachedScorer`, the syntax constraint checked lazily.
 
-Reliability: each finished sentence is appended to ``results.jsonl`` as one line in one
-write; ``--resume`` drops a torn last line, skips the sentences already there, and the
-final files equal those of an uninterrupted run (every sentence draws from its own
-seeded generator and is scored in batches of its own candidates only). Reports are
-rendered from ``results.jsonl`` and written atomically, so Ctrl-C leaves every file
-valid.
+Batching: the treebank is streamed in chunks; the searches of a chunk's sentences run
+side by side in lock-step rounds (:mod:`brittle.engine.rounds`), so each round scores
+every waiting candidate of every sentence in one padded model pass and parses every
+waiting syntax check in one parser call.
+
+Reliability: each finished chunk is appended to ``results.jsonl`` one line per
+sentence, one write per line; ``--resume`` drops a torn last line and searches again
+only the chunks that are not complete (whole, so that their batches are the same as in
+an uninterrupted run), and the final files equal those of an uninterrupted run (every
+sentence draws from its own seeded generator). Reports are rendered from
+``results.jsonl`` and written atomically, so Ctrl-C leaves every file valid.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ from brittle.engine.report import (
     repair_results,
     write_json,
 )
-from brittle.engine.scoring import CachedScorer, Objective, TaskEvaluator
+from brittle.engine.rounds import Client, run_rounds
+from brittle.engine.scoring import CachedScorer, Objective, Request, RowsFunction, TaskEvaluator
 from brittle.engine.sentence import Sentence
 from brittle.search.problem import SearchProblem
 
@@ -109,16 +115,32 @@ class AttackConfig:
         return data
 
 
+#: A syntax check's result on m candidates: the mask (m,) and the distances (m,).
+Checked = tuple[NDArray[np.bool_], NDArray[np.float64]]
+Feasibility = Callable[[Sentence, Sequence[Perturbation]], Checked]
+
+
 @dataclass(frozen=True)
 class AttackComponents:
     """The live objects an attack uses; built once by :func:`build_components`."""
 
     evaluator: TaskEvaluator
     generator: Any
-    feasibility: Callable[
-        [Sentence, Sequence[Perturbation]], tuple[NDArray[np.bool_], NDArray[np.float64]]
-    ]
+    feasibility: Feasibility
     strategy: Callable[..., Any]
+    #: The syntax check of several sentences' batches in one parser call (optional:
+    #: ``feasibility`` one batch at a time otherwise).
+    feasibility_many: (
+        Callable[[Sequence[tuple[Sentence, Sequence[Perturbation]]]], list[Checked]] | None
+    ) = None
+
+    def check_many(
+        self, requests: Sequence[tuple[Sentence, Sequence[Perturbation]]]
+    ) -> list[Checked]:
+        """Syntax checks of a round's requests (one per sentence)."""
+        if self.feasibility_many is not None:
+            return self.feasibility_many(requests)
+        return [self.feasibility(o, p) for o, p in requests]
 
 
 def versions() -> dict[str, str]:
@@ -168,7 +190,13 @@ def build_components(config: AttackConfig) -> AttackComponents:
         result = syntax.check(CandidateBatch.build(original, perts))
         return np.asarray(result.mask), np.asarray(result.values)
 
-    return AttackComponents(evaluator, generator, feasibility, strategy)
+    def feasibility_many(
+        requests: Sequence[tuple[Sentence, Sequence[Perturbation]]],
+    ) -> list[Checked]:
+        results = syntax.check_many([CandidateBatch.build(o, p) for o, p in requests])
+        return [(np.asarray(r.mask), np.asarray(r.values)) for r in results]
+
+    return AttackComponents(evaluator, generator, feasibility, strategy, feasibility_many)
 
 
 @dataclass
@@ -197,16 +225,34 @@ def attack_sentence(
     scorer: CachedScorer,
     objective: Objective,
     options: dict[int, tuple[tuple[str, str], ...]],
+    client: Client | None = None,
 ) -> dict[str, Any]:
-    """Search one sentence and return its result row (JSON-ready)."""
+    """Search one sentence and return its result row (JSON-ready).
+
+    With a ``client`` (lock-step rounds, see :mod:`brittle.engine.rounds`), scoring,
+    syntax checks and reorder sampling are requests served in batches across the
+    sentences of a chunk; without one, they run directly, one sentence at a time.
+    """
     from brittle.search.generators.base import sentence_rng
 
     start = time.perf_counter()
-    session = scorer.session(sentence, objective, query_budget=config.query_budget)
+    rows: RowsFunction | None = None
+    if client is not None:
+        link = client
+
+        def rows(request: Request) -> tuple[NDArray[np.float64], int]:
+            return link.request("score", request)  # type: ignore[no-any-return]
+
+    session = scorer.session(sentence, objective, query_budget=config.query_budget, rows=rows)
     distances: dict[Perturbation, float] = {}
 
+    def check(perts: Sequence[Perturbation]) -> Checked:
+        if client is None:
+            return components.feasibility(sentence, perts)
+        return client.request("syntax", (sentence, list(perts)))  # type: ignore[no-any-return]
+
     def feasible(perts: Sequence[Perturbation]) -> NDArray[np.bool_]:
-        mask, values = components.feasibility(sentence, perts)
+        mask, values = check(perts)
         for p, v in zip(perts, values.tolist(), strict=True):
             distances[p] = float(v)
         return mask
@@ -216,7 +262,9 @@ def attack_sentence(
 
         def sampler(count: int, rng: np.random.Generator) -> list[Perturbation]:
             seed = int(rng.integers(2**31 - 1))
-            return list(components.generator.perturb([sentence], b=count, seed=seed)[0])
+            if client is None:
+                return list(components.generator.perturb([sentence], b=count, seed=seed)[0])
+            return client.request("sample", (sentence, count, seed))  # type: ignore[no-any-return]
 
     problem = SearchProblem(
         sentence.sent_id,
@@ -334,6 +382,7 @@ def run_attack(
     on_sentence: Callable[[Progress, int], None] | None = None,
     chunk_size: int = 16,
     cache_size: int = 100_000,
+    lockstep: bool = True,
 ) -> dict[str, Any]:
     """Attack every sentence of ``config.treebank`` and write the reports to ``out``.
 
@@ -352,8 +401,11 @@ def run_attack(
             otherwise.
         on_sentence: called after each sentence with the running totals and the total
             number of sentences (progress bars).
-        chunk_size: sentences whose candidate tables are generated in one batch.
+        chunk_size: sentences whose candidate tables are generated in one batch and
+            whose searches run side by side.
         cache_size: candidate scores kept by the scorer's LRU cache.
+        lockstep: batch the model and parser work of a chunk's sentences together
+            (:mod:`brittle.engine.rounds`); off: one sentence at a time.
 
     Returns:
         The summary (also written to ``summary.json``).
@@ -385,21 +437,18 @@ def run_attack(
             chunk = list(itertools.islice(sentences, chunk_size))
             if not chunk:
                 break
-            todo = [k for k in range(len(chunk)) if chunk_start + k not in done]
-            if not todo:
+            indices = range(chunk_start, chunk_start + len(chunk))
+            if all(i in done for i in indices):
                 continue
-            # Tables for the whole chunk, so a resumed run batches exactly as a fresh one.
+            # A chunk is searched whole, even when a crash left some of its rows: its
+            # sentences share batches, so a resumed run batches exactly as a fresh one.
             tables = _options_for(config, comps, chunk)
-            for k in todo:
-                row = attack_sentence(
-                    chunk[k],
-                    index=chunk_start + k,
-                    config=config,
-                    components=comps,
-                    scorer=scorer,
-                    objective=objective,
-                    options=tables[k],
-                )
+            chunk_rows = _attack_chunk(
+                chunk, chunk_start, tables, config, comps, scorer, objective, lockstep
+            )
+            for row in chunk_rows:
+                if row["index"] in done:
+                    continue
                 line = (json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n").encode()
                 os.write(fd, line)  # one write per row: a crash leaves at most a torn tail
                 os.fsync(fd)
@@ -409,6 +458,49 @@ def run_attack(
     finally:
         os.close(fd)
     return finish(out_dir, config)
+
+
+def _attack_chunk(
+    chunk: Sequence[Sentence],
+    chunk_start: int,
+    tables: Sequence[dict[int, tuple[tuple[str, str], ...]]],
+    config: AttackConfig,
+    comps: AttackComponents,
+    scorer: CachedScorer,
+    objective: Objective,
+    lockstep: bool,
+) -> list[dict[str, Any]]:
+    """The result rows of one chunk, in order: searched side by side in lock-step
+    rounds (one batched model call and one parser call per round), or one by one."""
+
+    def job(k: int) -> Callable[[Client | None], dict[str, Any]]:
+        def run(client: Client | None) -> dict[str, Any]:
+            return attack_sentence(
+                chunk[k],
+                index=chunk_start + k,
+                config=config,
+                components=comps,
+                scorer=scorer,
+                objective=objective,
+                options=tables[k],
+                client=client,
+            )
+
+        return run
+
+    jobs = [job(k) for k in range(len(chunk))]
+    if not lockstep:
+        return [run(None) for run in jobs]
+
+    def sample(requests: list[tuple[Sentence, int, int]]) -> list[list[Perturbation]]:
+        return [
+            list(comps.generator.perturb([s], b=count, seed=seed)[0]) for s, count, seed in requests
+        ]
+
+    return run_rounds(
+        jobs,
+        {"score": scorer.rows_many, "syntax": comps.check_many, "sample": sample},
+    )
 
 
 def _options_for(

@@ -30,6 +30,8 @@ PRIMARY_METRIC: dict[str, str] = {
     "root": "root_acc",
     "tree-depth": "tree_depth_acc",
 }
+#: Originals whose vectors are kept for the distances (a round's worth and more).
+_ORIGINALS_KEPT = 256
 #: Per-sentence values that are not "higher is better" metrics.
 _SKIP = frozenset({"root_prob", "tree_depth_mae"})
 
@@ -68,8 +70,7 @@ class ProbeEvaluator:
         self._prefixes = names
         self.primary = tuple(primary)
         self._tasks: tuple[str, ...] | None = None
-        self._original: tuple[str, NDArray[np.float32]] | None = None
-        self._last_words: list[tuple[str, ...]] = []
+        self._originals: dict[str, NDArray[np.float32]] = {}
 
     @classmethod
     def from_dirs(
@@ -117,13 +118,24 @@ class ProbeEvaluator:
         alignments: Sequence[NDArray[np.int64] | None],
     ) -> Evaluation:
         """Metrics, shape (m, tasks), and L2 / cosine to the original, shape (m,)."""
+        return self.evaluate_many([(original, candidates, alignments)])[0]
+
+    def evaluate_many(
+        self,
+        requests: Sequence[tuple[Sentence, Sequence[Sentence], Sequence[NDArray[np.int64] | None]]],
+    ) -> list[Evaluation]:
+        """:meth:`evaluate` of several sentences' candidates with one forward pass.
+
+        Every candidate of every request goes through the encoder and the probes in
+        the same padded batches; metrics and distances are then split per request.
+        """
         from brittle.scorers.probe_gold import Gold, gold_of
 
+        candidates = [c for _, cands, _ in requests for c in cands]
         words = [c.forms for c in candidates]
-        self._last_words = words
         reps = self._encode(words)
-        # Substitutions keep the original's annotation, so a batch usually has one gold:
-        # build it once (and the metric kernels then prepare it once).
+        # Substitutions keep the original's annotation, so a request usually has one
+        # gold: build it once (and the metric kernels then prepare it once).
         by_annotation: dict[tuple[bytes, tuple[str, ...], tuple[str, ...]], Gold] = {}
         golds = []
         for c in candidates:
@@ -138,7 +150,7 @@ class ProbeEvaluator:
                 probe = self.probes[i]
                 preds = probe.predict_reps(r, layer=probe.key.layer)
                 per_probe[i] = probe.score_predictions(preds, golds)
-        if self._tasks is None:
+        if self._tasks is None and candidates:
             cols = []
             for prefix, scores in zip(self._prefixes, per_probe, strict=True):
                 cols += [f"{prefix}.{k}" for k in scores[0] if k not in _SKIP]
@@ -147,40 +159,63 @@ class ProbeEvaluator:
         metrics = np.zeros((m, len(self.tasks)), dtype=np.float64)
         col = 0
         for scores in per_probe:
-            keys = [k for k in scores[0] if k not in _SKIP]
+            keys = [k for k in scores[0] if k not in _SKIP] if scores else []
             for k in keys:
                 metrics[:, col] = [s[k] for s in scores]
                 col += 1
         metrics = np.nan_to_num(metrics, nan=0.0)
-        l2, cos = self._distances(original, reps, alignments)
-        return Evaluation(metrics, l2, cos)
+        out: list[Evaluation] = []
+        start = 0
+        for original, cands, alignments in requests:
+            stop = start + len(cands)
+            l2, cos = self._distances(original, reps, words, range(start, stop), alignments)
+            out.append(Evaluation(metrics[start:stop], l2, cos))
+            start = stop
+        return out
+
+    def _original_vectors(
+        self, original: Sentence, reps: list[Any], words: Sequence[tuple[str, ...]], rows: range
+    ) -> NDArray[np.float32]:
+        """The first probe's word vectors of ``original`` (n, dim), cached by sentence."""
+        hit = self._originals.get(original.sent_id)
+        if hit is not None:
+            return hit
+        vec = None
+        for i in rows:
+            if words[i] == original.forms:
+                # The clean sentence is in this batch: no extra forward needed.
+                vec = self._first_layer(reps, i)
+                break
+        if vec is None:
+            vec = self._first_layer(self._encode([original.forms]), 0)
+        self._originals[original.sent_id] = vec
+        while len(self._originals) > _ORIGINALS_KEPT:
+            self._originals.pop(next(iter(self._originals)))
+        return vec
 
     def _distances(
-        self, original: Sentence, reps: list[Any], alignments: Sequence[NDArray[np.int64] | None]
+        self,
+        original: Sentence,
+        reps: list[Any],
+        words: Sequence[tuple[str, ...]],
+        rows: range,
+        alignments: Sequence[NDArray[np.int64] | None],
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        if self._original is None or self._original[0] != original.sent_id:
-            for i, align in enumerate(alignments):
-                if align is None and self._last_words[i] == original.forms:
-                    # The clean sentence is in this batch: no extra forward needed.
-                    self._original = (original.sent_id, self._first_layer(reps, i))
-                    break
-        if self._original is None or self._original[0] != original.sent_id:
-            base = self._encode([original.forms])
-            self._original = (original.sent_id, self._first_layer(base, 0))
-        ref = self._original[1].astype(np.float64).ravel()
+        """L2 and cosine between the original's stacked vectors and each candidate's."""
+        ref = self._original_vectors(original, reps, words, rows).astype(np.float64).ravel()
         m = len(alignments)
         l2 = np.zeros(m)
         cos = np.ones(m)
-        for i, align in enumerate(alignments):
+        for k, (i, align) in enumerate(zip(rows, alignments, strict=True)):
             vec = self._first_layer(reps, i).astype(np.float64)
             if align is not None:
                 aligned = np.empty_like(vec)
                 aligned[align] = vec
                 vec = aligned
             flat = vec.ravel()
-            l2[i] = float(np.linalg.norm(flat - ref))
+            l2[k] = float(np.linalg.norm(flat - ref))
             denom = float(np.linalg.norm(flat) * np.linalg.norm(ref))
-            cos[i] = float(flat @ ref / denom) if denom > 0 else 1.0
+            cos[k] = float(flat @ ref / denom) if denom > 0 else 1.0
         return l2, cos
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ sentence's query budget.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,6 +21,10 @@ from brittle.engine.perturbation import Perturbation, apply_perturbation
 from brittle.engine.sentence import Sentence
 
 Words = tuple[str, ...]
+#: One sentence's scoring request: (original, candidate sentences, alignments).
+Request = tuple[Sentence, Sequence[Sentence], Sequence["NDArray[np.int64] | None"]]
+#: Serves one request: its rows ``[metrics..., l2, cosine]`` and its number of misses.
+RowsFunction = Callable[[Request], tuple[NDArray[np.float64], int]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,43 +133,79 @@ class CachedScorer:
         alignments: Sequence[NDArray[np.int64] | None],
     ) -> NDArray[np.float64]:
         """Rows ``[metrics..., l2, cosine]``, shape (m, tasks + 2); misses are evaluated."""
-        keys = [(original.sent_id, c.forms) for c in candidates]
-        found: dict[int, NDArray[np.float64]] = {}
-        first_of: dict[tuple[str, Words], int] = {}
-        todo: list[int] = []
-        for i, key in enumerate(keys):
-            cached = self._cache.get(key)
-            if cached is not None:
-                self._cache.move_to_end(key)
-                found[i] = cached
-                self.hits += 1
-            elif key in first_of:
-                self.hits += 1
-            else:
-                first_of[key] = i
-                todo.append(i)
-        if todo:
-            ev = self.evaluator.evaluate(
-                original, [candidates[i] for i in todo], [alignments[i] for i in todo]
-            )
-            self.misses += len(todo)
-            fresh = np.column_stack([ev.metrics, ev.l2, ev.cosine])
-            for i, row in zip(todo, fresh, strict=True):
-                found[i] = row
-                self._cache[keys[i]] = row.copy()
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        # The width is read after evaluating: an evaluator may learn its columns then.
-        out = np.empty((len(candidates), len(self.tasks) + 2), dtype=np.float64)
-        for i, key in enumerate(keys):
-            out[i] = found[i] if i in found else found[first_of[key]]
+        return self.rows_many([(original, candidates, alignments)])[0][0]
+
+    def rows_many(self, requests: Sequence[Request]) -> list[tuple[NDArray[np.float64], int]]:
+        """:meth:`rows` of several requests (several sentences), and each one's misses.
+
+        The misses of every request are evaluated in one evaluator call (the
+        evaluator's ``evaluate_many`` when it has one), so a round of many sentences'
+        searches costs one batched model pass. Returns, per request, its rows (m, tasks
+        + 2) and how many of its candidates were evaluated (its queries).
+        """
+        plans = []
+        todo_requests: list[Request] = []
+        for original, candidates, alignments in requests:
+            keys = [(original.sent_id, c.forms) for c in candidates]
+            found: dict[int, NDArray[np.float64]] = {}
+            first_of: dict[tuple[str, Words], int] = {}
+            todo: list[int] = []
+            for i, key in enumerate(keys):
+                cached = self._cache.get(key)
+                if cached is not None:
+                    self._cache.move_to_end(key)
+                    found[i] = cached
+                    self.hits += 1
+                elif key in first_of:
+                    self.hits += 1
+                else:
+                    first_of[key] = i
+                    todo.append(i)
+            plans.append((keys, found, first_of, todo))
+            if todo:
+                todo_requests.append(
+                    (original, [candidates[i] for i in todo], [alignments[i] for i in todo])
+                )
+        evaluations = iter(self._evaluate(todo_requests) if todo_requests else [])
+        out: list[tuple[NDArray[np.float64], int]] = []
+        for (_, candidates, _), (keys, found, first_of, todo) in zip(requests, plans, strict=True):
+            if todo:
+                ev = next(evaluations)
+                self.misses += len(todo)
+                fresh = np.column_stack([ev.metrics, ev.l2, ev.cosine])
+                for i, row in zip(todo, fresh, strict=True):
+                    found[i] = row
+                    self._cache[keys[i]] = row.copy()
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+            # The width is read after evaluating: an evaluator may learn its columns then.
+            rows = np.empty((len(candidates), len(self.tasks) + 2), dtype=np.float64)
+            for i, key in enumerate(keys):
+                rows[i] = found[i] if i in found else found[first_of[key]]
+            out.append((rows, len(todo)))
         return out
 
+    def _evaluate(self, requests: Sequence[Request]) -> list[Evaluation]:
+        many = getattr(self.evaluator, "evaluate_many", None)
+        if many is not None:
+            return list(many(requests))
+        return [self.evaluator.evaluate(o, c, a) for o, c, a in requests]
+
     def session(
-        self, original: Sentence, objective: Objective, *, query_budget: int | None = None
+        self,
+        original: Sentence,
+        objective: Objective,
+        *,
+        query_budget: int | None = None,
+        rows: RowsFunction | None = None,
     ) -> ScoringSession:
-        """A per-sentence scoring callable with its own query count and budget."""
-        return ScoringSession(self, original, objective, query_budget)
+        """A per-sentence scoring callable with its own query count and budget.
+
+        ``rows`` serves the session's requests (default: this scorer, one request at a
+        time); lock-step searches pass one that batches the requests of many sentences
+        into :meth:`rows_many`.
+        """
+        return ScoringSession(self, original, objective, query_budget, rows=rows)
 
 
 class ScoringSession:
@@ -183,15 +223,17 @@ class ScoringSession:
         original: Sentence,
         objective: Objective,
         query_budget: int | None,
+        *,
+        rows: RowsFunction | None = None,
     ) -> None:
         self.scorer = scorer
         self.original = original
         self.query_budget = query_budget
-        misses_before = scorer.misses
-        self.clean = scorer.rows(original, [original], [None])[0, :-2]
+        self._rows: RowsFunction = rows or (lambda request: scorer.rows_many([request])[0])
+        clean, self.queries = self._rows((original, [original], [None]))
+        self.clean = clean[0, :-2]
         # After the first evaluation: an evaluator may learn its task columns from it.
         self.weights = objective.vector(scorer.tasks)
-        self.queries = scorer.misses - misses_before
         self.scored = 0
         self.max_l2 = 0.0
         self.min_cosine = 1.0
@@ -221,11 +263,10 @@ class ScoringSession:
         """Damage of each candidate, shape (m,), m <= len(candidates) when the budget ends."""
         sentences = [apply_perturbation(self.original, p) for p in candidates]
         allowed = self._affordable(sentences)
-        misses_before = self.scorer.misses
-        rows = self.scorer.rows(
-            self.original, sentences[:allowed], [_alignment(p) for p in candidates[:allowed]]
+        rows, misses = self._rows(
+            (self.original, sentences[:allowed], [_alignment(p) for p in candidates[:allowed]])
         )
-        self.queries += self.scorer.misses - misses_before
+        self.queries += misses
         self.scored += allowed
         metrics = rows[:, :-2]
         if allowed:

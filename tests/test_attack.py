@@ -46,8 +46,15 @@ class WordHashEvaluator:
     def __init__(self) -> None:
         self.calls = 0
 
+    def evaluate_many(self, requests):
+        self.calls += 1
+        return [self._evaluate(o, c, a) for o, c, a in requests]
+
     def evaluate(self, original: Sentence, candidates: Sequence[Sentence], alignments):
         self.calls += 1
+        return self._evaluate(original, candidates, alignments)
+
+    def _evaluate(self, original: Sentence, candidates: Sequence[Sentence], alignments):
         m = len(candidates)
         metrics = np.empty((m, 2))
         for i, c in enumerate(candidates):
@@ -275,3 +282,20 @@ def test_changed_treebank_is_a_config_error(tmp_path: Path) -> None:
     treebank.write_text(TREEBANK.read_text().replace("sent_id = fx-2", "sent_id = other"))
     with pytest.raises(ConfigError, match="changed since the attack"):
         rerender(tmp_path / "out")
+
+
+@pytest.mark.parametrize("search", ["sample", "greedy", "beam"])
+def test_lockstep_rounds_equal_one_sentence_at_a_time(tmp_path: Path, search: str) -> None:
+    treebank = _repeated_treebank(tmp_path / "tb.conllu", 1)
+    cfg = config(treebank=str(treebank), search=search, limit=40)
+    together, alone = components(search), components(search)
+    run_attack(cfg, tmp_path / "rounds", components=together, chunk_size=16)
+    run_attack(cfg, tmp_path / "alone", components=alone, lockstep=False)
+    assert _strip_timing(tmp_path / "rounds" / "results.jsonl") == _strip_timing(
+        tmp_path / "alone" / "results.jsonl"
+    )
+    for name in ("adversarial.conllu", "summary.json"):
+        a = (tmp_path / "rounds" / name).read_bytes()
+        assert a == (tmp_path / "alone" / name).read_bytes(), name
+    # The sentences of a chunk share model calls.
+    assert together.evaluator.calls < alone.evaluator.calls / 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from collections.abc import Sequence
 
@@ -159,6 +160,25 @@ def test_syntax_distance_filters_a_whole_batch_in_one_parse(sentence: Sentence) 
     assert backend.batches == [4]
     again = SyntaxConstraint(parser, max_distance=2.0).check(batch)
     assert again.mask.all() and backend.batches == [4]  # all from the cache
+
+
+def test_syntax_check_many_equals_one_at_a_time_in_one_parse(sentence: Sentence) -> None:
+    backend = RuleBackend(sentence.upos)
+    parser = CachedParser(backend)
+    other = dataclasses.replace(sentence, sent_id="other")
+    batches = [
+        CandidateBatch.build(sentence, [sub(sentence, [2], ["tea"]), sub(sentence, [2], ["flat"])]),
+        CandidateBatch.build(other, []),
+        CandidateBatch.build(other, [sub(other, [0], ["Ann"]), sub(other, [2], ["flat"])]),
+    ]
+    constraint = SyntaxConstraint(parser, max_distance=0.2, labels="none")
+    many = constraint.check_many(batches)
+    assert len(backend.batches) == 1  # every sentence of every batch in one parser call
+    fresh = SyntaxConstraint(CachedParser(RuleBackend(sentence.upos)), max_distance=0.2)
+    for got, batch in zip(many, batches, strict=True):
+        want = SyntaxConstraint(fresh.parser, max_distance=0.2, labels="none").check(batch)
+        assert got.mask.tolist() == want.mask.tolist()
+        assert got.values.tolist() == want.values.tolist()
 
 
 def test_syntax_distance_with_gold_parser_is_zero_for_substitutions(sentence: Sentence) -> None:

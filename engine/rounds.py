@@ -1,0 +1,158 @@
+"""Lock-step rounds: many searches, one batched model call per round.
+
+Each sentence's search is plain sequential code (a strategy calling ``score`` and
+``feasible``). To batch model work across sentences, :func:`run_rounds` runs every
+search of a chunk in its own thread; a search that needs the model or the parser sends
+a request through its :class:`Client` and blocks. When every live search is blocked (or
+finished), the calling thread serves all waiting requests of each kind with one call
+of that kind's handler, in search order, and wakes the searches up.
+
+Searches and handlers never run at the same time, and handlers run in the calling
+thread only, so the handlers' state (caches, models, parsers) needs no locks. Which
+requests share a round depends only on the searches' own control flow, not on thread
+timing, so results are deterministic. Hand-written because the standard executors
+have no notion of "wait until every worker is blocked".
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+#: Serves a round's requests of one kind: payloads in, one result per payload out.
+Handler = Callable[[list[Any]], Sequence[Any]]
+
+
+class Aborted(Exception):
+    """Raised inside a search whose round was abandoned (another search failed)."""
+
+
+@dataclass
+class _State:
+    live: int
+    waiting: dict[int, tuple[str, Any]] = field(default_factory=dict)
+    answers: dict[int, Any] = field(default_factory=dict)
+    failures: dict[int, BaseException] = field(default_factory=dict)
+    aborted: bool = False
+
+
+class Client:
+    """A search's way to the handlers (one per search; used from its own thread only)."""
+
+    def __init__(self, index: int, state: _State, cond: threading.Condition) -> None:
+        self.index = index
+        self._state = state
+        self._cond = cond
+
+    def request(self, kind: str, payload: Any) -> Any:
+        """Send one request and block until the round that serves it is done."""
+        with self._cond:
+            if self._state.aborted:
+                raise Aborted
+            self._state.waiting[self.index] = (kind, payload)
+            self._cond.notify_all()
+            while self.index not in self._state.answers and not self._state.aborted:
+                self._cond.wait()
+            if self._state.aborted:
+                raise Aborted
+            answer = self._state.answers.pop(self.index)
+        if isinstance(answer, _Failed):
+            raise answer.error
+        return answer
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: BaseException
+
+
+def run_rounds(
+    jobs: Sequence[Callable[[Client], R]],
+    handlers: dict[str, Handler],
+) -> list[R]:
+    """Run ``jobs`` in lock-step rounds and return their results, in order.
+
+    Args:
+        jobs: one callable per search; each gets its :class:`Client`.
+        handlers: for each request kind, the function that serves a round's requests
+            of that kind (payloads in job order; one result per payload).
+
+    Raises:
+        The first (lowest-index) exception a job or handler raised; the other jobs are
+        abandoned.
+    """
+    if not jobs:
+        return []
+    cond = threading.Condition()
+    state = _State(live=len(jobs))
+    results: list[Any] = [None] * len(jobs)
+
+    def worker(i: int) -> None:
+        try:
+            results[i] = jobs[i](Client(i, state, cond))
+        except Aborted:
+            pass
+        except BaseException as exc:  # handed to the calling thread
+            with cond:
+                state.failures[i] = exc
+        finally:
+            with cond:
+                state.live -= 1
+                cond.notify_all()
+
+    threads = [
+        threading.Thread(target=worker, args=(i,), name=f"search-{i}", daemon=True)
+        for i in range(len(jobs))
+    ]
+    for t in threads:
+        t.start()
+    try:
+        while True:
+            with cond:
+                while len(state.waiting) < state.live and not state.failures:
+                    cond.wait()
+                if state.failures or state.live == 0:
+                    break
+                batch = sorted(state.waiting.items())
+                state.waiting.clear()
+            answers = _serve(batch, handlers)
+            with cond:
+                state.answers.update(answers)
+                cond.notify_all()
+    finally:
+        with cond:
+            if state.live:
+                state.aborted = True
+                cond.notify_all()
+        for t in threads:
+            t.join()
+    if state.failures:
+        raise state.failures[min(state.failures)]
+    return results
+
+
+def _serve(
+    batch: list[tuple[int, tuple[str, Any]]], handlers: dict[str, Handler]
+) -> dict[int, Any]:
+    """One round: each kind's payloads (in job order) through its handler."""
+    kinds: dict[str, list[int]] = {}
+    for i, (kind, _) in batch:
+        kinds.setdefault(kind, []).append(i)
+    payloads = {i: p for i, (_, p) in batch}
+    answers: dict[int, Any] = {}
+    for kind in sorted(kinds):
+        members = kinds[kind]
+        handler = handlers.get(kind)
+        if handler is None:
+            error = KeyError(f"no handler for requests of kind {kind!r}")
+            answers.update((i, _Failed(error)) for i in members)
+            continue
+        out = handler([payloads[i] for i in members])
+        if len(out) != len(members):
+            raise RuntimeError(f"handler {kind!r} gave {len(out)} results for {len(members)}")
+        answers.update(zip(members, out, strict=True))
+    return answers

@@ -1,0 +1,103 @@
+"""Lock-step rounds: round composition, results in order, errors, and the attack on top."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brittle.engine.rounds import run_rounds
+
+
+def counting_job(i: int, requests: int, kind: str = "double"):
+    def job(client):
+        total = 0
+        for r in range(requests):
+            total += client.request(kind, (i, r))
+        return (i, total)
+
+    return job
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8))
+def test_every_live_job_is_in_each_round(counts: list[int]) -> None:
+    rounds: list[list[tuple[int, int]]] = []
+
+    def double(payloads):
+        rounds.append(list(payloads))
+        return [2 * i + r for i, r in payloads]
+
+    jobs = [counting_job(i, n) for i, n in enumerate(counts)]
+    results = run_rounds(jobs, {"double": double})
+    assert results == [(i, sum(2 * i + r for r in range(n))) for i, n in enumerate(counts)]
+    # Round r holds request r of every job that makes more than r requests, in job order.
+    expected = [[(i, r) for i, n in enumerate(counts) if n > r] for r in range(max(counts))]
+    assert rounds == expected
+
+
+def test_kinds_are_served_separately_in_one_round() -> None:
+    seen: dict[str, list] = {"a": [], "b": []}
+
+    def handler(kind):
+        def serve(payloads):
+            seen[kind].append(list(payloads))
+            return [kind] * len(payloads)
+
+        return serve
+
+    def job(i: int, kind: str):
+        return lambda client: client.request(kind, (i, 0))
+
+    jobs = [job(0, "a"), job(1, "b"), job(2, "a")]
+    assert run_rounds(jobs, {"a": handler("a"), "b": handler("b")}) == ["a", "b", "a"]
+    assert seen == {"a": [[(0, 0), (2, 0)]], "b": [[(1, 0)]]}
+
+
+def test_handlers_run_in_the_calling_thread() -> None:
+    threads: set[int] = set()
+
+    def serve(payloads):
+        threads.add(threading.get_ident())
+        return [0] * len(payloads)
+
+    run_rounds([counting_job(i, 3) for i in range(4)], {"double": serve})
+    assert threads == {threading.get_ident()}
+
+
+def test_a_failing_job_stops_the_others_and_raises() -> None:
+    def bad(client):
+        client.request("double", (9, 0))
+        raise ValueError("broken search")
+
+    jobs = [counting_job(0, 50), bad, counting_job(2, 50)]
+    served: list[int] = []
+
+    def double(payloads):
+        served.append(len(payloads))
+        return [0] * len(payloads)
+
+    with pytest.raises(ValueError, match="broken search"):
+        run_rounds(jobs, {"double": double})
+    assert len(served) < 50  # the other searches were abandoned
+    assert not [t for t in threading.enumerate() if t.name.startswith("search-")]
+
+
+def test_a_failing_handler_raises_in_the_caller() -> None:
+    def serve(payloads):
+        raise RuntimeError("model exploded")
+
+    with pytest.raises(RuntimeError, match="model exploded"):
+        run_rounds([counting_job(i, 2) for i in range(3)], {"double": serve})
+    assert not [t for t in threading.enumerate() if t.name.startswith("search-")]
+
+
+def test_unknown_kind_fails_the_job() -> None:
+    with pytest.raises(KeyError, match="no handler"):
+        run_rounds([counting_job(0, 1, "nope")], {"double": lambda p: p})
+
+
+def test_no_jobs() -> None:
+    assert run_rounds([], {}) == []
