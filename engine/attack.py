@@ -443,8 +443,16 @@ def run_attack(
             # A chunk is searched whole, even when a crash left some of its rows: its
             # sentences share batches, so a resumed run batches exactly as a fresh one.
             tables = _options_for(config, comps, chunk)
+
+            def finished(row: dict[str, Any]) -> None:
+                # The bar moves as each sentence finishes; its row is written with its chunk.
+                if row["index"] not in done:
+                    _count(progress, row)
+                    if on_sentence is not None:
+                        on_sentence(progress, total)
+
             chunk_rows = _attack_chunk(
-                chunk, chunk_start, tables, config, comps, scorer, objective, lockstep
+                chunk, chunk_start, tables, config, comps, scorer, objective, lockstep, finished
             )
             for row in chunk_rows:
                 if row["index"] in done:
@@ -452,9 +460,6 @@ def run_attack(
                 line = (json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n").encode()
                 os.write(fd, line)  # one write per row: a crash leaves at most a torn tail
                 os.fsync(fd)
-                _count(progress, row)
-                if on_sentence is not None:
-                    on_sentence(progress, total)
     finally:
         os.close(fd)
     return finish(out_dir, config)
@@ -469,9 +474,11 @@ def _attack_chunk(
     scorer: CachedScorer,
     objective: Objective,
     lockstep: bool,
+    on_row: Callable[[dict[str, Any]], None],
 ) -> list[dict[str, Any]]:
     """The result rows of one chunk, in order: searched side by side in lock-step
-    rounds (one batched model call and one parser call per round), or one by one."""
+    rounds (one batched model call and one parser call per round), or one by one.
+    ``on_row`` sees each row as soon as its sentence is done."""
 
     def job(k: int) -> Callable[[Client | None], dict[str, Any]]:
         def run(client: Client | None) -> dict[str, Any]:
@@ -490,7 +497,11 @@ def _attack_chunk(
 
     jobs = [job(k) for k in range(len(chunk))]
     if not lockstep:
-        return [run(None) for run in jobs]
+        rows = []
+        for run in jobs:
+            rows.append(run(None))
+            on_row(rows[-1])
+        return rows
 
     def sample(requests: list[tuple[Sentence, int, int]]) -> list[list[Perturbation]]:
         return [
@@ -500,6 +511,7 @@ def _attack_chunk(
     return run_rounds(
         jobs,
         {"score": scorer.rows_many, "syntax": comps.check_many, "sample": sample},
+        on_done=lambda _, row: on_row(row),
     )
 
 

@@ -37,6 +37,7 @@ class _State:
     waiting: dict[int, tuple[str, Any]] = field(default_factory=dict)
     answers: dict[int, Any] = field(default_factory=dict)
     failures: dict[int, BaseException] = field(default_factory=dict)
+    finished: list[int] = field(default_factory=list)
     aborted: bool = False
 
 
@@ -73,6 +74,8 @@ class _Failed:
 def run_rounds(
     jobs: Sequence[Callable[[Client], R]],
     handlers: dict[str, Handler],
+    *,
+    on_done: Callable[[int, R], None] | None = None,
 ) -> list[R]:
     """Run ``jobs`` in lock-step rounds and return their results, in order.
 
@@ -80,6 +83,8 @@ def run_rounds(
         jobs: one callable per search; each gets its :class:`Client`.
         handlers: for each request kind, the function that serves a round's requests
             of that kind (payloads in job order; one result per payload).
+        on_done: called in the calling thread with a job's index and result soon after
+            it finishes (progress bars), in the order the jobs finish.
 
     Raises:
         The first (lowest-index) exception a job or handler raised; the other jobs are
@@ -94,6 +99,8 @@ def run_rounds(
     def worker(i: int) -> None:
         try:
             results[i] = jobs[i](Client(i, state, cond))
+            with cond:
+                state.finished.append(i)
         except Aborted:
             pass
         except BaseException as exc:  # handed to the calling thread
@@ -115,10 +122,15 @@ def run_rounds(
             with cond:
                 while len(state.waiting) < state.live and not state.failures:
                     cond.wait()
-                if state.failures or state.live == 0:
-                    break
+                finished, state.finished = state.finished, []
+                stop = bool(state.failures) or state.live == 0
                 batch = sorted(state.waiting.items())
                 state.waiting.clear()
+            if on_done is not None and not state.failures:
+                for i in finished:
+                    on_done(i, results[i])
+            if stop:
+                break
             answers = _serve(batch, handlers)
             with cond:
                 state.answers.update(answers)

@@ -299,3 +299,15 @@ def test_lockstep_rounds_equal_one_sentence_at_a_time(tmp_path: Path, search: st
         assert a == (tmp_path / "alone" / name).read_bytes(), name
     # The sentences of a chunk share model calls.
     assert together.evaluator.calls < alone.evaluator.calls / 4
+
+
+def test_progress_moves_one_sentence_at_a_time(tmp_path: Path) -> None:
+    treebank = _repeated_treebank(tmp_path / "tb.conllu", 1)
+    seen: list[tuple[int, int]] = []
+    run_attack(
+        config(treebank=str(treebank), limit=40),
+        tmp_path / "out",
+        components=components(),
+        on_sentence=lambda progress, total: seen.append((progress.done, total)),
+    )
+    assert seen == [(k, 40) for k in range(41)]

@@ -101,3 +101,23 @@ def test_unknown_kind_fails_the_job() -> None:
 
 def test_no_jobs() -> None:
     assert run_rounds([], {}) == []
+
+
+def test_on_done_reports_each_job_once_in_the_calling_thread() -> None:
+    reported: list[tuple[int, tuple[int, int], int]] = []
+
+    def on_done(i, result):
+        reported.append((i, result, threading.get_ident()))
+
+    counts = [3, 0, 5, 1]
+    results = run_rounds(
+        [counting_job(i, n) for i, n in enumerate(counts)],
+        {"double": lambda p: [2 * i + r for i, r in p]},
+        on_done=on_done,
+    )
+    assert sorted(i for i, _, _ in reported) == [0, 1, 2, 3]
+    assert all(results[i] == res for i, res, _ in reported)
+    assert {t for _, _, t in reported} == {threading.get_ident()}
+    # Jobs that make fewer requests finish (and are reported) no later than longer ones.
+    order = [i for i, _, _ in reported]
+    assert order.index(1) < order.index(3) < order.index(0) < order.index(2)
