@@ -8,7 +8,7 @@ imported here: tree kernels load on first use.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -203,9 +203,9 @@ class Sentence:
         """The ``# text`` comment, or the surface text rebuilt from tokens and SpaceAfter."""
         return self.metadata.get("text") or self.surface_text()
 
-    def surface_text(self) -> str:
-        """Surface text from the tokens: multiword tokens give their own form."""
-        parts: list[str] = []
+    def surface_tokens(self) -> Iterator[Token]:
+        """The tokens that make up the surface text, in order: multiword tokens stand for
+        the words they cover, empty nodes are left out."""
         covered_until = 0
         for tok in self.rows:
             kind = tok.kind
@@ -216,6 +216,12 @@ class Sentence:
                 continue
             if kind == "multiword":
                 covered_until = last
+            yield tok
+
+    def surface_text(self) -> str:
+        """Surface text from the tokens: multiword tokens give their own form."""
+        parts: list[str] = []
+        for tok in self.surface_tokens():
             parts.append(tok.form)
             if "SpaceAfter=No" not in tok.misc.split("|"):
                 parts.append(" ")

@@ -50,18 +50,9 @@ def surface_of(sentence: Sentence) -> SurfaceText:
     parts: list[str] = []
     length = 0
     spans: dict[int, tuple[int, int]] = {}
-    covered_until = 0
-    for tok in sentence.rows:
-        kind = tok.kind
-        if kind == "empty":
-            continue
-        first, last = tok.span
-        if kind == "word" and first <= covered_until:
-            continue
-        if kind == "multiword":
-            covered_until = last
-        else:
-            spans[first - 1] = (length, length + len(tok.form))
+    for tok in sentence.surface_tokens():
+        if tok.kind != "multiword":
+            spans[tok.span[0] - 1] = (length, length + len(tok.form))
         parts.append(tok.form)
         length += len(tok.form)
         if "SpaceAfter=No" not in tok.misc.split("|"):
