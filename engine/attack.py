@@ -45,8 +45,8 @@ from brittle.engine.report import (
     repair_results,
     write_json,
 )
-from brittle.engine.rounds import Client, run_rounds
-from brittle.engine.scoring import CachedScorer, Objective, Request, RowsFunction, TaskEvaluator
+from brittle.engine.rounds import Direct, Handler, Requester, run_rounds
+from brittle.engine.scoring import CachedScorer, Objective, Request, TaskEvaluator
 from brittle.engine.sentence import Sentence
 from brittle.search.problem import SearchProblem
 
@@ -225,34 +225,26 @@ def attack_sentence(
     scorer: CachedScorer,
     objective: Objective,
     options: dict[int, tuple[tuple[str, str], ...]],
-    client: Client | None = None,
+    client: Requester,
 ) -> dict[str, Any]:
     """Search one sentence and return its result row (JSON-ready).
 
-    With a ``client`` (lock-step rounds, see :mod:`brittle.engine.rounds`), scoring,
-    syntax checks and reorder sampling are requests served in batches across the
-    sentences of a chunk; without one, they run directly, one sentence at a time.
+    Scoring, syntax checks and reorder sampling are requests to ``client`` (see
+    :func:`_handlers`): served at once by a :class:`~brittle.engine.rounds.Direct`, or
+    in lock-step rounds batched across the sentences of a chunk.
     """
     from brittle.search.generators.base import sentence_rng
 
     start = time.perf_counter()
-    rows: RowsFunction | None = None
-    if client is not None:
-        link = client
 
-        def rows(request: Request) -> tuple[NDArray[np.float64], int]:
-            return link.request("score", request)  # type: ignore[no-any-return]
+    def rows(request: Request) -> tuple[NDArray[np.float64], int]:
+        return client.request("score", request)  # type: ignore[no-any-return]
 
     session = scorer.session(sentence, objective, query_budget=config.query_budget, rows=rows)
     distances: dict[Perturbation, float] = {}
 
-    def check(perts: Sequence[Perturbation]) -> Checked:
-        if client is None:
-            return components.feasibility(sentence, perts)
-        return client.request("syntax", (sentence, list(perts)))  # type: ignore[no-any-return]
-
     def feasible(perts: Sequence[Perturbation]) -> NDArray[np.bool_]:
-        mask, values = check(perts)
+        mask, values = client.request("syntax", (sentence, list(perts)))
         for p, v in zip(perts, values.tolist(), strict=True):
             distances[p] = float(v)
         return mask
@@ -262,8 +254,6 @@ def attack_sentence(
 
         def sampler(count: int, rng: np.random.Generator) -> list[Perturbation]:
             seed = int(rng.integers(2**31 - 1))
-            if client is None:
-                return list(components.generator.perturb([sentence], b=count, seed=seed)[0])
             return client.request("sample", (sentence, count, seed))  # type: ignore[no-any-return]
 
     problem = SearchProblem(
@@ -480,8 +470,8 @@ def _attack_chunk(
     rounds (one batched model call and one parser call per round), or one by one.
     ``on_row`` sees each row as soon as its sentence is done."""
 
-    def job(k: int) -> Callable[[Client | None], dict[str, Any]]:
-        def run(client: Client | None) -> dict[str, Any]:
+    def job(k: int) -> Callable[[Requester], dict[str, Any]]:
+        def run(client: Requester) -> dict[str, Any]:
             return attack_sentence(
                 chunk[k],
                 index=chunk_start + k,
@@ -496,23 +486,27 @@ def _attack_chunk(
         return run
 
     jobs = [job(k) for k in range(len(chunk))]
+    handlers = _handlers(comps, scorer)
     if not lockstep:
+        direct = Direct(handlers)
         rows = []
         for run in jobs:
-            rows.append(run(None))
+            rows.append(run(direct))
             on_row(rows[-1])
         return rows
+    return run_rounds(jobs, handlers, on_done=lambda _, row: on_row(row))
+
+
+def _handlers(comps: AttackComponents, scorer: CachedScorer) -> dict[str, Handler]:
+    """What serves a search's requests: ``score`` (rows of candidates), ``syntax``
+    (mask and tree edit distances) and ``sample`` (random reorderings)."""
 
     def sample(requests: list[tuple[Sentence, int, int]]) -> list[list[Perturbation]]:
         return [
             list(comps.generator.perturb([s], b=count, seed=seed)[0]) for s, count, seed in requests
         ]
 
-    return run_rounds(
-        jobs,
-        {"score": scorer.rows_many, "syntax": comps.check_many, "sample": sample},
-        on_done=lambda _, row: on_row(row),
-    )
+    return {"score": scorer.rows_many, "syntax": comps.check_many, "sample": sample}
 
 
 def _options_for(

@@ -19,12 +19,31 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 R = TypeVar("R")
 
 #: Serves a round's requests of one kind: payloads in, one result per payload out.
 Handler = Callable[[list[Any]], Sequence[Any]]
+
+
+class Requester(Protocol):
+    """What a search sends its model and parser work through."""
+
+    def request(self, kind: str, payload: Any) -> Any:
+        """Serve one request of ``kind`` and return its result."""
+        ...
+
+
+class Direct:
+    """Serves each request at once with its handler: one search at a time, no rounds."""
+
+    def __init__(self, handlers: dict[str, Handler]) -> None:
+        self.handlers = handlers
+
+    def request(self, kind: str, payload: Any) -> Any:
+        """``handlers[kind]`` on this one payload."""
+        return self.handlers[kind]([payload])[0]
 
 
 class Aborted(Exception):

@@ -280,25 +280,21 @@ class SyntaxConstraint:
 
     def check(self, batch: CandidateBatch) -> ConstraintResult:
         """Values: normalised tree edit distance, float64 (m,); mask: <= max_distance."""
-        if len(batch) == 0:
-            return _empty(self.name)
-        parses = self.parser.parse([batch.original, *batch.sentences])
-        values = parse_distances(parses[0], parses[1:], labels=self.labels, by=self.by)
-        return ConstraintResult(self.name, values <= self.max_distance, values)
+        return self.check_many([batch])[0]
 
     def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
         """:meth:`check` of several sentences' batches with one parser call."""
-        sentences = [s for b in batches for s in (b.original, *b.sentences)]
+        sentences = [s for b in batches if len(b) for s in (b.original, *b.sentences)]
         parses = self.parser.parse(sentences) if sentences else []
         out: list[ConstraintResult] = []
         start = 0
         for b in batches:
             if len(b) == 0:
                 out.append(_empty(self.name))
-            else:
-                reference, others = parses[start], parses[start + 1 : start + 1 + len(b)]
-                values = parse_distances(reference, others, labels=self.labels, by=self.by)
-                out.append(ConstraintResult(self.name, values <= self.max_distance, values))
+                continue
+            reference, others = parses[start], parses[start + 1 : start + 1 + len(b)]
+            values = parse_distances(reference, others, labels=self.labels, by=self.by)
+            out.append(ConstraintResult(self.name, values <= self.max_distance, values))
             start += 1 + len(b)
         return out
 
