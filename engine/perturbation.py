@@ -73,15 +73,6 @@ def describe(p: Perturbation, original: Sentence) -> str:
     return f"{p.method} {edits}".rstrip()
 
 
-def _inside_multiword(sentence: Sentence) -> set[int]:
-    covered: set[int] = set()
-    for tok in sentence.rows:
-        if tok.kind == "multiword":
-            first, last = tok.span
-            covered.update(range(first - 1, last))
-    return covered
-
-
 def apply_perturbation(sentence: Sentence, p: Perturbation) -> Sentence:
     """The perturbed sentence (a new record; ``sentence`` is unchanged).
 
@@ -101,7 +92,7 @@ def apply_perturbation(sentence: Sentence, p: Perturbation) -> Sentence:
 
 def _substitute(sentence: Sentence, p: Perturbation) -> Sentence:
     n = len(sentence)
-    blocked = _inside_multiword(sentence)
+    blocked = sentence.multiword_positions
     words = sentence.words
     new: dict[int, Token] = {}
     for k, (i, form) in enumerate(zip(p.positions, p.replacements, strict=True)):

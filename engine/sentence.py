@@ -152,6 +152,16 @@ class Sentence:
         return len(self.words)
 
     @cached_property
+    def multiword_positions(self) -> frozenset[int]:
+        """0-based indices of the words covered by a multiword token."""
+        covered: set[int] = set()
+        for tok in self.rows:
+            if tok.kind == "multiword":
+                first, last = tok.span
+                covered.update(range(first - 1, last))
+        return frozenset(covered)
+
+    @cached_property
     def heads(self) -> NDArray[np.int32]:
         """HEAD of each word, shape (n,), int32; 0 is the root, words are numbered 1..n.
 

@@ -71,9 +71,7 @@ class FixedOptions:
     def candidates(self, sentences: Sequence[Sentence], *, top_k: int | None = None):
         out = []
         for s in sentences:
-            inside = {
-                i for t in s.rows if t.kind == "multiword" for i in range(t.span[0] - 1, t.span[1])
-            }
+            inside = s.multiword_positions
             opts = {
                 i: tuple((f"{w}{k}", "_") for k in "xyz")
                 for i, (w, u) in enumerate(zip(s.forms, s.upos, strict=True))

@@ -15,22 +15,12 @@ from dataclasses import dataclass
 
 from brittle.engine.sentence import Sentence
 
-__all__ = ["CONTENT_UPOS", "EXCLUDED_UPOS", "Eligibility", "multiword_positions"]
+__all__ = ["CONTENT_UPOS", "EXCLUDED_UPOS", "Eligibility"]
 
 #: UPOS tags eligible by default.
 CONTENT_UPOS: frozenset[str] = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
 #: UPOS tags excluded by default, whatever ``include_upos`` says.
 EXCLUDED_UPOS: frozenset[str] = frozenset({"PROPN", "PUNCT", "DET", "PRON", "AUX"})
-
-
-def multiword_positions(sentence: Sentence) -> frozenset[int]:
-    """0-based indices of the words covered by a multiword token."""
-    covered: set[int] = set()
-    for tok in sentence.rows:
-        if tok.kind == "multiword":
-            first, last = tok.span
-            covered.update(range(first - 1, last))
-    return frozenset(covered)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,7 +54,7 @@ class Eligibility:
 
     def positions(self, sentence: Sentence) -> tuple[int, ...]:
         """Eligible 0-based positions of one sentence, ascending."""
-        blocked = multiword_positions(sentence)
+        blocked = sentence.multiword_positions
         return tuple(
             i
             for i, (upos, form) in enumerate(zip(sentence.upos, sentence.forms, strict=True))
