@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, runtime_checkable
 
@@ -228,3 +228,24 @@ class SubstitutionGenerator(ABC):
         if k < 1:
             raise ValueError(f"top_k must be at least 1, got {k}")
         return k
+
+    def _tables_by_word(
+        self,
+        sentences: Sequence[Sentence],
+        options_at: Callable[[Sentence, int], list[Candidate]],
+    ) -> list[SubstitutionTable]:
+        """One table per sentence from ``options_at(sentence, i)`` at every eligible
+        position ``i`` (for generators that look at one word at a time)."""
+        tables = []
+        for sentence in sentences:
+            options: dict[int, list[Candidate]] = {}
+            for i in self.eligibility.positions(sentence):
+                found = options_at(sentence, i)
+                if found:
+                    options[i] = found
+            tables.append(
+                SubstitutionTable.from_mapping(
+                    sentence.sent_id, self.method, len(sentence), options
+                )
+            )
+        return tables

@@ -111,20 +111,12 @@ class CoPOS(SubstitutionGenerator):
     ) -> list[SubstitutionTable]:
         """Same-POS synonyms of every eligible word; see the module docstring."""
         k = self._k(top_k)
-        tables = []
-        for sentence in sentences:
-            options: dict[int, list[Candidate]] = {}
-            for i in self.eligibility.positions(sentence):
-                word = sentence.words[i]
-                found = self._options(word.form, word.lemma, word.upos, word.xpos, word.feats_dict)
-                if found:
-                    options[i] = found[:k]
-            tables.append(
-                SubstitutionTable.from_mapping(
-                    sentence.sent_id, self.method, len(sentence), options
-                )
-            )
-        return tables
+
+        def options_at(sentence: Sentence, i: int) -> list[Candidate]:
+            word = sentence.words[i]
+            return self._options(word.form, word.lemma, word.upos, word.xpos, word.feats_dict)[:k]
+
+        return self._tables_by_word(sentences, options_at)
 
     def _options(
         self, form: str, lemma: str, upos: str, xpos: str, feats: dict[str, str]

@@ -169,18 +169,11 @@ class Jabberwocky(SubstitutionGenerator):
     ) -> list[SubstitutionTable]:
         """Pseudowords for every eligible position; see the module docstring."""
         k = self._k(top_k)
-        tables = []
-        for sentence in sentences:
-            options: dict[int, list[Candidate]] = {}
-            for i in self.eligibility.positions(sentence):
-                word = sentence.words[i]
-                tag = target_tag(word.upos, word.xpos, word.feats_dict)
-                found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k)
-                if found:
-                    options[i] = [(match_case(word.form, f), stem) for f, stem in found]
-            tables.append(
-                SubstitutionTable.from_mapping(
-                    sentence.sent_id, self.method, len(sentence), options
-                )
-            )
-        return tables
+
+        def options_at(sentence: Sentence, i: int) -> list[Candidate]:
+            word = sentence.words[i]
+            tag = target_tag(word.upos, word.xpos, word.feats_dict)
+            found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k)
+            return [(match_case(word.form, f), stem) for f, stem in found]
+
+        return self._tables_by_word(sentences, options_at)

@@ -106,28 +106,13 @@ class RandomWords(SubstitutionGenerator):
     ) -> list[SubstitutionTable]:
         """Random words for every eligible position; see the module docstring."""
         k = self._k(top_k)
-        tables = []
-        for sentence in sentences:
-            options: dict[int, list[Candidate]] = {}
-            for i in self.eligibility.positions(sentence):
-                word = sentence.words[i]
-                found = self._draw(
-                    sentence.sent_id,
-                    i,
-                    word.form,
-                    word.lemma,
-                    word.upos,
-                    target_tag(word.upos, word.xpos, word.feats_dict),
-                    k,
-                )
-                if found:
-                    options[i] = found
-            tables.append(
-                SubstitutionTable.from_mapping(
-                    sentence.sent_id, self.method, len(sentence), options
-                )
-            )
-        return tables
+
+        def options_at(sentence: Sentence, i: int) -> list[Candidate]:
+            word = sentence.words[i]
+            tag = target_tag(word.upos, word.xpos, word.feats_dict)
+            return self._draw(sentence.sent_id, i, word.form, word.lemma, word.upos, tag, k)
+
+        return self._tables_by_word(sentences, options_at)
 
     def _draw(
         self, sid: str, i: int, form: str, lemma: str, upos: str, tag: str | None, k: int
