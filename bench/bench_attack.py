@@ -23,19 +23,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-DEFAULT_TREEBANK = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "ud"
-    / "UD_English-EWT"
-    / "en_ewt-ud-test.conllu"
-)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support import EWT_TEST  # noqa: E402
+
+DEFAULT_TREEBANK = EWT_TEST
 
 
 class Recording:

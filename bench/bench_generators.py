@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from brittle.search.generators import Reordering, SubstitutionGenerator
 
 ROOT = Path(__file__).resolve().parents[1]
-EWT_TEST = ROOT.parent / "shared" / "data" / "ud" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support import EWT_TEST  # noqa: E402
 
 
 def timed(fn: Callable[[], int]) -> tuple[float, int]:

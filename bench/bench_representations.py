@@ -19,17 +19,16 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
-DEFAULT_TREEBANK = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "ud"
-    / "UD_English-EWT"
-    / "en_ewt-ud-dev.conllu"
-)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support import SHARED_UD  # noqa: E402
+
+DEFAULT_TREEBANK = SHARED_UD / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
 
 
 def main() -> None:

@@ -20,18 +20,17 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
 
-DEFAULT_TREEBANK = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "ud"
-    / "UD_English-LinES"
-    / "en_lines-ud-dev.conllu"
-)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support import SHARED_UD  # noqa: E402
+
+DEFAULT_TREEBANK = SHARED_UD / "UD_English-LinES" / "en_lines-ud-dev.conllu"
 
 
 def r_squared(x: np.ndarray, y: np.ndarray, split: int) -> float:
