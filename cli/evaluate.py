@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
-from brittle.cli.common import console, err_console
+from brittle.cli.common import console, err_console, representation_run_options
 from brittle.cli.main import main
 
 if TYPE_CHECKING:
@@ -87,15 +87,7 @@ def render_report(report: EvaluationReport) -> None:
 )
 @click.option("--no-baselines", is_flag=True, help="Skip the Path and Majority baselines.")
 @click.option("--device", default=None, help="cuda or cpu (default: cuda when available).")
-@click.option("--threads", default=None, type=int, help="CPU threads for torch.")
-@click.option(
-    "--cache-dir",
-    default=None,
-    type=click.Path(path_type=Path),
-    help="Representation cache (default: <data home>/representations).",
-)
-@click.option("--no-cache", is_flag=True, help="Do not cache vectors on disk.")
-@click.option("--quiet", is_flag=True, help="No progress bars.")
+@representation_run_options
 def evaluate_command(
     treebank: Path,
     probes: tuple[Path, ...],

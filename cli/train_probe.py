@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from brittle.cli.common import console
+from brittle.cli.common import console, representation_run_options
 from brittle.cli.main import main
 
 
@@ -111,15 +111,7 @@ def _fmt(value: float) -> str:
     type=click.Choice(["float32", "float16", "bfloat16"]),
     help="Precision of the model (half precision on GPU).",
 )
-@click.option("--threads", default=None, type=int, help="CPU threads for torch.")
-@click.option(
-    "--cache-dir",
-    default=None,
-    type=click.Path(path_type=Path),
-    help="Representation cache (default: <data home>/representations).",
-)
-@click.option("--no-cache", is_flag=True, help="Do not cache vectors on disk.")
-@click.option("--quiet", is_flag=True, help="No progress bars.")
+@representation_run_options
 def train_probe_command(
     treebanks: tuple[Path, ...],
     dev: Path,
