@@ -75,16 +75,6 @@ def repair_results(path: str | os.PathLike[str]) -> None:
             handle.truncate(keep)
 
 
-def read_results(path: str | os.PathLike[str], *, repair: bool = False) -> list[dict[str, Any]]:
-    """Every result row of a ``results.jsonl`` (see :func:`iter_results`).
-
-    With ``repair`` the file is first truncated to its last complete line.
-    """
-    if repair:
-        repair_results(path)
-    return list(iter_results(path))
-
-
 def _mean(values: Iterable[float | None]) -> float | None:
     vals = [v for v in values if v is not None and not math.isnan(v)]
     return float(np.mean(vals)) if vals else None

@@ -145,6 +145,8 @@ class TransformerEncoder(RepresentationBackend):
         #: Whether stopping after the highest requested layer gives the same hidden
         #: states as the full forward (None: not checked yet).
         self._early_exit: bool | None = None
+        #: The model's transformer blocks, found once (None: no early exit possible).
+        self._blocks: Any = _blocks_of(net, n_layers)
         super().__init__(model=name, dim=dim, n_layers=n_layers, pooling=pooling)
 
     @classmethod
@@ -249,20 +251,20 @@ class TransformerEncoder(RepresentationBackend):
         The first such call is checked against the full forward; a model whose hidden
         states are not its blocks' outputs falls back to the full forward for good.
         """
+        import torch
+
         top = max(layers)
-        if top < self.n_layers and self._early_exit is not False:
-            blocks = _blocks_of(self.net, self.n_layers)
-            if blocks is not None:
-                early = _stop_after(self.net, blocks, input_ids, attention_mask, top)
-                got = [t for t in early if t is not None]
-                if len(got) == len(early):
-                    if self._early_exit is None:
-                        full = self._full_forward(input_ids, attention_mask)
-                        self._early_exit = all(torch_equal(got[i], full[i]) for i in range(top + 1))
-                        if not self._early_exit:
-                            return [full[i] for i in layers]
-                    return [got[i] for i in layers]
-                self._early_exit = False
+        if top < self.n_layers and self._early_exit is not False and self._blocks is not None:
+            early = _stop_after(self.net, self._blocks, input_ids, attention_mask, top)
+            got = [t for t in early if t is not None]
+            if len(got) == len(early):
+                if self._early_exit is None:
+                    full = self._full_forward(input_ids, attention_mask)
+                    self._early_exit = all(torch.equal(got[i], full[i]) for i in range(top + 1))
+                    if not self._early_exit:
+                        return [full[i] for i in layers]
+                return [got[i] for i in layers]
+            self._early_exit = False
         states = self._full_forward(input_ids, attention_mask)
         return [states[i] for i in layers]
 
@@ -313,17 +315,11 @@ class TransformerEncoder(RepresentationBackend):
     def close(self) -> None:
         """Drop the model."""
         self.net = None
+        self._blocks = None
 
 
 class _Stop(Exception):
     """Raised by a forward hook once the highest requested layer has been computed."""
-
-
-def torch_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Exact equality of two tensors (shape and every value)."""
-    import torch
-
-    return bool(torch.equal(a, b))
 
 
 def _blocks_of(net: Any, n_layers: int) -> Any:
