@@ -126,17 +126,9 @@ class CachedScorer:
         """Whether the row of ``forms`` (a perturbation of ``original``) is cached."""
         return (original.sent_id, forms) in self._cache
 
-    def rows(
-        self,
-        original: Sentence,
-        candidates: Sequence[Sentence],
-        alignments: Sequence[NDArray[np.int64] | None],
-    ) -> NDArray[np.float64]:
-        """Rows ``[metrics..., l2, cosine]``, shape (m, tasks + 2); misses are evaluated."""
-        return self.rows_many([(original, candidates, alignments)])[0][0]
-
     def rows_many(self, requests: Sequence[Request]) -> list[tuple[NDArray[np.float64], int]]:
-        """:meth:`rows` of several requests (several sentences), and each one's misses.
+        """Rows ``[metrics..., l2, cosine]`` of several requests (several sentences), and
+        each one's misses; cached rows are reused and the misses evaluated.
 
         The misses of every request are evaluated in one evaluator call (the
         evaluator's ``evaluate_many`` when it has one), so a round of many sentences'
