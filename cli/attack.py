@@ -67,28 +67,32 @@ def run_with_progress(
         ),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task(label, total=None, rate="–", success="–", drop="–")
-        started: list[float] = []
+    # The bar appears with the first sentence count, after the treebank has been read
+    # and checked, so a bad input file gives its error alone.
+    bar = Progress(*columns, console=console, transient=False)
+    task = bar.add_task(label, total=None, rate="–", success="–", drop="–")
+    started: list[float] = []
 
-        def update(progress: Any, total: int) -> None:
-            import time
+    def update(progress: Any, total: int) -> None:
+        import time
 
-            now = time.perf_counter()
-            if not started:
-                started.extend([now, progress.done])
-            elapsed = now - started[0]
-            new = progress.done - started[1]
-            rate = f"{new / elapsed:.2f}" if elapsed > 0 and new else "–"
-            bar.update(
-                task,
-                total=total,
-                completed=progress.done,
-                rate=rate,
-                success=f"{progress.success_rate:.0%}",
-                drop=f"{progress.mean_drop:.3f}",
-            )
+        now = time.perf_counter()
+        if not started:
+            bar.start()
+            started.extend([now, progress.done])
+        elapsed = now - started[0]
+        new = progress.done - started[1]
+        rate = f"{new / elapsed:.2f}" if elapsed > 0 and new else "–"
+        bar.update(
+            task,
+            total=total,
+            completed=progress.done,
+            rate=rate,
+            success=f"{progress.success_rate:.0%}",
+            drop=f"{progress.mean_drop:.3f}",
+        )
 
+    try:
         return run_attack(
             config,
             out,
@@ -97,6 +101,9 @@ def run_with_progress(
             on_sentence=update,
             components=components,
         )
+    finally:
+        if started:
+            bar.stop()
 
 
 @main.command("attack")

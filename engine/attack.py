@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from brittle.engine.conllu import atomic_write, count_sentences, iter_conllu, write_conllu
+from brittle.engine.conllu import atomic_write, iter_conllu, write_conllu
 from brittle.engine.errors import ConfigError
 from brittle.engine.perturbation import Perturbation, apply_perturbation
 from brittle.engine.registry import registry
@@ -330,8 +330,9 @@ def _stream_sentences(config: AttackConfig) -> Iterator[Sentence]:
 
 
 def _sentence_total(config: AttackConfig) -> int:
-    total = count_sentences(config.treebank)
-    return total if config.limit is None else min(total, config.limit)
+    """Sentences to attack, read (not kept) once up front: a bad sentence anywhere in
+    the treebank is reported with its line before any search starts."""
+    return sum(1 for _ in _stream_sentences(config))
 
 
 def check_out_dir(out: Path, config: AttackConfig, *, resume: bool, overwrite: bool) -> None:

@@ -97,26 +97,6 @@ def iter_conllu(
             raise BrittleInputError(name, None, "file is empty: no sentences")
 
 
-def count_sentences(path: str | os.PathLike[str]) -> int:
-    """Number of sentence blocks in a CoNLL-U file, without parsing them (progress totals).
-
-    Counts runs of non-blank lines; a file that :func:`iter_conllu` rejects may give a
-    count, and reading it then raises the error with its line.
-    """
-    count = 0
-    inside = False
-    try:
-        with Path(path).open("rb") as handle:
-            for raw in handle:
-                blank = not raw.strip()
-                if not blank and not inside:
-                    count += 1
-                inside = not blank
-    except OSError:
-        return 0
-    return count
-
-
 def _blocks(handle: IO[bytes], name: str) -> Iterator[tuple[int, list[tuple[int, str]]]]:
     """Blocks of (line number, text) pairs separated by blank lines, decoded and checked."""
     block: list[tuple[int, str]] = []

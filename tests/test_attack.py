@@ -309,3 +309,22 @@ def test_progress_moves_one_sentence_at_a_time(tmp_path: Path) -> None:
         on_sentence=lambda progress, total: seen.append((progress.done, total)),
     )
     assert seen == [(k, 40) for k in range(41)]
+
+
+def test_a_bad_sentence_anywhere_fails_before_any_search(tmp_path: Path) -> None:
+    from brittle.engine.errors import BrittleInputError
+
+    treebank = _repeated_treebank(tmp_path / "tb.conllu", 1)
+    lines = treebank.read_text().splitlines(keepends=True)
+    # Break the HEAD column of a word near the end of the file.
+    k = max(i for i, line in enumerate(lines) if line[:1].isdigit())
+    cols = lines[k].split("\t")
+    cols[6] = "x"
+    lines[k] = "\t".join(cols)
+    treebank.write_text("".join(lines))
+    comps = components()
+    with pytest.raises(BrittleInputError) as err:
+        run_attack(config(treebank=str(treebank)), tmp_path / "out", components=comps)
+    assert err.value.line == k + 1 and str(treebank) in str(err.value)
+    assert comps.evaluator.calls == 0
+    assert not (tmp_path / "out" / "results.jsonl").exists()

@@ -154,3 +154,19 @@ def test_attack_several_budgets(tmp_path: Path, bert_dir: Path, monkeypatch) -> 
     again = CliRunner().invoke(main, args)
     assert again.exit_code != 0 and "--resume" in again.output
     assert len(builds) == 1
+    # A bad sentence near the end: one line naming file and line, no bar, no results.
+    bad = tmp_path / "bad.conllu"
+    lines = TREEBANK.read_text().splitlines(keepends=True)
+    k = max(i for i, line in enumerate(lines) if line[:1].isdigit())
+    cols = lines[k].split("\t")
+    cols[6] = "x"
+    lines[k] = "\t".join(cols)
+    bad.write_text("".join(lines))
+    broken = CliRunner().invoke(
+        main,
+        ["attack", str(bad), "--probe", str(dist), "--parser", "gold", "--out", str(out / "bad")],
+    )
+    assert broken.exit_code == 2
+    assert f"{bad}:{k + 1}:" in broken.output and "Traceback" not in broken.output
+    assert "━" not in broken.output
+    assert not (out / "bad" / "results.jsonl").exists()
