@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml Makefile
 		|| ($$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null) \
 		|| echo "warning: could not install $(DEBIAN_PACKAGES); WordNet features will say how to get it"; \
 	fi
-	$(BIN)/python -m brittle.engine.resources provision
+	$(BIN)/brittle resources --provision
 	@touch $(STAMP)
 
 demo: setup

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from brittle.engine.sentence import Sentence
+    from brittle.engine.core.sentence import Sentence
     from brittle.search.generators import Reordering, SubstitutionGenerator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip", nargs="*", default=[], help="generator names to skip")
     args = parser.parse_args(argv)
 
-    from brittle.engine.conllu import read_conllu
+    from brittle.engine.core.conllu import read_conllu
     from brittle.search.generators import (
         CoCO,
         CoPOS,

@@ -33,7 +33,7 @@ from scorers_reference import (  # noqa: E402
 from brittle.scorers.distance import tree_edit_distance, tree_edit_distance_batch  # noqa: E402
 from brittle.scorers.hamming import hamming_batch_ids  # noqa: E402
 from brittle.scorers.metrics import (  # noqa: E402
-    DistanceMetrics,
+    aggregate_distance,
     score_depths,
     score_depths_many,
     score_distances,
@@ -72,7 +72,7 @@ def report(name: str, items: int, ours: float, ref_items: int, ref: float, targe
 
 def load_trees(lo: int, hi: int) -> tuple[list[np.ndarray], str]:
     if EWT_TEST.exists():
-        from brittle.engine.conllu import read_conllu
+        from brittle.engine.core.conllu import read_conllu
 
         trees = [np.asarray(s.heads, dtype=np.int64) for s in read_conllu(EWT_TEST)]
         return [t for t in trees if lo <= len(t) <= hi], "EWT test"
@@ -186,17 +186,17 @@ def bench_metrics(quick: bool) -> None:
     trees, source = load_trees(5, 40)
     trees = trees[: 200 if quick else 1000]
     rng = np.random.default_rng(0)
-    from brittle.engine.tree import distance_matrix
+    from brittle.engine.core.tree import distance_matrix
 
     preds = [distance_matrix(h) + rng.normal(0, 0.5, (len(h), len(h))) for h in trees]
-    DistanceMetrics().add(preds[0], trees[0])
-    t = best_time(lambda: DistanceMetrics().add_batch(preds, trees), repeat=1)
-    print(f"{f'DistanceMetrics ({source}, 5-40)':<34} {len(trees) / t:>14,.0f}/s sentences")
+    aggregate_distance(score_distances_many(preds[:1], trees[:1]))
+    t = best_time(lambda: aggregate_distance(score_distances_many(preds, trees)), repeat=1)
+    print(f"{f'distance metrics ({source}, 5-40)':<34} {len(trees) / t:>14,.0f}/s sentences")
 
 
 def bench_probe_scores(quick: bool) -> None:
     """Batched distance/depth-probe scores against per-sentence ``score_distances``."""
-    from brittle.engine.tree import depths, distance_matrix
+    from brittle.engine.core.tree import depths, distance_matrix
 
     trees, source = load_trees(10, 30)
     trees = trees[: 200 if quick else 1000]

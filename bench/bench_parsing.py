@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from brittle.data import default_treebank_path  # noqa: E402
+from brittle.engine.core.perturbation import apply_perturbation  # noqa: E402
+from brittle.engine.core.sentence import Sentence  # noqa: E402
 from brittle.engine.perturb_run import make_generator, read_treebank  # noqa: E402
-from brittle.engine.perturbation import apply_perturbation  # noqa: E402
-from brittle.engine.sentence import Sentence  # noqa: E402
 from brittle.scorers.parsers import CachedParser  # noqa: E402
 from brittle.scorers.parsers.spacy_backend import SpacyBackend  # noqa: E402
 

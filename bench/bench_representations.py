@@ -43,7 +43,7 @@ def main() -> None:
 
     import torch
 
-    from brittle.engine.conllu import read_conllu
+    from brittle.engine.core.conllu import read_conllu
     from brittle.scorers.transformer_backend import TransformerEncoder
 
     torch.set_num_threads(args.threads)

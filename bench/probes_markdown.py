@@ -1,9 +1,9 @@
 """Markdown tables of ``brittle evaluate --json`` results (as in docs/probes.md).
 
-One table per task family: structural (distance, perceptron), depth, POS, root and tree
-depth. Probe names are expected as ``<model><layer>-<task>-<arch>`` (how the commands in
-docs/probes.md name them); the Path and Majority baselines join the tables whose
-metrics they have.
+One table per group of tasks that show the same columns (each probe task declares its
+``columns``; distance and perceptron share theirs), titled by the tasks. Probe names are
+expected as ``<model><layer>-<task>-<arch>`` (how the commands in docs/probes.md name
+them); the Path and Majority baselines join the tables whose metrics they have.
 
 Usage::
 
@@ -18,13 +18,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-FAMILIES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    ("Structure", ("distance", "perceptron"), ("uuas", "dspr", "dspr_prim", "sdr")),
-    ("Depth", ("depth",), ("depth_spearman", "depth_acc", "root_acc")),
-    ("Root", ("root",), ("root_acc",)),
-    ("Part of speech", ("pos",), ("pos_acc",)),
-    ("Tree depth", ("tree-depth",), ("tree_depth_acc", "tree_depth_mae")),
-)
+from brittle.engine.core.errors import ConfigError
+from brittle.scorers.probe_tasks import task_for
 
 
 def _fmt(value: Any) -> str:
@@ -40,6 +35,15 @@ def _representation(probe: dict[str, Any]) -> str:
     return str(key.get("model", "?"))
 
 
+def _columns(task: str, probes: dict[str, dict[str, Any]]) -> tuple[str, ...]:
+    """The columns ``task`` declares; for a task this brittle does not know, the metrics
+    its probes reported."""
+    try:
+        return task_for(task).columns
+    except ConfigError:
+        return tuple(next(p["metrics"] for p in probes.values() if p["task"] == task))
+
+
 def tables(results: list[dict[str, Any]]) -> str:
     """Markdown for the merged results."""
     probes: dict[str, dict[str, Any]] = {}
@@ -47,13 +51,14 @@ def tables(results: list[dict[str, Any]]) -> str:
     for r in results:
         probes.update(r.get("probes", {}))
         baselines.update(r.get("baselines", {}))
+    families: dict[tuple[str, ...], list[str]] = {}  # columns -> tasks showing them
+    for task in sorted({p["task"] for p in probes.values()}):
+        families.setdefault(_columns(task, probes), []).append(task)
     out: list[str] = []
-    for title, tasks, metrics in FAMILIES:
+    for metrics, tasks in families.items():
         rows = [(n, p) for n, p in probes.items() if p["task"] in tasks]
         base = [(n, m) for n, m in baselines.items() if any(k in m for k in metrics)]
-        if not rows:
-            continue
-        out.append(f"### {title}\n")
+        out.append(f"### {', '.join(tasks)}\n")
         out.append("| representation | probe | " + " | ".join(metrics) + " |")
         out.append("| --- | --- | " + " | ".join("---:" for _ in metrics) + " |")
         for _, p in sorted(rows, key=lambda r: (_representation(r[1]), r[1]["task"], r[0])):

@@ -9,8 +9,23 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brittle.cli.common import console
-from brittle.cli.main import main
+from brittle.cli.common import RegistryChoice, console
+from brittle.cli.group import main
+from brittle.engine.attack import (
+    AttackComponents,
+    AttackConfig,
+    build_components,
+    check_out_dir,
+    rerender,
+    run_attack,
+)
+from brittle.engine.attack import (
+    Progress as AttackProgress,
+)
+from brittle.engine.report import iter_budget_runs, plot_drop_vs_budget
+from brittle.scorers.parsers.base import PARSERS
+from brittle.search.generators.base import GENERATORS
+from brittle.search.strategies.base import STRATEGIES
 
 
 def _parse_budgets(text: str) -> list[int]:
@@ -46,17 +61,15 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def run_with_progress(
-    config: Any,
+    config: AttackConfig,
     out: Path,
     *,
     resume: bool,
     overwrite: bool,
     label: str = "attack",
-    components: Any = None,
+    components: AttackComponents | None = None,
 ) -> dict[str, Any]:
     """Run one attack under a live progress bar (``components``: built once, reused)."""
-    from brittle.engine.attack import run_attack
-
     columns = (
         TextColumn(f"[bold]{label}[/]"),
         BarColumn(),
@@ -73,7 +86,7 @@ def run_with_progress(
     task = bar.add_task(label, total=None, rate="–", success="–", drop="–")
     started: list[float] = []
 
-    def update(progress: Any, total: int) -> None:
+    def update(progress: AttackProgress, total: int) -> None:
         import time
 
         now = time.perf_counter()
@@ -120,14 +133,16 @@ def run_with_progress(
     "--method",
     default="copos",
     show_default=True,
-    help="Candidate generator (see `brittle list generators`).",
+    type=RegistryChoice(GENERATORS),
+    help="Candidate generator (`brittle list generators` says what each does). "
+    "Reorderings (shuffle, phrase-shuffle, neighbour-flip) need --search sample.",
 )
 @click.option(
     "--search",
     default="beam",
     show_default=True,
-    type=click.Choice(["sample", "greedy", "beam"]),
-    help="Search strategy.",
+    type=RegistryChoice(STRATEGIES),
+    help="Search strategy (`brittle list strategies`).",
 )
 @click.option("--beam-width", default=4, show_default=True, help="Beam width for --search beam.")
 @click.option(
@@ -153,8 +168,17 @@ def run_with_progress(
     "--parser",
     default="spacy",
     show_default=True,
-    type=click.Choice(["spacy", "stanza", "gold"]),
-    help="Parser of the syntax constraint (gold: no re-parse).",
+    type=RegistryChoice(PARSERS),
+    help="Parser of the parse-based constraints (gold: no re-parse).",
+)
+@click.option(
+    "--constraint",
+    "constraints",
+    multiple=True,
+    metavar="NAME[:VALUE]",
+    help="A constraint every kept perturbation satisfies, e.g. syntax:0.2, pos:1, budget "
+    "(repeat for several; `brittle list constraints`). Default: syntax at "
+    "--max-syntax-distance.",
 )
 @click.option(
     "--query-budget",
@@ -182,6 +206,7 @@ def attack_command(
     candidates: int,
     max_syntax_distance: float,
     parser: str,
+    constraints: tuple[str, ...],
     query_budget: int | None,
     objective: str,
     seed: int,
@@ -202,9 +227,6 @@ def attack_command(
       brittle attack en_ewt-ud-test.conllu --probe probes/distance --probe probes/pos
       --method copos --search beam --budget 3 --out attack-ewt
     """
-    from brittle.engine.attack import AttackConfig, build_components, check_out_dir
-    from brittle.engine.report import plot_drop_vs_budget
-
     budgets = _parse_budgets(budget)
     tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
     configs = {
@@ -222,6 +244,7 @@ def attack_command(
             seed=seed,
             limit=limit,
             objective=tasks,
+            constraints=constraints,
         )
         for tau in budgets
     }
@@ -230,13 +253,12 @@ def attack_command(
         if targets[tau].is_dir() and not overwrite:
             check_out_dir(targets[tau], configs[tau], resume=resume, overwrite=False)
     summaries = {}
-    components = None
+    components: AttackComponents | None = None
     for tau in budgets:
         config, target = configs[tau], targets[tau]
-        if components is None:
-            # The budget does not change probes, generator or parser: load them once.
-            with console.status("loading probes, model, generator and parser"):
-                components = build_components(config)
+        # The budget does not change probes, generator or parser: they load once.
+        with console.status("loading probes, model, generator and parser"):
+            components = build_components(config, reuse=components)
         summaries[tau] = run_with_progress(
             config,
             target,
@@ -256,9 +278,6 @@ def attack_command(
 def report_command(out: Path) -> None:
     """Re-render summary.json, summary.md, plots and adversarial.conllu of an attack
     directory OUT from its results.jsonl."""
-    from brittle.engine.attack import rerender
-    from brittle.engine.report import iter_budget_runs, plot_drop_vs_budget
-
     runs = list(iter_budget_runs(out))
     if runs:
         summaries = {tau: rerender(path) for tau, path in runs}

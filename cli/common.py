@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TypeVar
 
 import click
+from click.shell_completion import CompletionItem
 from rich.console import Console
+
+from brittle.engine.core.registry import Registry
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -35,3 +38,41 @@ def representation_run_options(command: F) -> F:
     ):
         command = option(command)
     return command
+
+
+class RegistryChoice(click.ParamType):
+    """A component name, checked against its registry when the command runs.
+
+    The help shows every registered name (third-party plug-ins included), read from the
+    registry when the help is rendered, so no command lists component names by hand.
+    ``exclude`` hides names that make no sense for the command.
+    """
+
+    def __init__(self, registry: Registry[object], *, exclude: Collection[str] = ()) -> None:
+        self.registry = registry
+        self.exclude = frozenset(exclude)
+        self.name = registry.kind
+
+    def choices(self) -> list[str]:
+        """The names offered, sorted."""
+        return [n for n in self.registry.names() if n not in self.exclude]
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return "[" + "|".join(self.choices()) + "]"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> str:
+        name = str(value)
+        if name not in self.choices():
+            self.fail(
+                f"unknown {self.registry.kind[:-1]} {name!r} (known: {', '.join(self.choices())})",
+                param,
+                ctx,
+            )
+        return name
+
+    def shell_complete(
+        self, ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        return [CompletionItem(n) for n in self.choices() if n.startswith(incomplete)]

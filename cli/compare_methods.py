@@ -7,20 +7,39 @@ from pathlib import Path
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from brittle.cli.common import console
-from brittle.cli.main import main
-from brittle.cli.perturb import METHODS, PARSERS
+from brittle.cli.common import RegistryChoice, console
+from brittle.cli.group import main
+from brittle.engine.compare_report import markdown_table, write_compare_outputs
+from brittle.engine.compare_run import compare_methods
+from brittle.engine.core.registry import Registry
+from brittle.scorers.parsers.base import PARSERS
+from brittle.search.generators.base import GENERATORS
 
 
-def _split_methods(text: str) -> list[str]:
-    methods = [m.strip() for m in text.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if not methods or unknown:
-        raise click.BadParameter(
-            f"unknown method(s) {', '.join(unknown) or '(none given)'}; "
-            f"choose from {', '.join(METHODS)}"
-        )
-    return methods
+class RegistryList(click.ParamType):
+    """Comma-separated component names, each checked against one registry.
+
+    The help lists the registry's names (read when the help is rendered, like
+    :class:`~brittle.cli.common.RegistryChoice`); converts to a tuple of distinct names
+    in the order given.
+    """
+
+    def __init__(self, registry: Registry[object]) -> None:
+        self.choice = RegistryChoice(registry)
+        self.name = f"{registry.kind} list"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return f"{self.choice.get_metavar(param, ctx)},..."
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[str, ...]:
+        if isinstance(value, tuple):
+            return value
+        names = [n.strip() for n in str(value).split(",") if n.strip()]
+        if not names:
+            self.fail("give at least one name", param, ctx)
+        return tuple(dict.fromkeys(self.choice.convert(n, param, ctx) for n in names))
 
 
 def _split_budgets(text: str) -> list[int]:
@@ -39,7 +58,8 @@ def _split_budgets(text: str) -> list[int]:
     "--methods",
     default="copos,coco,random,jabberwocky",
     show_default=True,
-    help=f"Comma-separated generators to compare ({', '.join(METHODS)}).",
+    type=RegistryList(GENERATORS),
+    help="Comma-separated generators to compare (`brittle list generators`).",
 )
 @click.option(
     "--budgets",
@@ -59,7 +79,7 @@ def _split_budgets(text: str) -> list[int]:
     "--parser",
     default="spacy",
     show_default=True,
-    type=click.Choice(PARSERS),
+    type=RegistryChoice(PARSERS),
     help="Parses originals and perturbations.",
 )
 @click.option("--seed", default=0, show_default=True, help="Seeds every draw and the pairs.")
@@ -76,7 +96,7 @@ def _split_budgets(text: str) -> list[int]:
 )
 def compare_methods_command(
     treebank: Path,
-    methods: str,
+    methods: tuple[str, ...],
     budgets: str,
     candidates: int,
     parser: str,
@@ -99,10 +119,6 @@ def compare_methods_command(
       brittle compare-methods en_ewt-ud-test.conllu --methods copos,coco,random \\
           --budgets 1,2,3 --limit 300 --out compare-ewt
     """
-    from brittle.engine.compare_report import markdown_table, write_compare_outputs
-    from brittle.engine.compare_run import compare_methods
-
-    method_list = _split_methods(methods)
     budget_list = _split_budgets(budgets)
     columns = (
         TextColumn("[bold]{task.description}[/]"),
@@ -111,14 +127,14 @@ def compare_methods_command(
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=True) as bar:
-        tasks = {m: bar.add_task(m, total=None) for m in method_list}
+        tasks = {m: bar.add_task(m, total=None) for m in methods}
 
         def update(method: str, done: int, total: int) -> None:
             bar.update(tasks[method], completed=done, total=total)
 
         result = compare_methods(
             treebank,
-            methods=method_list,
+            methods=methods,
             budgets=budget_list,
             candidates=candidates,
             parser=parser,

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import click
 
+from brittle.cli.attack import print_summary, run_with_progress
 from brittle.cli.common import console
-from brittle.cli.main import main
+from brittle.cli.group import main
+from brittle.cli.probe_progress import RichReporter
+from brittle.engine.demo import demo_config, prepare_demo, train_demo_probes
 
 
 @main.command("demo")
@@ -29,10 +32,6 @@ def demo_command(out: Path, limit: int | None) -> None:
     normalised tree edit distance of 0.2. Prints the worst-case drop per task and
     writes adversarial.conllu, results.jsonl, summary.json, summary.md and plots/ to OUT.
     """
-    from brittle.cli.attack import print_summary, run_with_progress
-    from brittle.cli.probe_progress import RichReporter
-    from brittle.engine.demo import demo_config, prepare_demo, train_demo_probes
-
     plan = prepare_demo()
     console.print(f"[bold]brittle demo[/] · built-in treebank, splits in {plan.home}")
     with RichReporter(quiet=False) as reporter:

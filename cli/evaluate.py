@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,45 +9,26 @@ import click
 from rich.table import Table
 
 from brittle.cli.common import console, err_console, representation_run_options
-from brittle.cli.main import main
+from brittle.cli.group import main
+from brittle.cli.probe_progress import format_metric
 
 if TYPE_CHECKING:
     from brittle.engine.evaluation import EvaluationReport
 
-#: Metric columns of the table, in order; a column shows only when some row has it.
-COLUMNS: tuple[str, ...] = (
-    "uuas",
-    "sdr",
-    "dspr",
-    "dspr_prim",
-    "root_acc",
-    "depth_spearman",
-    "depth_acc",
-    "pos_acc",
-    "tree_depth_acc",
-    "tree_depth_mae",
-)
-
-
-def _fmt(value: float | None) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    return f"{value:.3f}"
-
 
 def render_report(report: EvaluationReport) -> None:
-    """One table per group of probes sharing metrics; baselines join the tables they fit.
+    """One table per group of probes sharing columns (each task says which metrics it
+    shows); baselines join the tables they fit.
 
     Narrow terminals stay readable: no table has more than a handful of columns.
     """
     groups: dict[tuple[str, ...], list[tuple[str, dict[str, float]]]] = {}
     for p in report.probes:
-        cols = tuple(c for c in COLUMNS if c in p.metrics)
         label = f"{p.name}  [dim]{p.task} ({p.arch}), {p.representation}[/]"
-        groups.setdefault(cols, []).append((label, p.metrics))
+        groups.setdefault(p.columns or tuple(p.metrics), []).append((label, p.metrics))
     if report.baselines and not groups:
         first = next(iter(report.baselines.values()))
-        groups[tuple(c for c in COLUMNS if c in first)] = []
+        groups[tuple(first)] = []
     console.print(f"[bold]{Path(report.treebank).name}[/]: {report.sentences:,} sentences")
     for cols, rows in groups.items():
         rows = list(rows)
@@ -60,7 +40,7 @@ def render_report(report: EvaluationReport) -> None:
         for c in cols:
             table.add_column(c, justify="right", no_wrap=True)
         for label, metrics in rows:
-            table.add_row(label, *(_fmt(metrics.get(c)) for c in cols))
+            table.add_row(label, *(format_metric(metrics.get(c)) for c in cols))
         console.print(table)
 
 

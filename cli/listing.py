@@ -5,10 +5,16 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from brittle.cli.common import console
-from brittle.cli.main import main
-from brittle.engine.plugins import load_components
-from brittle.engine.registry import REGISTRIES
+# Each of these modules defines the registry of one kind of component.
+import brittle.scorers.parsers.base
+import brittle.scorers.probe_tasks
+import brittle.scorers.representations
+import brittle.search.constraints
+import brittle.search.generators.base
+import brittle.search.strategies.base  # noqa: F401
+from brittle.cli.common import console, err_console
+from brittle.cli.group import main
+from brittle.engine.core.registry import PLUGIN_ERRORS, REGISTRIES, load_components
 
 
 @main.command("list")
@@ -35,3 +41,5 @@ def list_command(kind: str | None) -> None:
         for entry in REGISTRIES[k].entries():
             table.add_row(k, entry.name, entry.help)
     console.print(table)
+    for plugin, error in PLUGIN_ERRORS:
+        err_console.print(f"warning: the plug-in {plugin} failed to load: {error}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -9,25 +10,33 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brittle.cli.common import console
-from brittle.cli.main import main
-
-#: Generators ``perturb`` offers (registered in ``registry("generators")``).
-METHODS = (
-    "copos",
-    "coco",
-    "random",
-    "jabberwocky",
-    "neighbours",
-    "shuffle",
-    "phrase-shuffle",
-    "neighbour-flip",
+from brittle.cli.common import RegistryChoice, console
+from brittle.cli.group import main
+from brittle.engine.perturb_run import (
+    DEFAULT_MAX_SYNTAX_DISTANCE,
+    PerturbConfig,
+    perturb_treebank,
+    write_perturb_outputs,
 )
-PARSERS = ("spacy", "stanza", "gold")
+from brittle.scorers.parsers.base import PARSERS
+from brittle.search.generators.base import GENERATORS
 
 
-def print_perturb_summary(summary: dict[str, Any], method: str) -> None:
-    """The run's counts and means as a table."""
+def describe_constraints(constraints: Sequence[Mapping[str, object]]) -> str:
+    """The applied constraints in one line, e.g. ``budget (tau=2) · syntax (...)``."""
+
+    def settings(d: Mapping[str, object]) -> str:
+        return ", ".join(f"{k}={v}" for k, v in d.items() if k not in ("name", "parser"))
+
+    return " · ".join(f"{d['name']} ({settings(d)})" for d in constraints)
+
+
+def print_perturb_summary(
+    summary: Mapping[str, Any],
+    method: str,
+    constraints: Sequence[Mapping[str, object]] = (),
+) -> None:
+    """The run's counts and means as a table (and the constraints it applied)."""
 
     def fmt(x: float | None, spec: str = ".3f") -> str:
         return "–" if x is None else format(x, spec)
@@ -42,6 +51,8 @@ def print_perturb_summary(summary: dict[str, Any], method: str) -> None:
     table.add_row("mean syntax distance", fmt(summary["mean_syntax_distance"], ".4f"))
     table.add_row("POS preservation rate", fmt(summary["pos_preservation_rate"], ".1%"))
     console.print(table)
+    if constraints:
+        console.print(f"constraints: {describe_constraints(constraints)}", markup=False)
 
 
 @main.command("perturb")
@@ -49,11 +60,8 @@ def print_perturb_summary(summary: dict[str, Any], method: str) -> None:
 @click.option(
     "--method",
     required=True,
-    type=click.Choice(METHODS),
-    help="How words change: copos (WordNet synonym, same POS), coco (a word the language "
-    "model expects there), random (a random word of the same POS), jabberwocky "
-    "(pseudoword with the same tags), neighbours (nearest word vector), shuffle, "
-    "phrase-shuffle, neighbour-flip (reorderings).",
+    type=RegistryChoice(GENERATORS),
+    help="How words change (`brittle list generators` says what each does).",
 )
 @click.option(
     "--budget",
@@ -74,25 +82,35 @@ def print_perturb_summary(summary: dict[str, Any], method: str) -> None:
 @click.option(
     "--max-syntax-distance",
     "-d",
-    default=0.1,
+    default=DEFAULT_MAX_SYNTAX_DISTANCE,
     show_default=True,
     type=click.FloatRange(min=0.0),
     help="Largest normalised tree edit distance between the parse of the original and "
-    "the parse of a candidate (0 = identical parse; 'inf' turns the check off).",
+    "the parse of a candidate (0 = identical parse; 'inf' turns the check off); the "
+    "threshold of a `syntax` constraint given without a value.",
 )
 @click.option(
     "--parser",
     default="spacy",
     show_default=True,
-    type=click.Choice(PARSERS),
+    type=RegistryChoice(PARSERS),
     help="Re-parses original and candidates for the syntax and POS checks "
     "(gold: no re-parse, the treebank's own annotation).",
+)
+@click.option(
+    "--constraint",
+    "constraints",
+    multiple=True,
+    metavar="NAME[:VALUE]",
+    help="A constraint every kept perturbation satisfies, e.g. budget, pos, pos:1, "
+    "syntax:0.2 (repeat for several; `brittle list constraints`). Default: budget at "
+    "--budget, pos (measured only) and syntax at --max-syntax-distance.",
 )
 @click.option(
     "--enforce-pos",
     is_flag=True,
     help="Also reject candidates whose changed words get another UPOS from the tagger "
-    "(always measured and reported).",
+    "(a `pos` constraint without a value is enforced; always measured and reported).",
 )
 @click.option("--seed", default=0, show_default=True, help="Same seed, byte-identical output.")
 @click.option(
@@ -114,6 +132,7 @@ def perturb_command(
     candidates: int,
     max_syntax_distance: float,
     parser: str,
+    constraints: tuple[str, ...],
     enforce_pos: bool,
     seed: int,
     out: Path,
@@ -140,8 +159,17 @@ def perturb_command(
       brittle perturb en_ewt-ud-test.conllu --method copos --budget 2 \\
           --candidates 20 --out ewt-copos.conllu --report ewt-copos.json
     """
-    from brittle.engine.perturb_run import perturb_treebank, write_perturb_outputs
-
+    config = PerturbConfig(
+        method=method,
+        budget=budget,
+        candidates=candidates,
+        max_syntax_distance=max_syntax_distance,
+        parser=parser,
+        seed=seed,
+        limit=limit,
+        enforce_pos=enforce_pos,
+        constraints=constraints,
+    )
     columns = (
         TextColumn(f"[bold]{method}[/] tau={budget}"),
         BarColumn(),
@@ -152,17 +180,10 @@ def perturb_command(
         task = bar.add_task("loading", total=None)
         result = perturb_treebank(
             treebank,
-            method=method,
-            budget=budget,
-            candidates=candidates,
-            max_syntax_distance=max_syntax_distance,
-            parser=parser,
-            seed=seed,
-            limit=limit,
-            enforce_pos=enforce_pos,
+            config,
             on_start=lambda total: bar.update(task, total=total),
             progress=lambda done: bar.advance(task, done),
         )
     write_perturb_outputs(result, out, report=report)
-    print_perturb_summary(result.summary(), method)
+    print_perturb_summary(result.summary(), method, result.constraints)
     console.print(f"wrote {out}" + (f" and {report}" if report else ""))

@@ -1,7 +1,9 @@
-"""Rich progress display for the probe commands (extraction bars, one line per epoch)."""
+"""Display helpers of the probe commands: rich progress (extraction bars, one line per
+epoch) and the formatting of metric values."""
 
 from __future__ import annotations
 
+import math
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,13 @@ from brittle.cli.common import err_console
 
 if TYPE_CHECKING:
     from brittle.engine.probe_training import EpochLog
+
+
+def format_metric(value: float | None, *, digits: int = 3) -> str:
+    """A metric value for a table cell: ``digits`` decimals, ``-`` when absent or NaN."""
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:.{digits}f}"
 
 
 class RichReporter:

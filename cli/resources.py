@@ -8,7 +8,8 @@ import click
 from rich.table import Table
 
 from brittle.cli.common import console
-from brittle.cli.main import main
+from brittle.cli.group import main
+from brittle.engine.core import resources
 
 _STYLE = {"ok": "[green]ok[/]", "provision": "[yellow]provision[/]", "missing": "[red]missing[/]"}
 
@@ -17,8 +18,8 @@ _STYLE = {"ok": "[green]ok[/]", "provision": "[yellow]provision[/]", "missing": 
 @click.option(
     "--provision",
     is_flag=True,
-    help="Do the one-time work first: copy WordNet into the data home and convert the "
-    "bundled causal LM (about half a minute).",
+    help="Do the one-time work first: copy WordNet into the data home, convert the "
+    "bundled causal LM (about half a minute) and cache the GloVe vocabulary.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the statuses as JSON.")
 @click.pass_context
@@ -28,8 +29,6 @@ def resources_command(ctx: click.Context, provision: bool, as_json: bool) -> Non
     Everything resolves offline first; the data home is $BRITTLE_HOME
     (default ~/.cache/brittle). Exits with status 1 when something is missing.
     """
-    from brittle.engine import resources
-
     statuses = resources.provision() if provision else resources.check_all()
     if as_json:
         click.echo(json.dumps([s.to_dict() for s in statuses], indent=2))

@@ -10,7 +10,8 @@ import click
 from rich.table import Table
 
 from brittle.cli.common import console, err_console
-from brittle.cli.main import main
+from brittle.cli.group import main
+from brittle.engine.core.atomic import atomic_write
 from brittle.engine.stats import TreebankStats, treebank_stats
 
 
@@ -69,8 +70,6 @@ def stats_command(treebanks: tuple[Path, ...], skip_invalid: bool, json_path: Pa
     if stats.problems:
         err_console.print(f"[yellow]{len(stats.problems)} invalid sentence(s) skipped[/]")
     if json_path is not None:
-        from brittle.engine.conllu import atomic_write
-
         with atomic_write(json_path) as handle:
             json.dump(stats.to_dict(), handle, indent=2)
             handle.write("\n")

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
 from rich.table import Table
 
 from brittle.cli.common import console, representation_run_options
-from brittle.cli.main import main
-
-
-def _fmt(value: float) -> str:
-    return (
-        "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
-    )
+from brittle.cli.group import main
+from brittle.cli.probe_progress import format_metric
 
 
 @main.command("train-probe")
@@ -64,7 +58,7 @@ def _fmt(value: float) -> str:
     "--task",
     default="distance",
     show_default=True,
-    help="Probe task: distance, perceptron, depth, pos, root, tree-depth (`brittle list probes`).",
+    help="Probe task, e.g. distance or pos (`brittle list probes` shows them all).",
 )
 @click.option("--arch", default="linear", show_default=True, type=click.Choice(["linear", "mlp"]))
 @click.option(
@@ -193,7 +187,7 @@ def train_probe_command(
     table.add_column("dev metric")
     table.add_column("value", justify="right")
     for name, value in result.dev_metrics.items():
-        table.add_row(name, _fmt(value))
+        table.add_row(name, format_metric(value, digits=4))
     table.add_row("best epoch", f"{result.best_epoch} of {len(result.history)}")
     table.add_row("dev loss", f"{probe.info.get('dev_loss', float('nan')):.4f}")
     if "oov" in probe.info:

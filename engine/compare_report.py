@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from brittle.engine.conllu import atomic_write
+import numpy as np
 
-if TYPE_CHECKING:
-    from brittle.engine.compare_run import CompareResult, CompareRow
+from brittle.engine.compare_run import CompareResult, CompareRow
+from brittle.engine.core.atomic import atomic_write
+from brittle.engine.report import write_json
 
 __all__ = ["JSON_NAME", "MARKDOWN_NAME", "PLOT_NAME", "markdown_table", "write_compare_outputs"]
 
@@ -91,11 +91,10 @@ def markdown_report(result: CompareResult) -> str:
 
 def plot(result: CompareResult, path: str | os.PathLike[str]) -> None:
     """Grouped bars: mean distance per method and tau, references as dashed lines."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib is heavy and only the plot needs it
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    import matplotlib.pyplot as plt  # deferred with matplotlib above
 
     rows = result.method_rows()
     methods = list(dict.fromkeys(r.method for r in rows))
@@ -133,8 +132,6 @@ def plot(result: CompareResult, path: str | os.PathLike[str]) -> None:
 
 def write_compare_outputs(result: CompareResult, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write ``compare-methods.{json,md,png}`` into ``out_dir``; returns the paths."""
-    from brittle.engine.report import write_json
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / JSON_NAME, out / MARKDOWN_NAME, out / PLOT_NAME]

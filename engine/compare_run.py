@@ -26,19 +26,29 @@ import math
 import os
 import platform
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
-
-if TYPE_CHECKING:
-    from brittle.engine.perturbation import Perturbation
-    from brittle.engine.sentence import Sentence
-    from brittle.scorers.parsers.base import Parse, Parser
-    from brittle.search.constraints import TreeLabels
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation, apply_perturbation
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.core.versions import versions
+from brittle.engine.perturb_run import (
+    check_requirements,
+    chunks,
+    make_generator,
+    mean_or_none,
+    read_treebank,
+)
+from brittle.scorers.hamming import hamming_batch
+from brittle.scorers.parsers import make_parser
+from brittle.scorers.parsers.base import Parse, Parser
+from brittle.search.constraints import TreeLabels, changed_words, parse_distances
+from brittle.search.generators.base import Generator, SubstitutionGenerator, sentence_rng
+from brittle.search.sampling import sample_substitutions
 
 __all__ = [
     "RANDOM_PAIRS",
@@ -189,10 +199,10 @@ class _Tally:
             sentences=int(d.size),
             without_candidates=self.without,
             candidates=self.candidates,
-            distance=_mean(self.per_sentence),
+            distance=mean_or_none(self.per_sentence),
             distance_sem=float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else None,
-            distance_unlabelled=_mean(self.per_sentence_unlabelled),
-            best_of_b=_mean(self.best),
+            distance_unlabelled=mean_or_none(self.per_sentence_unlabelled),
+            best_of_b=mean_or_none(self.best),
             share_identical=self.identical / self.candidates if self.candidates else None,
             pos_gold=self.pos_gold / self.pos_words if self.pos_words else None,
             pos_tagger=self.pos_tagger / self.pos_words if self.pos_words else None,
@@ -201,17 +211,8 @@ class _Tally:
         )
 
 
-def _mean(xs: Sequence[float]) -> float | None:
-    return float(np.mean(xs)) if xs else None
-
-
-def _chunks(items: Sequence[Sentence], size: int) -> Iterator[Sequence[Sentence]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def _draw_by_budget(
-    generator: Any, chunk: Sequence[Sentence], *, budgets: Sequence[int], b: int, seed: int
+    generator: Generator, chunk: Sequence[Sentence], *, budgets: Sequence[int], b: int, seed: int
 ) -> dict[int, list[list[Perturbation]]]:
     """Each budget's draw for a chunk.
 
@@ -219,9 +220,6 @@ def _draw_by_budget(
     from them, exactly as their ``perturb`` would (same helper, same seeded stream per
     sentence); others are asked once per budget.
     """
-    from brittle.search.generators.base import SubstitutionGenerator, sentence_rng
-    from brittle.search.generators.sampling import sample_substitutions
-
     if isinstance(generator, SubstitutionGenerator):
         tables = generator.candidates(list(chunk), top_k=generator.top_k)
         return {
@@ -243,9 +241,6 @@ def _measure(
     parses: Sequence[Parse],
     labels: TreeLabels,
 ) -> None:
-    from brittle.scorers.hamming import hamming_batch
-    from brittle.search.constraints import changed_words, parse_distances
-
     if not candidates:
         tally.without += 1
         return
@@ -297,23 +292,14 @@ def _pairs_row(
     partners: Sequence[int | None],
     labels: TreeLabels,
 ) -> CompareRow:
-    from brittle.scorers.distance import normalized_tree_edit_distance_batch
-
     start = time.perf_counter()
     tally = _Tally()
     for i, j in enumerate(partners):
         if j is None:
             tally.without += 1
             continue
-        a, b = parses[i], parses[j]
-        if labels == "none":
-            d = normalized_tree_edit_distance_batch(a.heads, [b.heads])
-        else:
-            field_name = "deprels" if labels == "deprel" else "upos"
-            d = normalized_tree_edit_distance_batch(
-                a.heads, [b.heads], getattr(a, field_name), [getattr(b, field_name)]
-            )
-        du = normalized_tree_edit_distance_batch(a.heads, [b.heads])
+        d = parse_distances(parses[i], [parses[j]], labels=labels)
+        du = parse_distances(parses[i], [parses[j]], labels="none")
         tally.per_sentence.append(float(d[0]))
         tally.per_sentence_unlabelled.append(float(du[0]))
         tally.best.append(float(d[0]))
@@ -327,7 +313,7 @@ def compare_sentences(
     sentences: Sequence[Sentence],
     *,
     config: CompareConfig,
-    generators: Mapping[str, Any],
+    generators: Mapping[str, Generator],
     parser: Parser,
     progress: ProgressFn | None = None,
     treebank: str = "",
@@ -348,14 +334,12 @@ def compare_sentences(
     originals = parser.parse(sentences)
     original_parse = {s.sent_id: p for s, p in zip(sentences, originals, strict=True)}
     rows: list[CompareRow] = []
-    from brittle.engine.perturbation import apply_perturbation
-
     for method in config.methods:
         generator = generators[method]
         tallies = {tau: _Tally() for tau in config.budgets}
         seconds = dict.fromkeys(config.budgets, 0.0)
         done = 0
-        for chunk in _chunks(sentences, config.chunk_size):
+        for chunk in chunks(sentences, config.chunk_size):
             start = time.perf_counter()
             drawn = _draw_by_budget(
                 generator, chunk, budgets=config.budgets, b=config.candidates, seed=config.seed
@@ -393,8 +377,6 @@ def compare_sentences(
     for label, same in ((RANDOM_PAIRS, False), (SAME_LENGTH_PAIRS, True)):
         partners = random_partners(lengths, seed=config.seed, same_length=same)
         rows.append(_pairs_row(label, originals, partners, config.tree_labels))
-    from brittle.engine.attack import versions
-
     return CompareResult(
         config=config,
         treebank=treebank,
@@ -425,9 +407,6 @@ def compare_methods(
         generator_options: per method, keyword options for its generator.
         progress: see :func:`compare_sentences`.
     """
-    from brittle.engine.perturb_run import check_requirements, make_generator, read_treebank
-    from brittle.scorers.parsers import make_parser
-
     config = CompareConfig(
         methods=tuple(dict.fromkeys(methods)),
         budgets=tuple(sorted(set(budgets))),
@@ -442,6 +421,8 @@ def compare_methods(
     sentences = read_treebank(path, limit=limit)
     for generator in generators.values():
         check_requirements(sentences, generator, str(path))
+    for generator in generators.values():
+        generator.prepare()
     the_parser = make_parser(parser)
     return compare_sentences(
         sentences,

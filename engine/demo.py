@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from brittle.data import default_treebank_path
-from brittle.engine.attack import AttackConfig, run_attack
-from brittle.engine.conllu import read_conllu, write_conllu
+from brittle.engine.attack import AttackConfig
+from brittle.engine.core.conllu import read_conllu, write_conllu
+from brittle.engine.core.resources import data_home
+from brittle.engine.probe_jobs import Reporter, TrainJob, run_train_job
+from brittle.engine.probe_training import TrainConfig
 
 TRAIN_END = 80
 DEV_END = 95
@@ -37,8 +39,6 @@ class DemoPlan:
 
 def prepare_demo(home: Path | None = None) -> DemoPlan:
     """Write the three splits of the built-in treebank into the data home (idempotent)."""
-    from brittle.engine.resources import data_home
-
     source = default_treebank_path()
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
     root = (home or data_home()) / "demo" / digest
@@ -58,11 +58,8 @@ def prepare_demo(home: Path | None = None) -> DemoPlan:
     return DemoPlan(root, paths["train"], paths["dev"], paths["attack"], probes)
 
 
-def train_demo_probes(plan: DemoPlan, *, reporter: Any = None) -> list[Path]:
+def train_demo_probes(plan: DemoPlan, *, reporter: Reporter | None = None) -> list[Path]:
     """Train the demo probes that are not cached yet; returns the ones trained."""
-    from brittle.engine.probe_jobs import TrainJob, run_train_job
-    from brittle.engine.probe_training import TrainConfig
-
     trained = []
     for task, out in zip(DEMO_TASKS, plan.probes, strict=True):
         if (out / "probe.json").exists():
@@ -97,10 +94,3 @@ def demo_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
         seed=0,
         limit=limit,
     )
-
-
-def run_demo(out: Path, *, limit: int | None = None, reporter: Any = None) -> dict[str, Any]:
-    """Prepare, train (or reuse) the probes, attack, write reports; returns the summary."""
-    plan = prepare_demo()
-    train_demo_probes(plan, reporter=reporter)
-    return run_attack(demo_config(plan, limit=limit), out, overwrite=True)

@@ -31,8 +31,9 @@ class ProbeResult:
         task: probe task.
         arch: architecture.
         representation: ``RepresentationKey.describe()``.
-        metrics: metric name -> value.
+        metrics: metric name -> value (the task's ``metric_names``).
         representation_key: the key as a dict.
+        columns: the metrics to show, in order (the task's ``columns``).
     """
 
     name: str
@@ -41,7 +42,8 @@ class ProbeResult:
     arch: str
     representation: str
     metrics: dict[str, float]
-    representation_key: dict[str, Any] = field(default_factory=dict)
+    representation_key: dict[str, str | int] = field(default_factory=dict)
+    columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,8 +177,7 @@ def evaluate_probes(
                 probe = loaded[i]
                 d = by_layer[probe.key.layer]
                 rep.start(f"probe {names[i]}", None)
-                preds = probe.predict_flat(d.vectors, d.offsets)
-                metrics = probe.aggregate(preds, golds)
+                metrics = probe.aggregate(probe.predict(d), golds)
                 rep.finish()
                 results[i] = ProbeResult(
                     name=names[i],
@@ -186,6 +187,7 @@ def evaluate_probes(
                     representation=probe.key.describe(),
                     metrics=metrics,
                     representation_key=probe.key.to_dict(),
+                    columns=probe.task.columns,
                 )
         finally:
             backend.close()
@@ -226,7 +228,7 @@ def evaluate_probes(
 
 def write_report_json(report: EvaluationReport, path: str | os.PathLike[str]) -> None:
     """Write ``report.to_dict()`` atomically as indented JSON."""
-    from brittle.engine.conllu import atomic_write
+    from brittle.engine.core.atomic import atomic_write
 
     with atomic_write(path) as handle:
         json.dump(report.to_dict(), handle, indent=2)

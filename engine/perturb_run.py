@@ -1,12 +1,17 @@
 """The ``perturb`` run: one syntax-preserving perturbation per sentence, by Algorithm 1.
 
 For every sentence of a treebank the chosen generator draws ``b`` random perturbations
-of at most ``tau`` words; the constraints (budget, POS preservation, syntax distance of
-the re-parse) check them all in one batch; the admissible candidate with the largest
-Hamming distance and, among those, the smallest syntax distance is kept (ties: a seeded
-key). Sentences go through in chunks: the generator sees a whole chunk at once and the
-parser parses every original and candidate of a chunk in one call (its cache then
-answers the constraints).
+of at most ``tau`` words; the constraints check them all in one batch; the admissible
+candidate with the largest Hamming distance and, among those, the smallest syntax
+distance is kept (ties: a seeded key). Sentences go through in chunks: the generator
+sees a whole chunk at once and the parser parses every original and candidate of a
+chunk in one call (its cache then answers the constraints).
+
+The constraints are named, as on the command line (``NAME[:VALUE]``, resolved through
+:data:`~brittle.search.constraints.CONSTRAINTS`). By default they are ``budget`` (at
+the run's tau), ``pos`` (measured only, or enforced with ``enforce_pos``) and
+``syntax`` (at ``max_syntax_distance``); every ``syntax`` constraint compares trees
+labelled by the run's ``tree_labels``.
 
 Results are data (:class:`PerturbResult`); :func:`write_perturb_outputs` writes the
 CoNLL-U and the JSON report atomically. Nothing depends on timing or process state, so
@@ -15,45 +20,68 @@ the same seed gives byte-identical files.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import platform
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from brittle.engine.conllu import iter_conllu, write_conllu
-from brittle.engine.errors import ConfigError
-from brittle.engine.registry import registry
-
-if TYPE_CHECKING:
-    from brittle.engine.sentence import Sentence
-    from brittle.scorers.parsers.base import Parser
-    from brittle.search.best_of_b import SampleOutcome
-    from brittle.search.constraints import Constraint, TreeLabels
+from brittle.engine.core.conllu import iter_conllu, write_conllu
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import describe
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.core.versions import versions
+from brittle.engine.report import write_json
+from brittle.scorers.hamming import hamming_batch
+from brittle.scorers.parsers import make_parser
+from brittle.scorers.parsers.base import Parser
+from brittle.search.best_of_b import SampleOutcome, best_of_batch, distinct_candidates
+from brittle.search.constraints import (
+    Constraint,
+    ConstraintContext,
+    ConstraintSpec,
+    SyntaxConstraint,
+    TreeLabels,
+    build_constraints,
+    changed_words,
+)
+from brittle.search.generators.base import GENERATORS, Generator, stable_hash
 
 __all__ = [
+    "DEFAULT_CONSTRAINTS",
     "DEFAULT_MAX_SYNTAX_DISTANCE",
     "PerturbConfig",
     "PerturbResult",
     "SentenceRecord",
-    "build_constraints",
+    "check_requirements",
+    "chunks",
     "make_generator",
+    "mean_or_none",
+    "perturb_constraints",
     "perturb_sentences",
     "perturb_treebank",
+    "read_treebank",
     "write_perturb_outputs",
 ]
 
 #: Default largest normalised tree edit distance between the parses (see docs).
 DEFAULT_MAX_SYNTAX_DISTANCE = 0.1
 
+#: The constraints of a run that names none: bare names take the run's tau and
+#: syntax threshold (``pos`` is enforced when ``enforce_pos`` is set).
+DEFAULT_CONSTRAINTS: tuple[str, ...] = ("budget", "pos", "syntax")
+
 Status = Literal["perturbed", "unchanged", "rejected"]
 
 #: Called with the number of sentences just finished.
 ProgressFn = Callable[[int], None]
+
+T = TypeVar("T")
 
 #: CoNLL-U columns a generator may require, and how to read them from a sentence.
 _COLUMN_READERS: dict[str, Callable[[Sentence], Sequence[str]]] = {
@@ -74,14 +102,22 @@ class PerturbConfig:
         budget: tau, the most words a perturbation changes (Hamming distance).
         candidates: b, random perturbations drawn per sentence.
         max_syntax_distance: the largest normalised tree edit distance between the
-            parse of the original and the parse of the perturbation.
+            parse of the original and the parse of the perturbation (the threshold of
+            a ``syntax`` constraint named without a value).
         parser: registered parser name (``spacy``, ``stanza``, ``gold``).
         seed: seeds the draws and the tie-break; same seed, same output.
         limit: perturb only the first ``limit`` sentences (``None``: all).
-        enforce_pos: also reject candidates whose changed words lose their UPOS.
-        tree_labels: node labels for the tree edit distance (``deprel``, ``upos``,
-            ``none``).
+        enforce_pos: also reject candidates whose changed words lose their UPOS (a
+            ``pos`` constraint without a value is enforced at rate 1; one is added
+            when ``constraints`` names none).
+        tree_labels: node labels for the tree edit distance of every ``syntax``
+            constraint (``deprel``, ``upos``, ``none``).
         chunk_size: sentences handed to the generator and the parser at once.
+        constraints: constraint specs ``NAME[:VALUE]`` (``syntax:0.2``, ``pos:1``,
+            ``budget``); empty: :data:`DEFAULT_CONSTRAINTS`.
+
+    Raises:
+        ConfigError: a value out of range, an unknown or repeated constraint.
     """
 
     method: str
@@ -94,6 +130,7 @@ class PerturbConfig:
     enforce_pos: bool = False
     tree_labels: TreeLabels = "deprel"
     chunk_size: int = 64
+    constraints: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -106,12 +143,38 @@ class PerturbConfig:
             raise ConfigError(f"--limit must be at least 1, got {self.limit}")
         if self.chunk_size < 1:
             raise ConfigError(f"chunk size must be at least 1, got {self.chunk_size}")
+        names = [spec.name for spec in self.constraint_specs]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ConfigError(f"constraint {', '.join(repeated)} given more than once")
+
+    @property
+    def constraint_specs(self) -> tuple[ConstraintSpec, ...]:
+        """The constraints applied, parsed: ``constraints`` or the default, with a
+        bare ``pos`` enforced (``pos:1``) when ``enforce_pos`` is set.
+
+        Raises:
+            ConfigError: an unknown constraint name or a malformed spec.
+        """
+        specs = [ConstraintSpec.parse(s) for s in self.constraints or DEFAULT_CONSTRAINTS]
+        if not self.enforce_pos:
+            return tuple(specs)
+        if not any(s.name == "pos" for s in specs):
+            specs.append(ConstraintSpec("pos"))
+        return tuple(
+            ConstraintSpec("pos", "1") if s.name == "pos" and s.value is None else s for s in specs
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping (an infinite distance becomes the string ``"inf"``)."""
+        """JSON-ready mapping (an infinite distance becomes the string ``"inf"``; the
+        constraints are left out when they are the default)."""
         out = asdict(self)
         if math.isinf(self.max_syntax_distance):
             out["max_syntax_distance"] = "inf"
+        if self.constraints:
+            out["constraints"] = list(self.constraints)
+        else:
+            del out["constraints"]
         return out
 
 
@@ -128,9 +191,11 @@ class SentenceRecord:
         drawn: distinct candidates drawn.
         admissible: candidates that passed every enforced constraint.
         hamming: words changed by the chosen perturbation.
-        syntax: its normalised tree edit distance to the original's parse.
+        syntax: its normalised tree edit distance to the original's parse (``None``
+            without a ``syntax`` constraint).
         changed: words whose tag was compared (changed or moved words).
-        pos_kept: of those, how many kept their UPOS.
+        pos_kept: of those, how many kept their UPOS (``None`` when a perturbation was
+            chosen but no ``pos`` constraint measured it).
         perturbation: the ``# perturbation`` description of the choice.
     """
 
@@ -142,7 +207,7 @@ class SentenceRecord:
     hamming: int | None = None
     syntax: float | None = None
     changed: int = 0
-    pos_kept: int = 0
+    pos_kept: int | None = 0
     perturbation: str | None = None
 
 
@@ -157,6 +222,7 @@ class PerturbResult:
         records: one record per sentence, same order.
         parser: the parser's description (name, model, versions, cache size).
         versions: package versions.
+        constraints: each applied constraint's description (name and settings).
     """
 
     config: PerturbConfig
@@ -165,6 +231,7 @@ class PerturbResult:
     records: tuple[SentenceRecord, ...]
     parser: Mapping[str, object] = field(default_factory=dict)
     versions: Mapping[str, str] = field(default_factory=dict)
+    constraints: tuple[Mapping[str, object], ...] = ()
 
     def counts(self) -> dict[str, int]:
         """Sentences per status (``perturbed``, ``unchanged``, ``rejected``)."""
@@ -176,21 +243,24 @@ class PerturbResult:
     def summary(self) -> dict[str, Any]:
         """Counts and means over the perturbed sentences (None when there are none)."""
         done = [r for r in self.records if r.status == "perturbed"]
-        changed = sum(r.changed for r in done)
+        measured = [r for r in done if r.pos_kept is not None]
+        changed = sum(r.changed for r in measured)
+        kept = sum(r.pos_kept or 0 for r in measured)
         return {
             **self.counts(),
             "sentences": len(self.records),
             "candidates_drawn": sum(r.drawn for r in self.records),
             "candidates_admissible": sum(r.admissible for r in self.records),
-            "mean_syntax_distance": _mean([r.syntax for r in done]),
-            "mean_hamming": _mean([r.hamming for r in done]),
-            "pos_preservation_rate": (sum(r.pos_kept for r in done) / changed if changed else None),
+            "mean_syntax_distance": mean_or_none([r.syntax for r in done]),
+            "mean_hamming": mean_or_none([r.hamming for r in done]),
+            "pos_preservation_rate": kept / changed if changed else None,
             "words_compared_for_pos": changed,
         }
 
     def report(self) -> dict[str, Any]:
-        """The JSON report: per-method summary, per-sentence records, config, versions."""
-        return {
+        """The JSON report: per-method summary, per-sentence records, config, versions
+        (and the constraints' settings when the config names them)."""
+        out: dict[str, Any] = {
             "command": "perturb",
             "treebank": self.treebank,
             "config": self.config.to_dict(),
@@ -200,39 +270,69 @@ class PerturbResult:
             "versions": dict(self.versions),
             "sentences": [asdict(r) for r in self.records],
         }
+        if self.config.constraints:
+            out["constraints"] = [_json_ready(c) for c in self.constraints]
+        return out
 
 
-def _mean(values: Sequence[float | int | None]) -> float | None:
+def _json_ready(description: Mapping[str, object]) -> dict[str, object]:
+    """A constraint description with infinite numbers written as ``"inf"``."""
+    return {
+        k: "inf" if isinstance(v, float) and math.isinf(v) else v for k, v in description.items()
+    }
+
+
+def mean_or_none(values: Sequence[float | int | None]) -> float | None:
+    """Mean of the values that are not ``None`` (``None`` when there are none)."""
     xs = [float(v) for v in values if v is not None]
     return float(np.mean(xs)) if xs else None
 
 
-def make_generator(method: str, **options: Any) -> Any:
-    """The generator registered as ``method``, built with its keyword options."""
-    cls = registry("generators").get(method)
-    return cls(**options)  # type: ignore[operator]
+def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """Consecutive slices of ``items`` of ``size`` elements (the last may be shorter)."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
-def build_constraints(config: PerturbConfig, parser: Parser) -> list[Constraint]:
-    """Budget (cheap) first, then POS preservation, then the syntax distance."""
-    from brittle.search.constraints import BudgetConstraint, PosConstraint, SyntaxConstraint
+def make_generator(method: str, **options: Any) -> Generator:
+    """The generator registered as ``method``, built with its keyword options.
 
+    Raises:
+        ConfigError: an unknown name (the message lists the known ones).
+    """
+    return GENERATORS.get(method)(**options)
+
+
+def perturb_constraints(config: PerturbConfig, parser: Parser) -> list[Constraint]:
+    """The run's constraints (:attr:`PerturbConfig.constraint_specs`), cheap ones first.
+
+    Bare names take the run's values: ``budget`` its tau, ``syntax`` its
+    ``max_syntax_distance``. Every ``syntax`` constraint compares trees labelled by
+    ``config.tree_labels``.
+
+    Raises:
+        ConfigError: an unknown constraint or a bad value.
+    """
+    context = ConstraintContext(
+        tau=config.budget,
+        parser=lambda: parser,
+        max_syntax_distance=config.max_syntax_distance,
+    )
     return [
-        BudgetConstraint(config.budget),
-        PosConstraint(parser, enforce=config.enforce_pos),
-        SyntaxConstraint(
-            parser, max_distance=config.max_syntax_distance, labels=config.tree_labels
-        ),
+        dataclasses.replace(c, labels=config.tree_labels) if isinstance(c, SyntaxConstraint) else c
+        for c in build_constraints(config.constraint_specs, context)
     ]
 
 
-def check_requirements(sentences: Sequence[Sentence], generator: Any, source: str) -> None:
+def check_requirements(sentences: Sequence[Sentence], generator: Generator, source: str) -> None:
     """Fail early when the treebank lacks a column the generator reads.
 
     A column counts as missing when it is ``_`` on every word of the treebank.
+
+    Raises:
+        ConfigError: a column the generator requires is missing.
     """
-    needs = sorted(set(getattr(generator, "requires", frozenset())) & set(_COLUMN_READERS))
-    for column in needs:
+    for column in sorted(generator.requires & _COLUMN_READERS.keys()):
         read = _COLUMN_READERS[column]
         if sentences and all(v == "_" for s in sentences for v in read(s)):
             raise ConfigError(
@@ -241,44 +341,43 @@ def check_requirements(sentences: Sequence[Sentence], generator: Any, source: st
             )
 
 
-def _chunks(items: Sequence[Sentence], size: int) -> Iterator[Sequence[Sentence]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def _tiebreak_rng(seed: int, sent_id: str) -> np.random.Generator:
-    from brittle.search.generators.base import stable_hash
-
     # A stream of its own, apart from the generator's draws for the same sentence.
     return np.random.default_rng([seed & 0xFFFFFFFF, stable_hash(sent_id), 0x7E])
 
 
 def _record(outcome: SampleOutcome) -> SentenceRecord:
-    from brittle.engine.perturbation import describe
-    from brittle.search.constraints import changed_words
-
+    """The record of one sentence's outcome."""
     original = outcome.original
-    base = {
-        "sent_id": original.sent_id,
-        "words": len(original),
-        "drawn": outcome.drawn,
-        "admissible": outcome.admissible,
-    }
     p = outcome.perturbation
     if p is None:
-        status: Status = "unchanged" if outcome.drawn == 0 else "rejected"
-        return SentenceRecord(status=status, **base)  # type: ignore[arg-type]
+        return SentenceRecord(
+            sent_id=original.sent_id,
+            words=len(original),
+            status="unchanged" if outcome.drawn == 0 else "rejected",
+            drawn=outcome.drawn,
+            admissible=outcome.admissible,
+        )
     changed = len(changed_words(p)[0])
-    pos = outcome.value("pos")
     hamming = outcome.value("budget")
+    if hamming is None:  # no budget constraint measured it
+        hamming = float(hamming_batch(original.forms, [outcome.sentence.forms])[0])
+    pos = outcome.value("pos")
+    if outcome.outcome.values("pos") is None:
+        pos_kept: int | None = None
+    else:
+        pos_kept = 0 if pos is None or math.isnan(pos) else round(pos * changed)
     return SentenceRecord(
+        sent_id=original.sent_id,
+        words=len(original),
         status="perturbed",
-        hamming=None if hamming is None else round(hamming),
+        drawn=outcome.drawn,
+        admissible=outcome.admissible,
+        hamming=round(hamming),
         syntax=outcome.value("syntax"),
         changed=changed,
-        pos_kept=0 if pos is None or math.isnan(pos) else round(pos * changed),
+        pos_kept=pos_kept,
         perturbation=describe(p, original),
-        **base,  # type: ignore[arg-type]
     )
 
 
@@ -286,8 +385,9 @@ def perturb_sentences(
     sentences: Sequence[Sentence],
     *,
     config: PerturbConfig,
-    generator: Any,
+    generator: Generator,
     parser: Parser,
+    constraints: Sequence[Constraint] | None = None,
     progress: ProgressFn | None = None,
     treebank: str = "",
 ) -> PerturbResult:
@@ -296,18 +396,18 @@ def perturb_sentences(
     Args:
         sentences: the input, in order (``config.limit`` is not applied here).
         config: the run's settings.
-        generator: anything with ``perturb(sentences, *, b, seed, tau)``.
+        generator: draws the candidates (``perturb(sentences, *, b, seed, tau)``).
         parser: parses originals and candidates (``prepare()`` is called first).
+        constraints: the constraints to check (default:
+            :func:`perturb_constraints` of ``config`` and ``parser``).
         progress: called after each chunk with the number of sentences done.
         treebank: the input path, for the report.
     """
-    from brittle.search.best_of_b import best_of_batch, distinct_candidates
-
     parser.prepare()
-    constraints = build_constraints(config, parser)
+    checks = list(perturb_constraints(config, parser) if constraints is None else constraints)
     out: list[Sentence] = []
     records: list[SentenceRecord] = []
-    for chunk in _chunks(sentences, config.chunk_size):
+    for chunk in chunks(sentences, config.chunk_size):
         drawn = generator.perturb(
             list(chunk), b=config.candidates, seed=config.seed, tau=config.budget
         )
@@ -321,15 +421,13 @@ def perturb_sentences(
         for batch in batches:
             outcome = best_of_batch(
                 batch,
-                constraints=constraints,
+                constraints=checks,
                 rng=_tiebreak_rng(config.seed, batch.original.sent_id),
             )
             out.append(outcome.sentence)
             records.append(_record(outcome))
         if progress is not None:
             progress(len(chunk))
-    from brittle.engine.attack import versions
-
     return PerturbResult(
         config=config,
         treebank=treebank,
@@ -337,6 +435,7 @@ def perturb_sentences(
         records=tuple(records),
         parser=parser.describe(),
         versions={**versions(), "python": platform.python_version()},
+        constraints=tuple(c.describe() for c in checks),
     )
 
 
@@ -352,16 +451,8 @@ def read_treebank(path: str | os.PathLike[str], *, limit: int | None = None) -> 
 
 def perturb_treebank(
     path: str | os.PathLike[str],
+    config: PerturbConfig,
     *,
-    method: str,
-    budget: int = 1,
-    candidates: int = 20,
-    max_syntax_distance: float = DEFAULT_MAX_SYNTAX_DISTANCE,
-    parser: str = "spacy",
-    seed: int = 0,
-    limit: int | None = None,
-    enforce_pos: bool = False,
-    tree_labels: TreeLabels = "deprel",
     generator_options: Mapping[str, Any] | None = None,
     parser_options: Mapping[str, Any] | None = None,
     progress: ProgressFn | None = None,
@@ -369,9 +460,12 @@ def perturb_treebank(
 ) -> PerturbResult:
     """Perturb a treebank: build the components by name, check them, run Algorithm 1.
 
+    Generator, parser and constraints are built (and checked) before the treebank is
+    read; no model loads before the treebank has been checked.
+
     Args:
         path: the CoNLL-U file.
-        method .. tree_labels: see :class:`PerturbConfig`.
+        config: the run's settings (``config.limit`` is applied here).
         generator_options, parser_options: keyword options for the components.
         progress: called with the number of sentences finished after each chunk.
         on_start: called once with the number of sentences to do, after loading.
@@ -381,31 +475,21 @@ def perturb_treebank(
         ConfigError: an unknown name, a bad option, a missing column.
         ResourceMissingError: a model or lexicon is not installed.
     """
-    from brittle.scorers.parsers import make_parser
-
-    config = PerturbConfig(
-        method=method,
-        budget=budget,
-        candidates=candidates,
-        max_syntax_distance=max_syntax_distance,
-        parser=parser,
-        seed=seed,
-        limit=limit,
-        enforce_pos=enforce_pos,
-        tree_labels=tree_labels,
-    )
-    generator = make_generator(method, **dict(generator_options or {}))
-    the_parser = make_parser(parser, **dict(parser_options or {}))
-    sentences = read_treebank(path, limit=limit)
+    generator = make_generator(config.method, **dict(generator_options or {}))
+    parser = make_parser(config.parser, **dict(parser_options or {}))
+    constraints = perturb_constraints(config, parser)
+    sentences = read_treebank(path, limit=config.limit)
     check_requirements(sentences, generator, str(path))
-    the_parser.prepare()
+    generator.prepare()
+    parser.prepare()
     if on_start is not None:
         on_start(len(sentences))
     return perturb_sentences(
         sentences,
         config=config,
         generator=generator,
-        parser=the_parser,
+        parser=parser,
+        constraints=constraints,
         progress=progress,
         treebank=str(path),
     )
@@ -420,6 +504,4 @@ def write_perturb_outputs(
     """Write the perturbed CoNLL-U (and the JSON report), each atomically."""
     write_conllu(result.sentences, out)
     if report is not None:
-        from brittle.engine.report import write_json
-
         write_json(Path(report), result.report())

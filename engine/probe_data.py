@@ -1,8 +1,10 @@
 """Treebanks turned into what probes train and are scored on: word vectors plus gold.
 
-Vectors of a whole split live flat (``total_words x dim``) with word offsets; with a
-:class:`~brittle.scorers.repcache.DiskCache` they are a memory map extracted once per
-(representation, treebank) and reused by every later run.
+Vectors of a whole split live flat (``total_words x dim``) with word offsets, as a
+:class:`~brittle.scorers.representations.FlatVectors` that also carries the gold
+annotations (:class:`ProbeData`); with a :class:`~brittle.scorers.repcache.DiskCache`
+they are a memory map extracted once per (representation, treebank) and reused by every
+later run.
 """
 
 from __future__ import annotations
@@ -11,28 +13,27 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from brittle.engine.conllu import read_conllu
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import ConfigError
 from brittle.scorers.probe_gold import Gold, golds_of
+from brittle.scorers.representations import FlatVectors, offsets_of
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
-    from brittle.engine.sentence import Sentence
+    from brittle.engine.core.sentence import Sentence
     from brittle.scorers.repcache import DiskCache
-    from brittle.scorers.representations import RepresentationBackend
+    from brittle.scorers.representations import OOVReport, RepresentationBackend
 
-__all__ = ["ProbeData", "encode_split", "read_treebanks"]
+__all__ = ["ProbeData", "encode_split", "encode_split_layers", "oov_info", "read_treebanks"]
 
 Progress = Callable[[int], None]
 
 
 @dataclass(frozen=True)
-class ProbeData:
+class ProbeData(FlatVectors):
     """Word vectors and gold annotations of a set of sentences.
 
     Attributes:
@@ -42,8 +43,6 @@ class ProbeData:
         sources: the files the sentences came from.
     """
 
-    vectors: NDArray[np.float32]
-    offsets: NDArray[np.int64]
     golds: tuple[Gold, ...]
     sources: tuple[str, ...] = ()
 
@@ -52,22 +51,6 @@ class ProbeData:
             raise ConfigError(
                 f"{self.offsets.shape[0] - 1} vector blocks for {len(self.golds)} sentences"
             )
-
-    def __len__(self) -> int:
-        return len(self.golds)
-
-    @property
-    def dim(self) -> int:
-        """Vector size."""
-        return int(self.vectors.shape[1])
-
-    def sentence(self, i: int) -> NDArray[np.float32]:
-        """Vectors of sentence ``i``, shape (n_i, dim)."""
-        return self.vectors[self.offsets[i] : self.offsets[i + 1]]
-
-    def split(self) -> list[NDArray[np.float32]]:
-        """One (n_i, dim) array per sentence."""
-        return np.split(np.asarray(self.vectors), self.offsets[1:-1])
 
 
 def read_treebanks(paths: Sequence[str | os.PathLike[str]]) -> list[Sentence]:
@@ -125,8 +108,6 @@ def encode_split_layers(
             backend, words, layers=layers, chunk=chunk, progress=progress
         )
         return [ProbeData(s.vectors, s.offsets, golds, src) for s in stored]
-    from brittle.scorers.representations import offsets_of
-
     offsets = offsets_of(words)
     total = int(offsets[-1])
     out = np.empty((len(layers), total, backend.dim), dtype=np.float32)
@@ -139,10 +120,7 @@ def encode_split_layers(
     return [ProbeData(out[i], offsets, golds, src) for i in range(len(layers))]
 
 
-def oov_info(backend: RepresentationBackend) -> dict[str, Any] | None:
-    """The backend's OOV report as a dict, when it has one (static vectors)."""
-    report = getattr(backend, "oov_report", None)
-    if report is None:
-        return None
-    result: dict[str, Any] = report().to_dict()
-    return result
+def oov_info(backend: RepresentationBackend) -> dict[str, str | int | float] | None:
+    """The backend's OOV report as a dict, for backends with a vocabulary (static vectors)."""
+    report: OOVReport | None = backend.oov_report()
+    return None if report is None else report.to_dict()

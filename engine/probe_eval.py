@@ -1,4 +1,4 @@
-"""The attack's :class:`~brittle.engine.scoring.TaskEvaluator` backed by trained probes.
+"""The attack's :class:`~brittle.search.scoring.TaskEvaluator` backed by trained probes.
 
 Probes trained on the same representation share one backend, and one forward pass
 gives every layer they need. A candidate's metrics are computed against its own gold
@@ -12,33 +12,28 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from brittle.engine.errors import ConfigError
-from brittle.engine.scoring import Evaluation
-from brittle.engine.sentence import Sentence
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.sentence import Sentence
+from brittle.search.scoring import Evaluation
 
-#: The metric each probe task is attacked on by default.
-PRIMARY_METRIC: dict[str, str] = {
-    "distance": "uuas",
-    "perceptron": "uuas",
-    "depth": "depth_spearman",
-    "pos": "pos_acc",
-    "root": "root_acc",
-    "tree-depth": "tree_depth_acc",
-}
+if TYPE_CHECKING:
+    from brittle.scorers.probe import Probe
+    from brittle.scorers.representations import FlatReps, RepresentationBackend
+
 #: Originals whose vectors are kept for the distances (a round's worth and more).
 _ORIGINALS_KEPT = 256
-#: Per-sentence values that are not "higher is better" metrics.
-_SKIP = frozenset({"root_prob", "tree_depth_mae"})
 
 
 @dataclass
 class _Group:
-    backend: Any
+    """Probes that read one backend: the backend, the layers they need, their indices."""
+
+    backend: RepresentationBackend
     layers: list[int]
     members: list[int]
 
@@ -47,29 +42,34 @@ class ProbeEvaluator:
     """Per-task metrics of candidate sentences under a set of probes.
 
     Task names are ``<probe task>.<metric>`` (``distance.uuas``, ``pos.pos_acc``...), with
-    ``#2``, ``#3`` appended when several probes share a task. Undefined per-sentence
-    values (a Spearman correlation of a two-word sentence) count as 0. Representation
-    distances (Algorithm 2) use the first probe's representation.
+    ``#2``, ``#3`` appended when several probes share a task. Each probe contributes the
+    metrics its task says an attack can lower (``ProbeTask.attack_metrics()``: the
+    higher-is-better ones), and its task's ``primary`` metric is in :attr:`primary`.
+    Undefined per-sentence values (a Spearman correlation of a two-word sentence) count
+    as 0. Representation distances (Algorithm 2) use the first probe's representation.
     """
 
-    def __init__(self, probes: Sequence[Any], groups: list[_Group]) -> None:
+    def __init__(self, probes: Sequence[Probe], groups: list[_Group]) -> None:
         self.probes = list(probes)
         self.groups = groups
-        self._metric_names: list[list[str]] = []
-        names: list[str] = []
-        primary: list[str] = []
+        prefixes: list[str] = []
         seen: dict[str, int] = {}
         for probe in self.probes:
             task = probe.spec.task
             seen[task] = seen.get(task, 0) + 1
-            suffix = "" if seen[task] == 1 else f"#{seen[task]}"
-            metrics = probe.task.metric_names if hasattr(probe.task, "metric_names") else None
-            self._metric_names.append(list(metrics or []))
-            names.append(f"{task}{suffix}")
-            primary.append(f"{task}{suffix}.{PRIMARY_METRIC.get(task, 'acc')}")
-        self._prefixes = names
-        self.primary = tuple(primary)
-        self._tasks: tuple[str, ...] | None = None
+            prefixes.append(task if seen[task] == 1 else f"{task}#{seen[task]}")
+        #: Metrics of each probe, in column order.
+        self._metrics = [probe.task.attack_metrics() for probe in self.probes]
+        #: The primary task of each probe: what an attack lowers by default.
+        self.primary = tuple(
+            f"{prefix}.{probe.task.primary}"
+            for prefix, probe in zip(prefixes, self.probes, strict=True)
+        )
+        self._tasks = tuple(
+            f"{prefix}.{metric}"
+            for prefix, metrics in zip(prefixes, self._metrics, strict=True)
+            for metric in metrics
+        )
         self._originals: dict[str, NDArray[np.float32]] = {}
 
     @classmethod
@@ -98,13 +98,15 @@ class ProbeEvaluator:
 
     @property
     def tasks(self) -> tuple[str, ...]:
-        """Every task column, known after the first evaluation (primary ones before)."""
-        return self._tasks if self._tasks is not None else self.primary
+        """Every task column, in the order of the metrics' columns."""
+        return self._tasks
 
-    def _encode(self, words: Sequence[tuple[str, ...]]) -> list[Any]:
+    def _encode(self, words: Sequence[tuple[str, ...]]) -> list[FlatReps]:
+        """One forward pass per group: the group's layers of every word list."""
         return [g.backend.encode_flat(list(words), layers=g.layers) for g in self.groups]
 
-    def _first_layer(self, reps: list[Any], i: int) -> NDArray[np.float32]:
+    def _first_layer(self, reps: list[FlatReps], i: int) -> NDArray[np.float32]:
+        """The first probe's vectors (n_i, dim) of sentence ``i`` of ``reps``."""
         first = self.probes[0]
         for g, r in zip(self.groups, reps, strict=True):
             if 0 in g.members:
@@ -150,17 +152,11 @@ class ProbeEvaluator:
                 probe = self.probes[i]
                 preds = probe.predict_reps(r, layer=probe.key.layer)
                 per_probe[i] = probe.score_predictions(preds, golds)
-        if self._tasks is None and candidates:
-            cols = []
-            for prefix, scores in zip(self._prefixes, per_probe, strict=True):
-                cols += [f"{prefix}.{k}" for k in scores[0] if k not in _SKIP]
-            self._tasks = tuple(cols)
         m = len(candidates)
         metrics = np.zeros((m, len(self.tasks)), dtype=np.float64)
         col = 0
-        for scores in per_probe:
-            keys = [k for k in scores[0] if k not in _SKIP] if scores else []
-            for k in keys:
+        for names, scores in zip(self._metrics, per_probe, strict=True):
+            for k in names:
                 metrics[:, col] = [s[k] for s in scores]
                 col += 1
         metrics = np.nan_to_num(metrics, nan=0.0)
@@ -174,7 +170,11 @@ class ProbeEvaluator:
         return out
 
     def _original_vectors(
-        self, original: Sentence, reps: list[Any], words: Sequence[tuple[str, ...]], rows: range
+        self,
+        original: Sentence,
+        reps: list[FlatReps],
+        words: Sequence[tuple[str, ...]],
+        rows: range,
     ) -> NDArray[np.float32]:
         """The first probe's word vectors of ``original`` (n, dim), cached by sentence."""
         hit = self._originals.get(original.sent_id)
@@ -196,7 +196,7 @@ class ProbeEvaluator:
     def _distances(
         self,
         original: Sentence,
-        reps: list[Any],
+        reps: list[FlatReps],
         words: Sequence[tuple[str, ...]],
         rows: range,
         alignments: Sequence[NDArray[np.int64] | None],

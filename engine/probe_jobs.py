@@ -6,12 +6,11 @@ The CLI builds a :class:`TrainJob` and calls :func:`run_train_job`; progress goe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.errors import ConfigError
 from brittle.scorers.representations import BackendRequest
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ def default_cache(backend: RepresentationBackend, cache_dir: Path | None) -> Dis
         return None
     if cache_dir is not None:
         return DiskCache(cache_dir)
-    from brittle.engine.resources import data_home
+    from brittle.engine.core.resources import data_home
 
     return DiskCache(data_home() / "representations")
 
@@ -117,16 +116,15 @@ class TrainJob:
 
 def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainResult:
     """Train and save the probe of ``job``; returns the training result."""
-    from brittle.engine.plugins import load_components
     from brittle.engine.probe_data import encode_split, oov_info, read_treebanks
     from brittle.engine.probe_training import TrainConfig, train_probe
-    from brittle.scorers.probe_tasks import ProbeSpec, probes
+    from brittle.scorers.probe_tasks import PROBE_TASKS, ProbeSpec
     from brittle.scorers.representations import open_backend
 
-    load_components()
     rep = reporter or NullReporter()
-    if job.task not in probes:
-        raise ConfigError(f"unknown probe task {job.task!r} (known: {', '.join(probes.names())})")
+    known = PROBE_TASKS.names()  # built-in and plug-in tasks
+    if job.task not in known:
+        raise ConfigError(f"unknown probe task {job.task!r} (known: {', '.join(known)})")
     if job.out.exists() and job.out.is_file():
         raise ConfigError(f"--out {job.out} is a file; give a directory")
     config = job.config or TrainConfig()
@@ -183,8 +181,3 @@ def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainRe
         return result
     finally:
         backend.close()
-
-
-def describe_paths(paths: Sequence[Path]) -> str:
-    """Comma-separated file names, for messages."""
-    return ", ".join(p.name for p in paths)

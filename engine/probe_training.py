@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.errors import ConfigError
 from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_tasks import ProbeSpec, task_for
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from brittle.engine.probe_data import ProbeData
-    from brittle.scorers.representations import RepresentationKey
+    from brittle.scorers.representations import BackendOptions, RepresentationKey
 
 __all__ = ["EpochLog", "TrainConfig", "TrainResult", "evaluate_data", "train_probe"]
 
@@ -60,7 +62,7 @@ class TrainConfig:
         if not self.lr > 0:
             raise ConfigError("the learning rate must be positive")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, int | float]:
         """JSON-ready form."""
         return {
             "epochs": self.epochs,
@@ -116,7 +118,8 @@ def _deterministic(seed: int) -> Iterator[None]:
         torch.use_deterministic_algorithms(was)
 
 
-def _batches(n: int, size: int, rng: np.random.Generator | None) -> list[np.ndarray]:
+def _batches(n: int, size: int, rng: np.random.Generator | None) -> list[NDArray[np.int64]]:
+    """Sentence indices in batches of ``size``, shuffled by ``rng`` (in order if None)."""
     order = rng.permutation(n) if rng is not None else np.arange(n)
     return [order[i : i + size] for i in range(0, n, size)]
 
@@ -131,7 +134,7 @@ def _mean_loss(probe: Probe, data: ProbeData, batch_size: int) -> float:
     probe.net.eval()
     with torch.no_grad():
         for index in _batches(len(data), max(batch_size, 64), None):
-            batch = pad_flat(data.vectors, data.offsets, index).to(probe.device)
+            batch = pad_flat(data, index).to(probe.device)
             golds = [data.golds[int(i)] for i in index]
             loss = probe.task.loss(probe.net, batch, golds, probe.spec)
             total += float(loss) * len(index)
@@ -140,9 +143,8 @@ def _mean_loss(probe: Probe, data: ProbeData, batch_size: int) -> float:
 
 
 def evaluate_data(probe: Probe, data: ProbeData) -> dict[str, float]:
-    """Corpus metrics of ``probe`` on ``data``."""
-    preds = probe.predict_flat(np.asarray(data.vectors), data.offsets)
-    return probe.aggregate(preds, list(data.golds))
+    """Corpus metrics of ``probe`` on ``data`` (the task's ``metric_names``)."""
+    return probe.aggregate(probe.predict(data), list(data.golds))
 
 
 def train_probe(
@@ -152,7 +154,7 @@ def train_probe(
     dev: ProbeData,
     *,
     config: TrainConfig,
-    backend: Mapping[str, Any] | None = None,
+    backend: BackendOptions | None = None,
     info: Mapping[str, Any] | None = None,
     on_epoch: Callable[[EpochLog], None] | None = None,
     on_step: Callable[[int], None] | None = None,
@@ -199,7 +201,7 @@ def train_probe(
             probe.net.train()
             total, count = 0.0, 0
             for index in _batches(len(train), config.batch_size, rng):
-                batch = pad_flat(train.vectors, train.offsets, index).to(device)
+                batch = pad_flat(train, index).to(device)
                 golds = [train.golds[int(i)] for i in index]
                 optimiser.zero_grad(set_to_none=True)
                 loss = task.loss(probe.net, batch, golds, spec)

@@ -9,70 +9,21 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from brittle.engine.conllu import atomic_write
-from brittle.engine.errors import BrittleInputError
+from brittle.engine.core.atomic import atomic_write
+from brittle.engine.results import ResultRow
 
-RESULTS = "results.jsonl"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 CONFIG_JSON = "config.json"
 PLOTS = "plots"
-
-
-def iter_results(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """Stream the result rows of a ``results.jsonl``, one line at a time.
-
-    A trailing line without its newline (an interrupted write) is skipped. Any other
-    malformed line is a :class:`BrittleInputError` naming the line.
-    """
-    p = Path(path)
-    if not p.exists():
-        return
-    with p.open("rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            if not raw.endswith(b"\n"):
-                return
-            try:
-                yield json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason
-                raise BrittleInputError(p, lineno, f"not a JSON result row ({reason})") from None
-
-
-def repair_results(path: str | os.PathLike[str]) -> None:
-    """Truncate ``results.jsonl`` to its last complete line (drops a torn last write)."""
-    p = Path(path)
-    if not p.exists():
-        return
-    size = p.stat().st_size
-    if size == 0:
-        return
-    with p.open("r+b") as handle:
-        # Only the tail can be torn: look back in growing windows for the last newline.
-        window = 4096
-        while True:
-            start = max(0, size - window)
-            handle.seek(start)
-            tail = handle.read(size - start)
-            cut = tail.rfind(b"\n")
-            if cut >= 0:
-                keep = start + cut + 1
-                break
-            if start == 0:
-                keep = 0
-                break
-            window *= 4
-        if keep != size:
-            handle.truncate(keep)
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -120,32 +71,33 @@ class Digest:
     syntax_distance: array[float] = field(default_factory=lambda: array("d"))
 
     @classmethod
-    def of(cls, rows: Iterable[Mapping[str, Any]]) -> Digest:
+    def of(cls, rows: Iterable[ResultRow]) -> Digest:
         """The digest of ``rows`` (any iterable; consumed once)."""
         digest = cls()
         for row in rows:
             digest.add(row)
         return digest
 
-    def add(self, row: Mapping[str, Any]) -> None:
+    def add(self, row: ResultRow) -> None:
         """Take one result row into account."""
         self.sentences += 1
-        for t, v in row.get("tasks", {}).items():
+        for t, v in row.tasks.items():
             if t not in self.clean:
                 self.tasks.append(t)
                 self.clean[t], self.perturbed[t], self.drop[t] = array("d"), array("d"), array("d")
-            self.clean[t].append(_float(v["clean"]))
-            self.perturbed[t].append(_float(v["perturbed"]))
-            self.drop[t].append(_float(v["drop"]))
-        self.queries.append(float(row.get("queries", 0)))
-        if row.get("syntax_distance") is not None:
-            self.syntax_distance.append(float(row["syntax_distance"]))
-        if row.get("success"):
+            self.clean[t].append(_float(v.clean))
+            self.perturbed[t].append(_float(v.perturbed))
+            self.drop[t].append(_float(v.drop))
+        self.queries.append(float(row.queries))
+        if row.syntax_distance is not None:
+            self.syntax_distance.append(float(row.syntax_distance))
+        if row.success:
             self.successes += 1
-            for name in ("epsilon_l2", "epsilon_cosine"):
-                if row.get(name) is not None:
-                    getattr(self, name).append(float(row[name]))
-            self.hamming.append(float(row.get("hamming", 0)))
+            if row.epsilon_l2 is not None:
+                self.epsilon_l2.append(float(row.epsilon_l2))
+            if row.epsilon_cosine is not None:
+                self.epsilon_cosine.append(float(row.epsilon_cosine))
+            self.hamming.append(float(row.hamming))
 
 
 def _float(x: float | None) -> float:
@@ -153,7 +105,7 @@ def _float(x: float | None) -> float:
 
 
 def summarize(
-    rows: Iterable[Mapping[str, Any]] | Digest,
+    rows: Iterable[ResultRow] | Digest,
     *,
     config: Mapping[str, Any],
     versions: Mapping[str, str],
@@ -253,7 +205,7 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height))
 
 
-def plot_clean_vs_perturbed(rows: Iterable[Mapping[str, Any]] | Digest, path: Path) -> None:
+def plot_clean_vs_perturbed(rows: Iterable[ResultRow] | Digest, path: Path) -> None:
     """Per task, each sentence's clean metric against its perturbed metric (PNG)."""
     d = rows if isinstance(rows, Digest) else Digest.of(rows)
     names = d.tasks
@@ -317,7 +269,7 @@ def write_json(path: Path, data: Any) -> None:
 
 def render_reports(
     out: Path,
-    rows: Iterable[Mapping[str, Any]] | Digest,
+    rows: Iterable[ResultRow] | Digest,
     *,
     config: Mapping[str, Any],
     versions: Mapping[str, str],

@@ -19,20 +19,42 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 R = TypeVar("R")
+P = TypeVar("P")
+A = TypeVar("A")
 
-#: Serves a round's requests of one kind: payloads in, one result per payload out.
-Handler = Callable[[list[Any]], Sequence[Any]]
+#: Serves a round's requests of one kind: payloads in, one result per payload out. The
+#: payload type differs from kind to kind, so a table of handlers cannot name it.
+Handler = Callable[[list[Any]], Sequence[object]]
 
 
 class Requester(Protocol):
     """What a search sends its model and parser work through."""
 
-    def request(self, kind: str, payload: Any) -> Any:
+    def request(self, kind: str, payload: object) -> object:
         """Serve one request of ``kind`` and return its result."""
         ...
+
+
+@dataclass(frozen=True)
+class Channel(Generic[P, A]):
+    """One kind of request, typed: payloads of type ``P`` answered with ``A``.
+
+    The typed way in and out of the untyped request table: a search calls
+    :meth:`ask`, the run registers :meth:`serve`.
+    """
+
+    name: str
+
+    def ask(self, client: Requester, payload: P) -> A:
+        """Send ``payload`` through ``client`` and return its answer."""
+        return cast(A, client.request(self.name, payload))
+
+    def serve(self, handler: Callable[[list[P]], Sequence[A]]) -> tuple[str, Handler]:
+        """``(name, handler)``: an entry of the handler table."""
+        return self.name, handler
 
 
 class Direct:
@@ -41,7 +63,7 @@ class Direct:
     def __init__(self, handlers: dict[str, Handler]) -> None:
         self.handlers = handlers
 
-    def request(self, kind: str, payload: Any) -> Any:
+    def request(self, kind: str, payload: object) -> object:
         """``handlers[kind]`` on this one payload."""
         return self.handlers[kind]([payload])[0]
 
@@ -53,8 +75,8 @@ class Aborted(Exception):
 @dataclass
 class _State:
     live: int
-    waiting: dict[int, tuple[str, Any]] = field(default_factory=dict)
-    answers: dict[int, Any] = field(default_factory=dict)
+    waiting: dict[int, tuple[str, object]] = field(default_factory=dict)
+    answers: dict[int, object] = field(default_factory=dict)
     failures: dict[int, BaseException] = field(default_factory=dict)
     finished: list[int] = field(default_factory=list)
     aborted: bool = False
@@ -68,7 +90,7 @@ class Client:
         self._state = state
         self._cond = cond
 
-    def request(self, kind: str, payload: Any) -> Any:
+    def request(self, kind: str, payload: object) -> object:
         """Send one request and block until the round that serves it is done."""
         with self._cond:
             if self._state.aborted:
@@ -113,7 +135,7 @@ def run_rounds(
         return []
     cond = threading.Condition()
     state = _State(live=len(jobs))
-    results: list[Any] = [None] * len(jobs)
+    results: list[R | None] = [None] * len(jobs)
 
     def worker(i: int) -> None:
         try:
@@ -147,7 +169,7 @@ def run_rounds(
                 state.waiting.clear()
             if on_done is not None and not state.failures:
                 for i in finished:
-                    on_done(i, results[i])
+                    on_done(i, cast(R, results[i]))
             if stop:
                 break
             answers = _serve(batch, handlers)
@@ -163,18 +185,18 @@ def run_rounds(
             t.join()
     if state.failures:
         raise state.failures[min(state.failures)]
-    return results
+    return cast(list[R], results)
 
 
 def _serve(
-    batch: list[tuple[int, tuple[str, Any]]], handlers: dict[str, Handler]
-) -> dict[int, Any]:
+    batch: list[tuple[int, tuple[str, object]]], handlers: dict[str, Handler]
+) -> dict[int, object]:
     """One round: each kind's payloads (in job order) through its handler."""
     kinds: dict[str, list[int]] = {}
     for i, (kind, _) in batch:
         kinds.setdefault(kind, []).append(i)
     payloads = {i: p for i, (_, p) in batch}
-    answers: dict[int, Any] = {}
+    answers: dict[int, object] = {}
     for kind in sorted(kinds):
         members = kinds[kind]
         handler = handlers.get(kind)

@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from brittle.engine.conllu import ReadStats, iter_conllu
-from brittle.engine.sentence import Sentence
+from brittle.engine.core.conllu import ReadStats, iter_conllu
+from brittle.engine.core.sentence import Sentence
 
 #: Upper edges of the sentence-length histogram bins (the last bin is open).
 LENGTH_BINS: tuple[int, ...] = (5, 10, 15, 20, 25, 30, 40, 50)
@@ -110,7 +110,7 @@ def treebank_stats(
     """Statistics of CoNLL-U files, read in a stream.
 
     With ``skip_invalid`` bad sentences are skipped and listed in ``problems``; otherwise
-    the first one raises :class:`~brittle.engine.errors.BrittleInputError`.
+    the first one raises :class:`~brittle.engine.core.errors.BrittleInputError`.
     """
     read = ReadStats()
 

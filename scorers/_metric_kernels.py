@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from brittle.engine.tree import _depths, _distance_matrix
+from brittle.engine.core._tree_kernels import tree_depths, tree_distances
 from brittle.scorers._mst_kernels import prim
 
 
@@ -383,7 +383,7 @@ def _gold_distance_tables(
     for t in range(g):
         s = gold_start[t]
         n = gold_start[t + 1] - s
-        d = _distance_matrix(heads[s : s + n])
+        d = tree_distances(heads[s : s + n])
         o = start[t]
         for i in range(n):
             for j in range(n):
@@ -443,7 +443,7 @@ def score_distances_packed(
             cv = gold_c[o : o + n * n]
             ss = gold_ss[s : s + n]
             rows[r, 0] = _mean_row_correlation(values[v : v + n * n], cv, ss, ranks[:n], rho[:n])
-            tree_d = _distance_matrix(parent + 1)
+            tree_d = tree_distances(parent + 1)
             rows[r, 1] = _mean_row_correlation_tree(tree_d, cv, ss, ranks[:n], rho[:n], count)
         else:
             rows[r, 0] = 0.0
@@ -477,7 +477,7 @@ def score_depths_packed(
         s = gold_start[t]
         n = gold_start[t + 1] - s
         k = max(k, n + 1)
-        d = _depths(heads[s : s + n])
+        d = tree_depths(heads[s : s + n])
         for i in range(n):
             gold_depth[s + i] = d[i]
             if heads[s + i] == 0 and root[t] < 0:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

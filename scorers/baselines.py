@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
-    "BASELINES",
     "MajorityTrees",
     "baseline_metrics",
     "path_heads",
@@ -34,9 +33,6 @@ __all__ = [
 
 #: Sentences longer than this get the Path tree under the Majority baseline.
 MAJORITY_MAX_LENGTH = 40
-
-#: Baseline names, in table order.
-BASELINES: tuple[str, ...] = ("path", "majority")
 
 
 def path_heads(n: int, *, root: int = 0) -> NDArray[np.int64]:
@@ -138,16 +134,18 @@ def baseline_metrics(
     The guessed tree's path lengths are the predicted distances and its depths the
     predicted depths, scored like a probe's (UUAS without punctuation).
     """
-    from brittle.engine import tree
+    from brittle.engine.core import tree
     from brittle.scorers.metrics import (
+        DepthScores,
+        DistanceScores,
         aggregate_depth,
         aggregate_distance,
         score_depths,
         score_distances,
     )
 
-    dist_scores: list[Any] = []
-    depth_scores: list[Any] = []
+    dist_scores: list[DistanceScores] = []
+    depth_scores: list[DepthScores] = []
     for g in golds:
         heads = tree_for_length(len(g))
         dist = tree.distance_matrix(heads).astype(np.float64)

@@ -167,7 +167,7 @@ def _raise_invalid(which: str, heads: NDArray[np.int64]) -> None:
 
 
 def _is_tree(heads: NDArray[np.int64]) -> bool:
-    from brittle.scorers import _ted_kernels
+    from brittle.scorers import _ted_kernels  # deferred: loads Numba and the compiled kernels
 
     return bool(_ted_kernels.prepare(heads, np.zeros(heads.shape[0], np.int64), -1, False)[5])
 
@@ -206,7 +206,7 @@ def tree_edit_distance(
     na = ha.shape[0]
     ids, root = _encode_labels([labels_a, labels_b], np.array([na, hb.shape[0]]))
     c = _check_costs(costs)
-    from brittle.scorers import _ted_kernels
+    from brittle.scorers import _ted_kernels  # deferred: loads Numba and the compiled kernels
 
     d = float(_ted_kernels.ted_pair(ha, ids[:na], hb, ids[na:], root, c.delete, c.insert, c.rename))
     if math.isnan(d):
@@ -252,7 +252,7 @@ def tree_edit_distance_batch(
     ids, root = _encode_labels(lab_list, lengths)
     c = _check_costs(costs)
     out = np.empty(m, dtype=np.float64)
-    from brittle.scorers import _ted_kernels
+    from brittle.scorers import _ted_kernels  # deferred: loads Numba and the compiled kernels
 
     if m:
         _ted_kernels.ted_one_to_many(
@@ -300,7 +300,7 @@ def tree_edit_distance_pairs(
     c = _check_costs(costs)
     split = int(oa[-1])
     out = np.empty(m, dtype=np.float64)
-    from brittle.scorers import _ted_kernels
+    from brittle.scorers import _ted_kernels  # deferred: loads Numba and the compiled kernels
 
     if m:
         _ted_kernels.ted_pairs(

@@ -1,12 +1,12 @@
 """Errors raised by the scorers on bad input.
 
-Each is a :class:`brittle.engine.errors.BrittleError` (so the CLI prints it as one line)
+Each is a :class:`brittle.engine.core.errors.BrittleError` (so the CLI prints it as one line)
 and a :class:`ValueError` (so plain ``except ValueError`` callers keep working).
 """
 
 from __future__ import annotations
 
-from brittle.engine.errors import BrittleError
+from brittle.engine.core.errors import BrittleError
 
 __all__ = ["InvalidTreeError", "LengthMismatchError", "NotAPermutationError", "ScorerInputError"]
 

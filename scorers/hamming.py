@@ -88,7 +88,7 @@ def hamming_batch_ids(original_ids: ArrayLike, candidate_ids: ArrayLike) -> NDAr
         raise LengthMismatchError(
             f"candidates have {cands.shape[1]} positions, the original has {orig.shape[0]}"
         )
-    from brittle.scorers import _hamming_kernels
+    from brittle.scorers import _hamming_kernels  # deferred: loads Numba and the compiled kernels
 
     out = np.empty(cands.shape[0], dtype=np.int64)
     if cands.shape[0]:
@@ -102,7 +102,7 @@ def hamming_rows_ids(a: ArrayLike, b: ArrayLike) -> NDArray[np.int64]:
     bb = _as_ids(b, 2, "b")
     if aa.shape != bb.shape:
         raise LengthMismatchError(f"shapes differ: {aa.shape} and {bb.shape}")
-    from brittle.scorers import _hamming_kernels
+    from brittle.scorers import _hamming_kernels  # deferred: loads Numba and the compiled kernels
 
     out = np.empty(aa.shape[0], dtype=np.int64)
     if aa.shape[0]:

@@ -34,7 +34,8 @@ with nothing to average is NaN.
 reference; :func:`score_distances_many` and :func:`score_depths_many` give the same
 numbers, to the bit, for many sentences in one compiled pass (Numba kernels in
 ``_metric_kernels``), handling each distinct gold sentence once. Scoring the candidates
-of an attack, or a corpus, goes through them.
+of an attack, or a corpus, goes through them; :func:`aggregate_distance` and
+:func:`aggregate_depth` turn per-sentence scores into corpus metrics.
 """
 
 from __future__ import annotations
@@ -50,9 +51,7 @@ from brittle.scorers.mst import minimum_spanning_tree, parent_to_heads
 from brittle.scorers.rank import rank_correlation_rows, rankdata, spearman_rows
 
 __all__ = [
-    "DepthMetrics",
     "DepthScores",
-    "DistanceMetrics",
     "DistanceScores",
     "PosMetrics",
     "PosScores",
@@ -78,7 +77,7 @@ MAX_LENGTH = 50
 
 # ------------------------------------------------------------------ input checks
 def _gold_heads(heads: ArrayLike) -> NDArray[np.int64]:
-    from brittle.engine import tree
+    from brittle.engine.core import tree
 
     try:
         return tree.validate_heads(heads)
@@ -100,7 +99,7 @@ def _gold_heads_fast(heads: ArrayLike) -> NDArray[np.int64]:
 
 
 def _gold_distances(heads: NDArray[np.int64]) -> NDArray[np.int32]:
-    from brittle.engine import tree
+    from brittle.engine.core import tree
 
     return tree.distance_matrix(heads)
 
@@ -469,56 +468,6 @@ def aggregate_distance(
     }
 
 
-class DistanceMetrics:
-    """Accumulates distance-probe predictions sentence by sentence.
-
-    Example::
-
-        acc = DistanceMetrics()
-        for pred, sent in zip(predictions, sentences):
-            acc.add(pred, sent.heads, punct=punct_mask(sent.upos))
-        acc.result()  # {"uuas": ..., "sdr": ..., "dspr": ..., "dspr_prim": ...}
-    """
-
-    def __init__(self, *, min_length: int = MIN_LENGTH, max_length: int = MAX_LENGTH) -> None:
-        self.min_length = min_length
-        self.max_length = max_length
-        self.scores: list[DistanceScores] = []
-
-    def __len__(self) -> int:
-        return len(self.scores)
-
-    def add(
-        self, predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
-    ) -> DistanceScores:
-        """Score one sentence (predicted (n, n), gold heads (n,)) and keep its scores."""
-        s = score_distances(predicted, heads, punct=punct)
-        self.scores.append(s)
-        return s
-
-    def add_batch(
-        self,
-        predicted: Sequence[ArrayLike],
-        heads: Sequence[ArrayLike],
-        *,
-        punct: Sequence[ArrayLike | None] | None = None,
-    ) -> list[DistanceScores]:
-        """Score many sentences (:func:`score_distances_many`), one mask or ``None`` each."""
-        s = score_distances_many(predicted, heads, punct=punct)
-        self.scores.extend(s)
-        return s
-
-    def extend(self, scores: Iterable[DistanceScores]) -> None:
-        """Keep already computed scores (e.g. from another worker)."""
-        self.scores.extend(scores)
-
-    def result(self) -> dict[str, float]:
-        """``{"uuas", "sdr", "dspr", "dspr_prim"}`` over everything added."""
-        return aggregate_distance(
-            self.scores, min_length=self.min_length, max_length=self.max_length
-        )
-
-
 # ------------------------------------------------------------------ depth metrics
 @dataclass(frozen=True, slots=True)
 class DepthScores:
@@ -549,7 +498,7 @@ def score_depths(
         punct: bool (n,) mask of words that cannot be the predicted root; ignored when
             every word is masked.
     """
-    from brittle.engine import tree
+    from brittle.engine.core import tree
 
     gold = _gold_heads(heads)
     n = gold.shape[0]
@@ -625,47 +574,6 @@ def aggregate_depth(
     }
 
 
-class DepthMetrics:
-    """Accumulates depth-probe predictions; ``result()`` gives ``root_acc``,
-    ``depth_spearman`` and ``depth_acc``."""
-
-    def __init__(self, *, min_length: int = MIN_LENGTH, max_length: int = MAX_LENGTH) -> None:
-        self.min_length = min_length
-        self.max_length = max_length
-        self.scores: list[DepthScores] = []
-
-    def __len__(self) -> int:
-        return len(self.scores)
-
-    def add(
-        self, predicted: ArrayLike, heads: ArrayLike, *, punct: ArrayLike | None = None
-    ) -> DepthScores:
-        """Score one sentence (predicted depths (n,), gold heads (n,)) and keep its scores."""
-        s = score_depths(predicted, heads, punct=punct)
-        self.scores.append(s)
-        return s
-
-    def add_batch(
-        self,
-        predicted: Sequence[ArrayLike],
-        heads: Sequence[ArrayLike],
-        *,
-        punct: Sequence[ArrayLike | None] | None = None,
-    ) -> list[DepthScores]:
-        """Score many sentences (:func:`score_depths_many`), one mask or ``None`` each."""
-        s = score_depths_many(predicted, heads, punct=punct)
-        self.scores.extend(s)
-        return s
-
-    def extend(self, scores: Iterable[DepthScores]) -> None:
-        """Keep already computed scores."""
-        self.scores.extend(scores)
-
-    def result(self) -> dict[str, float]:
-        """``{"root_acc", "depth_spearman", "depth_acc"}`` over everything added."""
-        return aggregate_depth(self.scores, min_length=self.min_length, max_length=self.max_length)
-
-
 class RootMetrics:
     """Root accuracy of a probe that predicts the root word's index directly."""
 
@@ -675,7 +583,7 @@ class RootMetrics:
 
     def add(self, predicted_root: int, heads: ArrayLike) -> bool:
         """Count one sentence; ``predicted_root`` is a 0-based word index."""
-        from brittle.engine import tree
+        from brittle.engine.core import tree
 
         ok = int(predicted_root) == tree.root_index(_gold_heads(heads))
         self.correct += ok

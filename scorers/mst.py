@@ -34,7 +34,7 @@ def _as_weights(weights: ArrayLike) -> NDArray[np.float64]:
 
 
 def _prim(w: NDArray[np.float64]) -> NDArray[np.int64]:
-    from brittle.scorers import _mst_kernels
+    from brittle.scorers import _mst_kernels  # deferred: loads Numba and the compiled kernels
 
     parent = np.empty(w.shape[0], dtype=np.int64)
     _mst_kernels.prim(w, parent)

@@ -61,7 +61,7 @@ def _codes_of_text(text: str) -> NDArray[np.int64]:
 
 def _match(original: NDArray[np.int64], perturbed: NDArray[np.int64]) -> NDArray[np.int64]:
     """Permutations for (m, k) perturbed code rows against (k,) original codes."""
-    from brittle.scorers import _order_kernels
+    from brittle.scorers import _order_kernels  # deferred: loads Numba and the compiled kernels
 
     order = np.argsort(original, kind="stable")
     sorted_codes = np.ascontiguousarray(original[order])
@@ -223,7 +223,7 @@ def order_scores_batch(
     idc_out = np.zeros(m, dtype=np.float64)
     bad = np.zeros(m, dtype=np.bool_)
     if m and arr.shape[1]:
-        from brittle.scorers import _order_kernels
+        from brittle.scorers import _order_kernels  # deferred: loads Numba and the compiled kernels
 
         _order_kernels.order_scores(arr, lens, check, dnd_out, idc_out, bad)
     if bad.any():

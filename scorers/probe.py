@@ -5,18 +5,18 @@ A probe directory holds ``weights.pt`` (the network's ``state_dict``) and ``prob
 versions). It is written into a temporary sibling directory and renamed into place, so
 a reader never sees half a probe.
 
-The batched API is what attacks use: :meth:`Probe.predict` (or :meth:`predict_flat`)
-turns the word vectors of many sentences into predictions in padded batches, and
-:meth:`Probe.score` gives per-sentence metric values against the gold annotations of
-the original sentence (:class:`~brittle.scorers.probe_gold.Gold`).
+The API is batched: :meth:`Probe.predict` turns the word vectors of many sentences
+(:class:`~brittle.scorers.representations.FlatVectors`; :meth:`Probe.predict_reps` for
+a backend's :class:`~brittle.scorers.representations.FlatReps`) into predictions in
+padded batches; :meth:`Probe.score_predictions` gives per-sentence metric values against
+gold annotations (:class:`~brittle.scorers.probe_gold.Gold`; for an attack, those of
+the original sentence) and :meth:`Probe.aggregate` the corpus metrics.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,18 +24,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.atomic import atomic_directory
+from brittle.engine.core.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.versions import versions
 from brittle.scorers.probe_gold import Gold
 from brittle.scorers.probe_tasks import ProbeSpec, ProbeTask, task_for
 from brittle.scorers.representations import RepresentationKey
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
     from torch import nn
 
-    from brittle.scorers.representations import FlatReps
+    from brittle.scorers.probe_tasks import Prediction
+    from brittle.scorers.representations import FlatReps, FlatVectors
 
-__all__ = ["FORMAT_VERSION", "Probe", "load_probe", "package_versions"]
+__all__ = ["FORMAT_VERSION", "Probe", "package_versions"]
 
 #: Version of the probe directory layout.
 FORMAT_VERSION = 1
@@ -45,16 +47,9 @@ METADATA = "probe.json"
 
 def package_versions() -> dict[str, str]:
     """Versions of Python and the packages a probe's numbers depend on."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for dist in ("brittle", "torch", "transformers", "numpy", "gensim"):
-        try:
-            out[dist] = version(dist)
-        except PackageNotFoundError:
-            out[dist] = "absent"
-    return out
+    return versions(
+        ("brittle", "torch", "transformers", "numpy", "gensim"), python=True, missing="absent"
+    )
 
 
 class Probe:
@@ -110,101 +105,69 @@ class Probe:
         return self
 
     # ------------------------------------------------------------------ predict
-    def predict(
-        self,
-        reps: Sequence[NDArray[np.float32]],
-        *,
-        batch_size: int = 256,
-    ) -> list[NDArray[Any]]:
-        """Predictions for the word vectors of many sentences.
+    def predict(self, words: FlatVectors, *, batch_size: int = 256) -> list[Prediction]:
+        """Predictions for the word vectors of many sentences, in padded batches.
+
+        Sentences are batched longest first (little padding) and the predictions put
+        back in order.
 
         Args:
-            reps: one float32 array (n_i, dim) per sentence.
+            words: vectors (total_words, dim) and offsets (n_sentences + 1,) of the
+                sentences (:meth:`FlatVectors.stack` builds it from one array per
+                sentence).
             batch_size: sentences per padded batch.
 
         Returns:
             One prediction per sentence: distances (n, n), depths (n,), tag ids (n,),
             root probabilities (n,) or tree-depth class probabilities (classes,).
         """
-        if not reps:
-            return []
-        lengths = np.fromiter((r.shape[0] for r in reps), dtype=np.int64, count=len(reps))
-        offsets = np.zeros(len(reps) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        flat = np.concatenate([np.asarray(r, dtype=np.float32) for r in reps], axis=0)
-        return self.predict_flat(flat, offsets, batch_size=batch_size)
-
-    def predict_flat(
-        self,
-        vectors: NDArray[np.float32],
-        offsets: NDArray[np.int64],
-        *,
-        batch_size: int = 256,
-    ) -> list[NDArray[Any]]:
-        """:meth:`predict` for sentences stored flat: vectors (total, dim), offsets (b + 1,)."""
         import torch
 
         from brittle.scorers.probe_nets import pad_flat
 
-        if vectors.ndim != 2:
-            raise ConfigError(f"word vectors must be (words, dim), got shape {vectors.shape}")
-        self._check_dim(int(vectors.shape[1]))
-        n = int(offsets.shape[0]) - 1
-        out: list[NDArray[Any]] = []
+        if words.vectors.ndim != 2:
+            shape = words.vectors.shape
+            raise ConfigError(f"word vectors must be (words, dim), got shape {shape}")
+        self._check_dim(int(words.vectors.shape[1]))
+        n = len(words)
         # sort by length so padding stays small, then restore the order
-        lengths = np.diff(offsets)
+        lengths = np.diff(words.offsets)
         order = np.argsort(-lengths, kind="stable")
-        results: list[NDArray[Any] | None] = [None] * n
+        results: list[Prediction | None] = [None] * n
         with torch.inference_mode():
             for start in range(0, n, batch_size):
                 index = order[start : start + batch_size]
-                batch = pad_flat(vectors, offsets, index).to(self.device)
+                batch = pad_flat(words, index).to(self.device)
                 for i, pred in zip(
                     index, self.task.predict(self.net, batch, self.spec), strict=True
                 ):
                     results[int(i)] = pred
+        out: list[Prediction] = []
         for r in results:
             assert r is not None
             out.append(r)
         return out
 
-    def predict_reps(self, reps: FlatReps, *, layer: int | None = None) -> list[NDArray[Any]]:
-        """:meth:`predict` on a backend's :class:`FlatReps` (one layer of it)."""
-        return self.predict_flat(reps.layer(layer), reps.offsets)
+    def predict_reps(self, reps: FlatReps, *, layer: int | None = None) -> list[Prediction]:
+        """:meth:`predict` on one layer of a backend's :class:`FlatReps`."""
+        return self.predict(reps.flat(layer))
 
     # ------------------------------------------------------------------ scores
-    def score(
-        self, reps: Sequence[NDArray[np.float32]], golds: Sequence[Gold]
-    ) -> list[dict[str, float]]:
-        """Per-sentence metric values of the predictions against ``golds``.
-
-        ``golds[i]`` is the annotation the prediction of ``reps[i]`` is judged against
-        (for an attack: the original sentence's).
-        """
-        return self.task.score(self.predict(reps), golds, self.spec)
-
-    def score_reps(
-        self, reps: FlatReps, golds: Sequence[Gold], *, layer: int | None = None
-    ) -> list[dict[str, float]]:
-        """:meth:`score` on a backend's :class:`FlatReps` (one layer of it)."""
-        return self.task.score(self.predict_reps(reps, layer=layer), golds, self.spec)
-
     def score_predictions(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold]
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold]
     ) -> list[dict[str, float]]:
-        """Per-sentence metric values of predictions already made."""
+        """Per-sentence metric values of predictions against ``golds``.
+
+        ``golds[i]`` is the annotation prediction ``i`` is judged against (for an
+        attack: the original sentence's). Each dict holds the task's ``metric_names``
+        (and any per-sentence extra, such as ``root_prob``).
+        """
         return self.task.score(predictions, golds, self.spec)
 
-    def evaluate(
-        self, reps: Sequence[NDArray[np.float32]], golds: Sequence[Gold]
-    ) -> dict[str, float]:
-        """Corpus metrics of the probe on ``reps`` against ``golds``."""
-        return self.task.aggregate(self.predict(reps), golds, self.spec)
-
     def aggregate(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold]
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold]
     ) -> dict[str, float]:
-        """Corpus metrics of predictions already made."""
+        """Corpus metrics (the task's ``metric_names``) of predictions against ``golds``."""
         return self.task.aggregate(predictions, golds, self.spec)
 
     # ------------------------------------------------------------------ files
@@ -231,25 +194,12 @@ class Probe:
         target = Path(directory)
         if target.exists() and not (target / METADATA).is_file() and any(target.iterdir()):
             raise ConfigError(f"{target} exists and is not a probe directory; pick another --out")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-        try:
+        with atomic_directory(target) as staging:
             state = {k: v.detach().cpu() for k, v in self.net.state_dict().items()}
             torch.save(state, staging / WEIGHTS)
             meta = self.metadata()
             meta.setdefault("saved", time.strftime("%Y-%m-%dT%H:%M:%S%z"))
             (staging / METADATA).write_text(json.dumps(meta, indent=2, default=_json_default))
-            staging.chmod(0o755)
-            if target.exists():
-                trash = target.with_name(f".{target.name}-old-{os.getpid()}")
-                os.rename(target, trash)
-                os.rename(staging, target)
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
-                os.rename(staging, target)
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
         return target
 
     @classmethod
@@ -323,13 +273,6 @@ class Probe:
                 f"{expect.describe()}: use the same model, layer and pooling "
                 "(or train a probe for this one)"
             )
-
-
-def load_probe(
-    directory: str | os.PathLike[str], *, expect: RepresentationKey | None = None
-) -> Probe:
-    """:meth:`Probe.load`."""
-    return Probe.load(directory, expect=expect)
 
 
 def _json_default(obj: Any) -> Any:

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from brittle.engine.errors import BrittleInputError
+from brittle.engine.core.errors import BrittleInputError
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from brittle.engine.sentence import Sentence
+    from brittle.engine.core.sentence import Sentence
 
 __all__ = ["Gold", "gold_of", "golds_of"]
 
@@ -66,7 +66,7 @@ class Gold:
         xpos: Sequence[str] | None = None,
     ) -> Gold:
         """A gold record from a HEAD array (tags default to ``_``)."""
-        from brittle.engine import tree
+        from brittle.engine.core import tree
 
         h = tree.validate_heads(heads)
         n = int(h.shape[0])

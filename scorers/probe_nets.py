@@ -13,15 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.errors import ConfigError
 
-__all__ = ["ARCHITECTURES", "PaddedBatch", "make_net", "pad_flat", "pad_list"]
+if TYPE_CHECKING:
+    from brittle.scorers.representations import FlatVectors
+
+__all__ = ["ARCHITECTURES", "PaddedBatch", "make_net", "pad_flat"]
 
 #: Architecture names.
 ARCHITECTURES: tuple[str, ...] = ("linear", "mlp")
@@ -75,18 +79,20 @@ class PaddedBatch:
 
 
 def pad_flat(
-    vectors: NDArray[np.float32],
-    offsets: NDArray[np.int64],
+    words: FlatVectors,
     index: Sequence[int] | NDArray[np.int64] | None = None,
 ) -> PaddedBatch:
     """Pad sentences stored flat (all words in one array) without a per-sentence loop.
 
     Args:
-        vectors: (total_words, dim) float32 (a memory map is fine).
-        offsets: (n_sentences + 1,) int64 word offsets.
+        words: vectors (total_words, dim) float32 (a memory map is fine) and word
+            offsets (n_sentences + 1,) int64.
         index: which sentences, in which order (all by default).
+
+    Returns:
+        The batch: x (b, n_max, dim), mask (b, n_max), lengths (b,).
     """
-    offs = np.asarray(offsets, dtype=np.int64)
+    offs = np.asarray(words.offsets, dtype=np.int64)
     sel = np.arange(offs.shape[0] - 1) if index is None else np.asarray(index, dtype=np.int64)
     starts = offs[sel]
     lengths = offs[sel + 1] - starts
@@ -94,19 +100,8 @@ def pad_flat(
     pos = np.arange(width, dtype=np.int64)
     valid = pos[None, :] < lengths[:, None]
     rows = np.where(valid, starts[:, None] + pos[None, :], 0)
-    x = np.asarray(vectors[rows.reshape(-1)], dtype=np.float32).reshape(len(sel), width, -1)
+    x = np.asarray(words.vectors[rows.reshape(-1)], dtype=np.float32).reshape(len(sel), width, -1)
     x[~valid] = 0.0
     return PaddedBatch(
         torch.from_numpy(x), torch.from_numpy(valid), torch.from_numpy(lengths.copy())
     )
-
-
-def pad_list(reps: Sequence[NDArray[np.float32]]) -> PaddedBatch:
-    """Pad a list of (n_i, dim) arrays."""
-    if not reps:
-        raise ConfigError("an empty batch has nothing to pad")
-    lengths = np.fromiter((r.shape[0] for r in reps), dtype=np.int64, count=len(reps))
-    offsets = np.zeros(len(reps) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat = np.concatenate([np.asarray(r, dtype=np.float32) for r in reps], axis=0)
-    return pad_flat(flat, offsets)

@@ -1,6 +1,7 @@
 """Probing tasks: what a probe predicts, its loss and its metrics.
 
-Registered in ``registry("probes")`` by task name. Every task works on a padded batch
+Every task is a :class:`ProbeTask` class registered by name in :data:`PROBE_TASKS` (the
+``probes`` kind). It works on a padded batch
 (:class:`~brittle.scorers.probe_nets.PaddedBatch`: ``x`` (b, n, dim)) and returns one
 prediction per sentence:
 
@@ -14,6 +15,17 @@ pos            tag ids (n,)                     pos_acc
 root           root probabilities (n,)          root_acc
 tree-depth     class probabilities (classes,)   tree_depth_acc, tree_depth_mae
 =============  ===============================  ==========================================
+
+The primary metrics are ``uuas`` (distance, perceptron), ``depth_spearman``, ``pos_acc``,
+``root_acc`` and ``tree_depth_acc``; ``tree_depth_mae`` is the one lower-is-better metric.
+
+A task states its facts as class variables, and everything that reports or attacks
+probes reads them there (nothing else lists tasks or metrics): the metrics it reports
+(``metric_names``, in table order), the one an attack lowers by default (``primary``),
+which metrics are better when lower (``lower_is_better``; the others are better when
+higher) and the columns ``brittle evaluate`` shows (``columns``). An attack can lower
+every higher-is-better metric (:meth:`ProbeTask.attack_metrics`). The facts are checked
+when the class is defined, so a task that gets them wrong fails where it is written.
 
 - ``distance`` (Hewitt & Manning): ``d(i, j) = |B(h_i - h_j)|^2``; L1 loss against tree
   distances over all word pairs, divided by n^2 per sentence, averaged over the batch.
@@ -48,14 +60,14 @@ non-punctuation word. Definitions of every metric: :mod:`brittle.scorers.metrics
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
-from brittle.engine.registry import Registry, registry
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.registry import Registry
 from brittle.scorers.probe_gold import Gold
 
 if TYPE_CHECKING:
@@ -63,18 +75,21 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
     from torch import nn
 
+    from brittle.scorers.metrics import DepthScores, DistanceScores
     from brittle.scorers.probe_nets import PaddedBatch
 
 __all__ = [
-    "TASKS",
+    "PROBE_TASKS",
+    "Prediction",
     "ProbeSpec",
     "ProbeTask",
-    "probes",
+    "squared_distances",
     "task_for",
 ]
 
-#: The registry of probing tasks (ProbeTask subclasses).
-probes: Registry[Any] = registry("probes")
+#: A probe's prediction for one sentence: float32 distances (n, n), depths (n,), root
+#: probabilities (n,) or class probabilities (classes,); int64 tag ids (n,).
+Prediction: TypeAlias = "NDArray[np.float32] | NDArray[np.int64]"
 
 #: Keeps the perceptron's distance unit away from zero.
 _EPS = 1e-6
@@ -107,7 +122,7 @@ class ProbeSpec:
     tagset: str = "upos"
     margin: float = 1.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | int | float | list[str] | None]:
         """JSON-ready form."""
         return {
             "task": self.task,
@@ -121,8 +136,8 @@ class ProbeSpec:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ProbeSpec:
-        """Inverse of :meth:`to_dict`."""
+    def from_dict(cls, data: Mapping[str, Any]) -> ProbeSpec:
+        """Inverse of :meth:`to_dict` (``data`` is read from JSON)."""
         return cls(
             task=str(data["task"]),
             dim=int(data["dim"]),
@@ -136,14 +151,56 @@ class ProbeSpec:
 
 
 class ProbeTask(abc.ABC):
-    """One probing task: builds its network, computes its loss, predictions and metrics."""
+    """One probing task: its facts, its network, loss, predictions and metrics.
+
+    The contract of :data:`PROBE_TASKS`. A concrete task sets every fact below; they
+    are checked when its class (one that sets ``name``) is defined.
+    """
 
     #: Registered name.
     name: ClassVar[str] = ""
-    #: Corpus metrics it reports, in table order.
+    #: Metrics it reports, in table order: the keys of :meth:`aggregate`, and keys of
+    #: every :meth:`score` dict (which may add per-sentence extras, e.g. ``root_prob``).
     metric_names: ClassVar[tuple[str, ...]] = ()
+    #: The metric an attack lowers by default (higher is better).
+    primary: ClassVar[str] = ""
+    #: Metrics that are better when lower (errors); every other metric is better higher.
+    lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: Metrics ``brittle evaluate`` shows, in column order.
+    columns: ClassVar[tuple[str, ...]] = ()
     #: Annotations it needs from the treebank.
     needs: ClassVar[tuple[str, ...]] = ("heads",)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            cls._check_facts()
+
+    @classmethod
+    def _check_facts(cls) -> None:
+        """Raise :class:`TypeError` unless the class variables describe a usable task."""
+        where = f"probe task {cls.__name__} ({cls.name!r})"
+        metrics = set(cls.metric_names)
+        if not cls.name or not cls.metric_names or len(metrics) != len(cls.metric_names):
+            raise TypeError(f"{where}: needs a name and distinct metric_names")
+        if cls.primary not in metrics or cls.primary in cls.lower_is_better:
+            raise TypeError(f"{where}: primary must be a higher-is-better metric")
+        if not cls.lower_is_better <= metrics:
+            raise TypeError(f"{where}: lower_is_better names unknown metrics")
+        if not cls.columns or not set(cls.columns) <= metrics:
+            raise TypeError(f"{where}: columns must be some of its metrics")
+
+    @classmethod
+    def higher_is_better(cls, metric: str) -> bool:
+        """Whether a higher value of ``metric`` is better (a lower one for errors)."""
+        if metric not in cls.metric_names:
+            raise ConfigError(f"the {cls.name} probe reports no metric {metric!r}")
+        return metric not in cls.lower_is_better
+
+    @classmethod
+    def attack_metrics(cls) -> tuple[str, ...]:
+        """The metrics an attack can lower (the higher-is-better ones), in table order."""
+        return tuple(m for m in cls.metric_names if m not in cls.lower_is_better)
 
     def prepare(self, spec: ProbeSpec, golds: Sequence[Gold]) -> ProbeSpec:
         """``spec`` completed from the training annotations (rank, labels)."""
@@ -151,7 +208,7 @@ class ProbeTask(abc.ABC):
 
     @abc.abstractmethod
     def build(self, spec: ProbeSpec) -> nn.Module:
-        """A fresh network for ``spec``."""
+        """A fresh network for ``spec``: (..., dim) -> (..., out)."""
 
     @abc.abstractmethod
     def loss(
@@ -160,28 +217,35 @@ class ProbeTask(abc.ABC):
         """Mean loss over the batch (a scalar tensor with a gradient)."""
 
     @abc.abstractmethod
-    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[NDArray[Any]]:
+    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[Prediction]:
         """One prediction per sentence (see the module table)."""
 
     @abc.abstractmethod
     def score(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> list[dict[str, float]]:
         """Metric values of each sentence against its gold annotations."""
 
     @abc.abstractmethod
     def aggregate(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
         """Corpus metrics (``metric_names``)."""
 
 
+#: Probing tasks by name (classes; :func:`task_for` gives an instance).
+PROBE_TASKS: Registry[type[ProbeTask]] = Registry(
+    "probes", contract=ProbeTask, packages=("brittle.scorers.probe_tasks",)
+)
+
+
 def task_for(name: str) -> ProbeTask:
-    """An instance of the task registered as ``name``."""
-    cls = probes.get(name)
-    if not (isinstance(cls, type) and issubclass(cls, ProbeTask)):
-        raise ConfigError(f"probe {name!r} is not a ProbeTask")
-    return cls()
+    """An instance of the task registered as ``name``.
+
+    Raises:
+        ConfigError: no task has that name (the message lists the known ones).
+    """
+    return PROBE_TASKS.get(name)()
 
 
 def _check_lengths(batch: PaddedBatch, golds: Sequence[Gold]) -> None:
@@ -203,7 +267,7 @@ def _pad_matrices(golds: Sequence[Gold], width: int) -> NDArray[np.float32]:
     return out
 
 
-def _pad_vectors(values: Sequence[NDArray[Any]], width: int) -> NDArray[np.float32]:
+def _pad_vectors(values: Sequence[NDArray[np.int32]], width: int) -> NDArray[np.float32]:
     out = np.zeros((len(values), width), dtype=np.float32)
     for i, v in enumerate(values):
         out[i, : v.shape[0]] = v
@@ -218,8 +282,8 @@ def squared_distances(h: torch.Tensor) -> torch.Tensor:
     return (sq[:, :, None] + sq[:, None, :] - 2.0 * gram).clamp_min(0.0)
 
 
-class _DistanceBase(ProbeTask):
-    metric_names = ("uuas", "sdr", "dspr", "dspr_prim")
+class _RankMapTask(ProbeTask):
+    """A task whose network is the rank-r map B of Hewitt & Manning (no bias)."""
 
     def prepare(self, spec: ProbeSpec, golds: Sequence[Gold]) -> ProbeSpec:
         return spec if spec.rank is not None else replace(spec, rank=spec.dim)
@@ -229,17 +293,25 @@ class _DistanceBase(ProbeTask):
 
         return make_net(spec.arch, spec.dim, spec.rank or spec.dim, hidden=spec.hidden, bias=False)
 
+
+class _DistanceBase(_RankMapTask):
+    metric_names = ("uuas", "sdr", "dspr", "dspr_prim")
+    primary = "uuas"
+    columns = metric_names
+
     def distances(self, net: nn.Module, batch: PaddedBatch) -> torch.Tensor:
         """Predicted squared distances (b, n, n); zero on padding."""
         d = squared_distances(net(batch.x))
         m = batch.mask
         return d * (m[:, :, None] & m[:, None, :])
 
-    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[NDArray[Any]]:
+    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[Prediction]:
         d = self.distances(net, batch).detach().cpu().numpy()
         return [d[i, :n, :n] for i, n in enumerate(batch.lengths.tolist())]
 
-    def _scores(self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold]) -> list[Any]:
+    def _scores(
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold]
+    ) -> list[DistanceScores]:
         from brittle.scorers.metrics import score_distances_many
 
         if len(predictions) != len(golds):
@@ -250,7 +322,7 @@ class _DistanceBase(ProbeTask):
         )
 
     def score(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> list[dict[str, float]]:
         return [
             {"uuas": s.uuas, "sdr": s.sdr, "dspr": s.dspr, "dspr_prim": s.dspr_prim}
@@ -258,14 +330,14 @@ class _DistanceBase(ProbeTask):
         ]
 
     def aggregate(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
         from brittle.scorers.metrics import aggregate_distance
 
         return aggregate_distance(self._scores(predictions, golds))
 
 
-@probes.register("distance", help="structural distance probe (Hewitt & Manning), L1 loss")
+@PROBE_TASKS.register("distance", help="structural distance probe (Hewitt & Manning), L1 loss")
 class DistanceTask(_DistanceBase):
     """Squared L2 distances after a rank-r map match tree distances (L1 / n^2 loss)."""
 
@@ -284,7 +356,7 @@ class DistanceTask(_DistanceBase):
         return per.mean()
 
 
-@probes.register("perceptron", help="structured-perceptron parser probe (Prim MST loss)")
+@PROBE_TASKS.register("perceptron", help="structured-perceptron parser probe (Prim MST loss)")
 class PerceptronTask(_DistanceBase):
     """The distance parameterisation trained with a margin structured-perceptron loss."""
 
@@ -335,20 +407,14 @@ class PerceptronTask(_DistanceBase):
 
 
 # ---------------------------------------------------------------- depth
-@probes.register("depth", help="squared-norm depth probe, L1 loss")
-class DepthTask(ProbeTask):
+@PROBE_TASKS.register("depth", help="squared-norm depth probe, L1 loss")
+class DepthTask(_RankMapTask):
     """Squared norms after a rank-r map match tree depths (L1 / n loss)."""
 
     name = "depth"
     metric_names = ("root_acc", "depth_spearman", "depth_acc")
-
-    def prepare(self, spec: ProbeSpec, golds: Sequence[Gold]) -> ProbeSpec:
-        return spec if spec.rank is not None else replace(spec, rank=spec.dim)
-
-    def build(self, spec: ProbeSpec) -> nn.Module:
-        from brittle.scorers.probe_nets import make_net
-
-        return make_net(spec.arch, spec.dim, spec.rank or spec.dim, hidden=spec.hidden, bias=False)
+    primary = "depth_spearman"
+    columns = metric_names
 
     def depths(self, net: nn.Module, batch: PaddedBatch) -> torch.Tensor:
         """Predicted depths (b, n); zero on padding."""
@@ -366,11 +432,13 @@ class DepthTask(ProbeTask):
         n = batch.lengths.to(pred.device).float()
         return ((pred - gold.to(pred.device)).abs().sum(1) / n).mean()
 
-    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[NDArray[Any]]:
+    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[Prediction]:
         d = self.depths(net, batch).detach().cpu().numpy()
         return [d[i, :n] for i, n in enumerate(batch.lengths.tolist())]
 
-    def _scores(self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold]) -> list[Any]:
+    def _scores(
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold]
+    ) -> list[DepthScores]:
         from brittle.scorers.metrics import score_depths_many
 
         if len(predictions) != len(golds):
@@ -380,7 +448,7 @@ class DepthTask(ProbeTask):
         )
 
     def score(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> list[dict[str, float]]:
         return [
             {
@@ -392,7 +460,7 @@ class DepthTask(ProbeTask):
         ]
 
     def aggregate(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
         from brittle.scorers.metrics import aggregate_depth
 
@@ -404,12 +472,14 @@ def _masked_log_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tenso
     return scores.masked_fill(~mask, float("-inf")).log_softmax(dim=-1)
 
 
-@probes.register("pos", help="part-of-speech tagging probe (UPOS or XPOS)")
+@PROBE_TASKS.register("pos", help="part-of-speech tagging probe (UPOS or XPOS)")
 class PosTask(ProbeTask):
     """Tag logits per word, cross-entropy; labels are the tags seen in training."""
 
     name = "pos"
     metric_names = ("pos_acc",)
+    primary = "pos_acc"
+    columns = metric_names
     needs = ("upos",)
 
     def prepare(self, spec: ProbeSpec, golds: Sequence[Gold]) -> ProbeSpec:
@@ -450,12 +520,12 @@ class PosTask(ProbeTask):
             logits.reshape(-1, logits.shape[-1]), gold.reshape(-1), ignore_index=-100
         )
 
-    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[NDArray[Any]]:
+    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[Prediction]:
         ids = net(batch.x).argmax(-1).detach().cpu().numpy()
         return [ids[i, :n] for i, n in enumerate(batch.lengths.tolist())]
 
     def score(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> list[dict[str, float]]:
         from brittle.scorers.metrics import score_pos
 
@@ -466,7 +536,7 @@ class PosTask(ProbeTask):
         return out
 
     def aggregate(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
         from brittle.scorers.metrics import PosMetrics
 
@@ -476,12 +546,14 @@ class PosTask(ProbeTask):
         return acc.result()
 
 
-@probes.register("root", help="root identification: a score per word, softmax over words")
+@PROBE_TASKS.register("root", help="root identification: a score per word, softmax over words")
 class RootTask(ProbeTask):
     """One score per word; softmax over the sentence; cross-entropy against the root."""
 
     name = "root"
     metric_names = ("root_acc",)
+    primary = "root_acc"
+    columns = metric_names
 
     def build(self, spec: ProbeSpec) -> nn.Module:
         from brittle.scorers.probe_nets import make_net
@@ -502,12 +574,12 @@ class RootTask(ProbeTask):
         roots = torch.tensor([g.root for g in golds], dtype=torch.int64, device=logp.device)
         return -logp.gather(1, roots[:, None]).mean()
 
-    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[NDArray[Any]]:
+    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[Prediction]:
         p = self.log_probs(net, batch).exp().detach().cpu().numpy()
         return [p[i, :n] for i, n in enumerate(batch.lengths.tolist())]
 
     def score(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> list[dict[str, float]]:
         return [
             {"root_acc": float(int(np.argmax(p)) == g.root), "root_prob": float(p[g.root])}
@@ -515,7 +587,7 @@ class RootTask(ProbeTask):
         ]
 
     def aggregate(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
         from brittle.scorers.metrics import RootMetrics
 
@@ -524,12 +596,15 @@ class RootTask(ProbeTask):
         return acc.result()
 
 
-@probes.register("tree-depth", help="depth of the whole tree, classified (La Malfa et al.)")
+@PROBE_TASKS.register("tree-depth", help="depth of the whole tree, classified (La Malfa et al.)")
 class TreeDepthTask(ProbeTask):
     """Sentence-level classification of the tree's largest depth (see module doc)."""
 
     name = "tree-depth"
     metric_names = ("tree_depth_acc", "tree_depth_mae")
+    primary = "tree_depth_acc"
+    lower_is_better = frozenset({"tree_depth_mae"})
+    columns = metric_names
 
     def prepare(self, spec: ProbeSpec, golds: Sequence[Gold]) -> ProbeSpec:
         if spec.labels:
@@ -566,12 +641,12 @@ class TreeDepthTask(ProbeTask):
         gold = torch.from_numpy(self.classes(golds, spec)).to(logits.device)
         return functional.cross_entropy(logits, gold)
 
-    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[NDArray[Any]]:
+    def predict(self, net: nn.Module, batch: PaddedBatch, spec: ProbeSpec) -> list[Prediction]:
         p = self.logits(net, batch).softmax(-1).detach().cpu().numpy()
         return list(p)
 
     def score(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> list[dict[str, float]]:
         gold = self.classes(golds, spec)
         out = []
@@ -581,7 +656,7 @@ class TreeDepthTask(ProbeTask):
         return out
 
     def aggregate(
-        self, predictions: Sequence[NDArray[Any]], golds: Sequence[Gold], spec: ProbeSpec
+        self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
         per = self.score(predictions, golds, spec)
         if not per:
@@ -590,7 +665,3 @@ class TreeDepthTask(ProbeTask):
             "tree_depth_acc": float(np.mean([s["tree_depth_acc"] for s in per])),
             "tree_depth_mae": float(np.mean([s["tree_depth_mae"] for s in per])),
         }
-
-
-#: Task names in table order.
-TASKS: tuple[str, ...] = ("distance", "perceptron", "depth", "pos", "root", "tree-depth")

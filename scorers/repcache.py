@@ -6,7 +6,8 @@ batch go to the model, in one batch. The arrays it hands out are read-only.
 
 :class:`DiskCache` stores the vectors of a whole treebank for one representation as one
 float32 memory map (``total_words x dim``) plus word offsets, so a training run
-extracts each layer once and later runs map it back in a blink. Entries are named by
+extracts each layer once and later runs map it back in a blink (as
+:class:`~brittle.scorers.representations.FlatVectors`). Entries are named by
 a digest of the representation key and every word of every sentence, and written
 atomically (temporary file, then rename).
 """
@@ -19,25 +20,29 @@ import os
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.errors import ConfigError
 from brittle.scorers.representations import (
+    BackendOptions,
+    BackendRequest,
     FlatReps,
+    FlatVectors,
+    OOVReport,
     RepresentationBackend,
     RepresentationKey,
     Words,
     offsets_of,
+    open_backend,
 )
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["CachedBackend", "DiskCache", "LRUCache", "StoredReps"]
+__all__ = ["CachedBackend", "DiskCache", "LRUCache"]
 
 
 class LRUCache:
@@ -109,13 +114,22 @@ class CachedBackend(RepresentationBackend):
             model=inner.model, dim=inner.dim, n_layers=inner.n_layers, pooling=inner.pooling
         )
 
+    @classmethod
+    def open(cls, request: BackendRequest) -> CachedBackend:
+        """The backend ``request`` names (guessed from its model), behind a new cache."""
+        return cls(open_backend(request))
+
     def key(self, layer: int) -> RepresentationKey:
         """The key of the wrapped backend."""
         return self.inner.key(layer)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> BackendOptions:
         """Options of the wrapped backend."""
         return self.inner.describe()
+
+    def oov_report(self) -> OOVReport | None:
+        """The wrapped backend's report (words looked up by cache misses only)."""
+        return self.inner.oov_report()
 
     def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
         """Cached vectors; the misses of the batch are encoded together."""
@@ -152,39 +166,6 @@ class CachedBackend(RepresentationBackend):
         self.inner.close()
 
 
-@dataclass(frozen=True)
-class StoredReps:
-    """The vectors of a treebank for one representation, memory-mapped.
-
-    Attributes:
-        key: the representation.
-        vectors: (total_words, dim) float32, read-only memory map.
-        offsets: (n_sentences + 1,) int64.
-        path: the ``.f32`` file.
-    """
-
-    key: RepresentationKey
-    vectors: NDArray[np.float32]
-    offsets: NDArray[np.int64]
-    path: Path
-
-    def __len__(self) -> int:
-        return int(self.offsets.shape[0]) - 1
-
-    @property
-    def dim(self) -> int:
-        """Vector size."""
-        return int(self.vectors.shape[1])
-
-    def sentence(self, i: int) -> NDArray[np.float32]:
-        """Vectors of sentence ``i``, shape (n_i, dim)."""
-        return self.vectors[self.offsets[i] : self.offsets[i + 1]]
-
-    def split(self) -> list[NDArray[np.float32]]:
-        """One (n_i, dim) view per sentence."""
-        return np.split(self.vectors, self.offsets[1:-1])
-
-
 def _digest(key: RepresentationKey, sentences: Sequence[Words]) -> str:
     h = hashlib.sha256()
     h.update(json.dumps(key.to_dict(), sort_keys=True).encode())
@@ -211,8 +192,9 @@ class DiskCache:
             self.root / f"{digest}.json",
         )
 
-    def load(self, key: RepresentationKey, sentences: Sequence[Words]) -> StoredReps | None:
-        """The stored vectors of ``sentences`` under ``key``, or ``None``."""
+    def load(self, key: RepresentationKey, sentences: Sequence[Words]) -> FlatVectors | None:
+        """The stored vectors of ``sentences`` under ``key`` (a read-only memory map
+        (total_words, dim)), or ``None`` when absent or damaged."""
         data, offs, meta = self._paths(_digest(key, sentences))
         if not (data.is_file() and offs.is_file() and meta.is_file()):
             return None
@@ -224,9 +206,9 @@ class DiskCache:
         if data.stat().st_size != total * dim * 4:
             return None
         if total == 0:
-            return StoredReps(key, np.zeros((0, dim), dtype=np.float32), offsets, data)
+            return FlatVectors(np.zeros((0, dim), dtype=np.float32), offsets)
         vectors = np.memmap(data, dtype=np.float32, mode="r", shape=(total, dim))
-        return StoredReps(key, vectors, offsets, data)
+        return FlatVectors(vectors, offsets)
 
     def get_or_extract(
         self,
@@ -236,7 +218,7 @@ class DiskCache:
         layer: int,
         chunk: int = 256,
         progress: Callable[[int], None] | None = None,
-    ) -> StoredReps:
+    ) -> FlatVectors:
         """Stored vectors of ``sentences`` for ``layer``, extracting them on a miss.
 
         Args:
@@ -258,8 +240,9 @@ class DiskCache:
         layers: Sequence[int],
         chunk: int = 256,
         progress: Callable[[int], None] | None = None,
-    ) -> list[StoredReps]:
-        """Like :meth:`get_or_extract` for several layers, extracted in one pass."""
+    ) -> list[FlatVectors]:
+        """Like :meth:`get_or_extract` for several layers, extracted in one pass (one
+        :class:`FlatVectors` per layer, in the order of ``layers``)."""
         keys = [backend.key(layer) for layer in layers]
         stored = [self.load(k, sentences) for k in keys]
         todo = [i for i, s in enumerate(stored) if s is None]
@@ -316,7 +299,7 @@ class DiskCache:
         return [s for s in out if s is not None]
 
 
-def _atomic_save(path: Path, array: NDArray[Any]) -> None:
+def _atomic_save(path: Path, array: NDArray[np.int64]) -> None:
     fd, name = tempfile.mkstemp(dir=path.parent, suffix=".part.npy")
     os.close(fd)
     try:

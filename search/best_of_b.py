@@ -25,8 +25,8 @@ from brittle.search.constraints import CandidateBatch, Constraint, ConstraintOut
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from brittle.engine.perturbation import Perturbation
-    from brittle.engine.sentence import Sentence
+    from brittle.engine.core.perturbation import Perturbation
+    from brittle.engine.core.sentence import Sentence
 
 __all__ = ["SampleOutcome", "best_of_b", "best_of_batch", "distinct_candidates", "select_best"]
 

@@ -19,34 +19,40 @@ is a batch of one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
-from brittle.engine.perturbation import Perturbation, apply_perturbation
-from brittle.engine.registry import registry
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation, apply_perturbation
+from brittle.engine.core.registry import Registry
+from brittle.scorers.distance import normalized_tree_edit_distance_batch
+from brittle.scorers.hamming import hamming_batch
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from brittle.engine.sentence import Sentence
+    from brittle.engine.core.sentence import Sentence
     from brittle.scorers.parsers.base import Parse, Parser
 
 __all__ = [
+    "CONSTRAINTS",
     "BudgetConstraint",
     "CandidateBatch",
     "Constraint",
+    "ConstraintContext",
     "ConstraintOutcome",
     "ConstraintResult",
+    "ConstraintSpec",
     "PosConstraint",
     "SyntaxConstraint",
     "TreeLabels",
+    "build_constraints",
     "changed_words",
     "check_all",
-    "make_constraint",
 ]
 
 TreeLabels = Literal["none", "deprel", "upos"]
@@ -122,38 +128,131 @@ class ConstraintResult:
         self.values.setflags(write=False)
 
 
-class Constraint(Protocol):
-    """A filter over a candidate batch."""
+@dataclass(frozen=True)
+class ConstraintContext:
+    """What a constraint named on the command line may be built from.
 
-    @property
-    def name(self) -> str:
-        """Registry name."""
-        ...
+    Attributes:
+        tau: the run's budget (most words changed).
+        parser: the parser that re-parses candidates (built on demand, once, so a
+            constraint list without a parser-based constraint loads no parser).
+        max_syntax_distance: the threshold ``syntax`` takes when none is given.
+    """
 
+    tau: int
+    parser: Callable[[], Parser]
+    max_syntax_distance: float = 0.2
+
+
+class Constraint(ABC):
+    """A filter over candidate batches: which candidates are admissible, and the value
+    it measured on each.
+
+    Subclasses register in :data:`CONSTRAINTS` and are built from a command-line
+    spec ``NAME[:VALUE]`` by :meth:`from_spec`. ``cheap`` ones (no parser, no model)
+    run before the expensive ones.
+    """
+
+    #: Registered name, the key of its values in reports.
+    name: ClassVar[str] = ""
+    #: Whether it is cheap to check (no parser, no model).
+    cheap: ClassVar[bool] = False
+    #: What ``VALUE`` means in ``NAME:VALUE`` (empty: the constraint takes none).
+    spec_value: ClassVar[str] = ""
+
+    @classmethod
+    @abstractmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> Constraint:
+        """The constraint for ``NAME[:VALUE]``; :class:`ConfigError` for a bad value."""
+
+    @abstractmethod
     def check(self, batch: CandidateBatch) -> ConstraintResult:
         """Mask and values for every candidate of ``batch``."""
-        ...
 
+    def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
+        """:meth:`check` of several sentences' batches (parsing constraints make one
+        parser call for all of them)."""
+        return [self.check(b) for b in batches]
+
+    @abstractmethod
     def describe(self) -> dict[str, object]:
         """The constraint's name and settings, for reports."""
-        ...
 
 
-@registry("constraints").register("budget", help="at most tau words changed (Hamming <= tau)")
+#: Constraints by name (classes; :func:`build_constraints` turns specs into instances).
+CONSTRAINTS: Registry[type[Constraint]] = Registry(
+    "constraints", contract=Constraint, packages=("brittle.search.constraints",)
+)
+
+
 @dataclass(frozen=True)
-class BudgetConstraint:
+class ConstraintSpec:
+    """``NAME[:VALUE]`` as given to ``--constraint``."""
+
+    name: str
+    value: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ConstraintSpec:
+        """``syntax:0.2`` -> ``ConstraintSpec("syntax", "0.2")``; the name is checked."""
+        name, sep, value = text.strip().partition(":")
+        if not name:
+            raise ConfigError(f"constraint {text!r}: expected NAME or NAME:VALUE")
+        CONSTRAINTS.get(name)
+        return cls(name, value if sep else None)
+
+    def __str__(self) -> str:
+        return self.name if self.value is None else f"{self.name}:{self.value}"
+
+
+def build_constraints(
+    specs: Sequence[str | ConstraintSpec], context: ConstraintContext
+) -> list[Constraint]:
+    """The constraints named by ``specs``, cheap ones first (otherwise in the order given)."""
+    parsed = [s if isinstance(s, ConstraintSpec) else ConstraintSpec.parse(s) for s in specs]
+    names = [s.name for s in parsed]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"a constraint is named twice: {', '.join(names)}")
+    built = [CONSTRAINTS.get(s.name).from_spec(s.value, context) for s in parsed]
+    return sorted(built, key=lambda c: not c.cheap)
+
+
+def _number(value: str | None, what: str, default: float) -> float:
+    if value is None or value == "":
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"{what}: expected a number, got {value!r}") from None
+
+
+@CONSTRAINTS.register(
+    "budget", help="at most tau words changed (Hamming <= tau); budget:K sets tau"
+)
+@dataclass(frozen=True)
+class BudgetConstraint(Constraint):
     """Hamming distance between FORM sequences at most ``tau`` (cheap; no parser).
 
     Attributes:
         tau: the most words a candidate may change (>= 0).
     """
 
+    name: ClassVar[str] = "budget"
+    cheap: ClassVar[bool] = True
+    spec_value: ClassVar[str] = "most words changed (default: the run's budget)"
+
     tau: int
-    name: str = "budget"
 
     def __post_init__(self) -> None:
         if self.tau < 0:
             raise ConfigError(f"budget tau must be >= 0, got {self.tau}")
+
+    @classmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> BudgetConstraint:
+        tau = _number(value, "budget", context.tau)
+        if tau != int(tau):
+            raise ConfigError(f"budget: expected a whole number of words, got {value!r}")
+        return cls(int(tau))
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "tau": self.tau}
@@ -164,8 +263,6 @@ class BudgetConstraint:
 
     def check(self, batch: CandidateBatch) -> ConstraintResult:
         """Values: words changed, float64 (m,); mask: values <= tau."""
-        from brittle.scorers.hamming import hamming_batch
-
         if len(batch) == 0:
             return _empty(self.name)
         d = hamming_batch(batch.original.forms, [s.forms for s in batch.sentences])
@@ -173,11 +270,13 @@ class BudgetConstraint:
         return ConstraintResult(self.name, values <= self.tau, values)
 
 
-@registry("constraints").register(
-    "pos", help="the parser's tags of changed words match the original UPOS"
+@CONSTRAINTS.register(
+    "pos",
+    help="the parser's tags of changed words match the original UPOS; pos:R rejects below "
+    "share R (measured only without R)",
 )
 @dataclass(frozen=True)
-class PosConstraint:
+class PosConstraint(Constraint):
     """Share of changed words whose tag in the candidate equals their original UPOS.
 
     Attributes:
@@ -192,7 +291,15 @@ class PosConstraint:
     reference: PosReference = "gold"
     min_rate: float = 1.0
     enforce: bool = False
-    name: str = "pos"
+
+    name: ClassVar[str] = "pos"
+    spec_value: ClassVar[str] = "least share of changed words keeping their tag (enforced)"
+
+    @classmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> PosConstraint:
+        if value is None:
+            return cls(context.parser())
+        return cls(context.parser(), min_rate=_number(value, "pos", 1.0), enforce=True)
 
     def __post_init__(self) -> None:
         if self.reference not in ("gold", "parsed"):
@@ -242,11 +349,11 @@ def pos_agreement(reference: Sequence[str], parse: Parse, p: Perturbation) -> fl
     return same / len(new_idx)
 
 
-@registry("constraints").register(
-    "syntax", help="normalised tree edit distance of the re-parse <= threshold"
+@CONSTRAINTS.register(
+    "syntax", help="normalised tree edit distance of the re-parse <= threshold (syntax:0.2)"
 )
 @dataclass(frozen=True)
-class SyntaxConstraint:
+class SyntaxConstraint(Constraint):
     """Normalised tree edit distance between the parses of original and candidate.
 
     Attributes:
@@ -261,7 +368,14 @@ class SyntaxConstraint:
     max_distance: float = float("inf")
     labels: TreeLabels = "deprel"
     by: Literal["max", "sum"] = "max"
-    name: str = "syntax"
+
+    name: ClassVar[str] = "syntax"
+    spec_value: ClassVar[str] = "largest normalised tree edit distance (default: 0.2)"
+
+    @classmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> SyntaxConstraint:
+        limit = _number(value, "syntax", context.max_syntax_distance)
+        return cls(context.parser(), max_distance=limit)
 
     def __post_init__(self) -> None:
         if not self.max_distance >= 0:
@@ -307,8 +421,6 @@ def parse_distances(
     by: Literal["max", "sum"] = "max",
 ) -> NDArray[np.float64]:
     """Normalised tree edit distance from ``reference`` to each parse, float64 (m,)."""
-    from brittle.scorers.distance import normalized_tree_edit_distance_batch
-
     if not others:
         return np.zeros(0, dtype=np.float64)
     heads = [p.heads for p in others]
@@ -367,9 +479,3 @@ def check_all(batch: CandidateBatch, constraints: Sequence[Constraint]) -> Const
         mask &= r.mask
     mask.setflags(write=False)
     return ConstraintOutcome(tuple(results), mask)
-
-
-def make_constraint(name: str, **options: object) -> Constraint:
-    """The constraint registered as ``name``, built with its keyword options."""
-    factory = registry("constraints").get(name)
-    return factory(**options)  # type: ignore[operator,no-any-return]

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from brittle.engine.perturbation import Perturbation
+from brittle.engine.core.perturbation import Perturbation
+from brittle.search.sampling import sample_substitutions
+from brittle.search.table import SubstitutionTable
 
 #: A replacement option at one position: (FORM, LEMMA); LEMMA is ``"_"`` when unknown.
 Option = tuple[str, str]
@@ -33,15 +36,13 @@ class Scorer(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SearchProblem:
     """Everything a strategy may use to find the worst perturbation of one sentence.
 
     Attributes:
-        sentence_id: the sentence being attacked.
-        method: generator name recorded on every perturbation.
-        options: for each eligible 0-based word position, its replacement options, best
-            first (the generator's order).
+        table: for each eligible 0-based word position of the sentence, its replacement
+            options, best first (the generator's order); empty for reorderings.
         budget: the largest number of substituted words (tau).
         score: probe damage of a batch, counted and cached by the scorer wrapper.
         feasible: boolean mask of a batch: which candidates satisfy the constraints.
@@ -50,9 +51,7 @@ class SearchProblem:
             (used by reorderings, which have no per-position options).
     """
 
-    sentence_id: str
-    method: str
-    options: dict[int, tuple[Option, ...]]
+    table: SubstitutionTable
     budget: int
     score: Scorer
     feasible: Callable[[Sequence[Perturbation]], NDArray[np.bool_]]
@@ -60,9 +59,24 @@ class SearchProblem:
     sampler: Callable[[int, np.random.Generator], list[Perturbation]] | None = None
 
     @property
+    def sentence_id(self) -> str:
+        """The sentence being attacked."""
+        return self.table.sentence_id
+
+    @property
+    def method(self) -> str:
+        """Generator name recorded on every perturbation."""
+        return self.table.method
+
+    @cached_property
+    def options(self) -> dict[int, tuple[Option, ...]]:
+        """``{position: options}`` of the table."""
+        return self.table.as_dict()
+
+    @property
     def positions(self) -> tuple[int, ...]:
         """Eligible positions that have at least one option, ascending."""
-        return tuple(sorted(p for p, opts in self.options.items() if opts))
+        return self.table.positions
 
     def empty(self) -> Perturbation:
         """The identity perturbation (nothing changed)."""
@@ -109,30 +123,15 @@ class SearchProblem:
     def sample(self, count: int, rng: np.random.Generator) -> list[Perturbation]:
         """``count`` random perturbations of exactly ``min(budget, |positions|)`` words.
 
-        Each draws its positions uniformly without replacement and one option per
-        position uniformly; duplicates are kept out, so fewer may be returned when the
-        space is small. A problem with a ``sampler`` delegates to it.
+        The draw is :func:`~brittle.search.sampling.sample_substitutions`, the one
+        sampler ``brittle perturb`` uses too, so the same seed and table give the same
+        perturbations in both. A problem with a ``sampler`` delegates to it.
         """
         if self.sampler is not None:
             return self.sampler(count, rng)
-        pool = np.asarray(self.positions, dtype=np.int64)
-        size = min(self.budget, pool.size)
-        if size == 0 or count <= 0:
+        if count <= 0:
             return []
-        seen: set[Perturbation] = set()
-        out: list[Perturbation] = []
-        attempts = 0
-        while len(out) < count and attempts < 20 * count:
-            attempts += 1
-            chosen = np.sort(rng.choice(pool, size=size, replace=False))
-            p = self.empty()
-            for pos in chosen.tolist():
-                opts = self.options[pos]
-                p = self.substitute(p, pos, opts[int(rng.integers(len(opts)))])
-            if p not in seen:
-                seen.add(p)
-                out.append(p)
-        return out
+        return sample_substitutions(self.table, tau=self.budget, b=count, rng=rng)
 
 
 @dataclass(frozen=True)

@@ -198,6 +198,6 @@ def ewt_test_sentences() -> tuple:  # tuple[Sentence, ...]
     """Sentences of the EWT test file (raises FileNotFoundError when absent)."""
     if not EWT_TEST.exists():
         raise FileNotFoundError(EWT_TEST)
-    from brittle.engine.conllu import read_conllu
+    from brittle.engine.core.conllu import read_conllu
 
     return tuple(read_conllu(EWT_TEST))

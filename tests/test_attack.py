@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -20,14 +22,18 @@ from brittle.engine.attack import (
     ADVERSARIAL,
     AttackComponents,
     AttackConfig,
+    rerender,
     run_attack,
 )
-from brittle.engine.conllu import read_conllu
-from brittle.engine.errors import ConfigError
-from brittle.engine.registry import registry
-from brittle.engine.scoring import Evaluation
-from brittle.engine.sentence import Sentence
-from brittle.search.generators.base import SubstitutionTable
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.sentence import Sentence
+from brittle.scorers.parsers.gold import GoldParser
+from brittle.search.constraints import CandidateBatch, Constraint, ConstraintResult
+from brittle.search.generators.base import SubstitutionGenerator
+from brittle.search.scoring import Evaluation
+from brittle.search.strategies.base import STRATEGIES
+from brittle.search.table import SubstitutionTable
 
 from support import FIXTURES
 
@@ -42,6 +48,7 @@ class WordHashEvaluator:
     """Deterministic metrics that depend on the words, like a probe's would."""
 
     tasks = ("distance.uuas", "pos.acc")
+    primary = ()
 
     def __init__(self) -> None:
         self.calls = 0
@@ -63,10 +70,12 @@ class WordHashEvaluator:
         return Evaluation(metrics, np.linspace(0, 1, m), np.linspace(1, 0.5, m))
 
 
-class FixedOptions:
+@dataclass(frozen=True, kw_only=True)
+class FixedOptions(SubstitutionGenerator):
     """Three options per content word."""
 
-    top_k = 3
+    method: ClassVar[str] = "copos"
+    top_k: int = 3
 
     def candidates(self, sentences: Sequence[Sentence], *, top_k: int | None = None):
         out = []
@@ -81,12 +90,28 @@ class FixedOptions:
         return out
 
 
-def components(search: str = "beam") -> AttackComponents:
-    def feasibility(original, perts):
-        return np.ones(len(perts), bool), np.zeros(len(perts))
+@dataclass(frozen=True)
+class AcceptAll(Constraint):
+    """Keeps every candidate and measures a syntax distance of 0 (no parser needed)."""
 
+    name: ClassVar[str] = "syntax"
+
+    @classmethod
+    def from_spec(cls, value, context):
+        return cls()
+
+    def check(self, batch: CandidateBatch) -> ConstraintResult:
+        return ConstraintResult(self.name, np.ones(len(batch), bool), np.zeros(len(batch)))
+
+    def describe(self):
+        return {"name": self.name}
+
+
+def components(search: str = "beam") -> AttackComponents:
+    cfg = config(search=search)
+    strategy = STRATEGIES.get(search)(**cfg.strategy_parameters)
     return AttackComponents(
-        WordHashEvaluator(), FixedOptions(), feasibility, registry("strategies").get(search)
+        WordHashEvaluator(), FixedOptions(), strategy, (AcceptAll(),), lambda: GoldParser()
     )
 
 
@@ -256,24 +281,25 @@ def test_memory_does_not_grow_with_the_treebank(tmp_path: Path) -> None:
     assert per_sentence < 400, marks
 
 
-def test_results_out_of_order_are_sorted_and_reports_match(tmp_path: Path) -> None:
+def test_report_only_reads_and_refuses_rows_out_of_order(tmp_path: Path) -> None:
     run_attack(config(), tmp_path, components=components())
     before = {
         n: (tmp_path / n).read_bytes() for n in ("adversarial.conllu", "summary.json", "summary.md")
     }
-    lines = (tmp_path / "results.jsonl").read_text().splitlines(keepends=True)
-    (tmp_path / "results.jsonl").write_text("".join(reversed(lines)))
-    from brittle.engine.attack import rerender
-
     rerender(tmp_path)
-    assert (tmp_path / "results.jsonl").read_text() == "".join(lines)
+    for name, data in before.items():
+        assert (tmp_path / name).read_bytes() == data, name
+    lines = (tmp_path / "results.jsonl").read_text().splitlines(keepends=True)
+    edited = "".join(reversed(lines))
+    (tmp_path / "results.jsonl").write_text(edited)
+    with pytest.raises(ConfigError, match="not in sentence order"):
+        rerender(tmp_path)
+    assert (tmp_path / "results.jsonl").read_text() == edited
     for name, data in before.items():
         assert (tmp_path / name).read_bytes() == data, name
 
 
 def test_changed_treebank_is_a_config_error(tmp_path: Path) -> None:
-    from brittle.engine.attack import rerender
-
     treebank = tmp_path / "tb.conllu"
     treebank.write_text(TREEBANK.read_text())
     run_attack(config(treebank=str(treebank)), tmp_path / "out", components=components())
@@ -312,7 +338,7 @@ def test_progress_moves_one_sentence_at_a_time(tmp_path: Path) -> None:
 
 
 def test_a_bad_sentence_anywhere_fails_before_any_search(tmp_path: Path) -> None:
-    from brittle.engine.errors import BrittleInputError
+    from brittle.engine.core.errors import BrittleInputError
 
     treebank = _repeated_treebank(tmp_path / "tb.conllu", 1)
     lines = treebank.read_text().splitlines(keepends=True)

@@ -3,14 +3,48 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
+import pytest
 from click.testing import CliRunner
 
 from brittle import __version__
 from brittle.cli.main import main
+from brittle.data import default_treebank_path
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.sentence import Sentence
+from brittle.scorers.parsers.base import PARSERS
+from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, SubstitutionTable
 
 from support import FIXTURES
+
+#: Libraries that ``--help`` of a command must not import (seconds each).
+HEAVY = ("torch", "transformers", "spacy", "stanza", "matplotlib")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Blicket(SubstitutionGenerator):
+    """A test generator: ``blicket`` at every eligible position."""
+
+    method: ClassVar[str] = "test-blicket"
+
+    def candidates(
+        self, sentences: Sequence[Sentence], *, top_k: int | None = None
+    ) -> list[SubstitutionTable]:
+        return [
+            SubstitutionTable.from_mapping(
+                s.sent_id,
+                self.method,
+                len(s),
+                {i: (("blicket", "blicket"),) for i in self.eligibility.positions(s)},
+            )
+            for s in sentences
+        ]
 
 
 def test_version() -> None:
@@ -81,3 +115,55 @@ def test_resources_lists_every_resource_and_exit_status(tmp_path: Path, monkeypa
     assert result.exit_code == (1 if missing else 0)
     for d in missing:
         assert d["fix"]
+
+
+@pytest.mark.parametrize("command", ["perturb", "compare-methods"])
+def test_help_lists_every_registered_generator_and_parser(command: str) -> None:
+    result = CliRunner().invoke(main, [command, "--help"], terminal_width=400)
+    assert result.exit_code == 0, result.output
+    for name in (*GENERATORS.names(), *PARSERS.names()):
+        assert name in result.output
+
+
+def test_a_newly_registered_generator_needs_no_cli_edit(tmp_path: Path) -> None:
+    GENERATORS.register("test-blicket", help="test generator")(Blicket)
+    try:
+        help_text = CliRunner().invoke(main, ["perturb", "--help"], terminal_width=400).output
+        assert "test-blicket" in help_text
+        out = tmp_path / "blicket.conllu"
+        args = [
+            "perturb", str(default_treebank_path()), "--method", "test-blicket",
+            "--parser", "gold", "--limit", "3", "--out", str(out),
+        ]  # fmt: skip
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert any("blicket" in s.forms for s in read_conllu(out))
+    finally:
+        GENERATORS.unregister("test-blicket")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "unknown generator 'test-blicket'" in result.output
+
+
+def test_perturb_and_compare_cli_modules_import_no_heavy_library() -> None:
+    code = "import brittle.cli.perturb, brittle.cli.compare_methods"
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    modules = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    loaded = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert not loaded, f"importing the CLI loaded {loaded[:5]}"
+
+
+def test_compare_methods_rejects_an_unknown_method_in_the_list(tmp_path: Path) -> None:
+    args = [
+        "compare-methods", str(default_treebank_path()), "--methods", "shuffle,nope",
+        "--out", str(tmp_path),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "unknown generator 'nope'" in result.output
+    assert not any(tmp_path.iterdir())

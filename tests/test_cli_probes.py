@@ -121,11 +121,11 @@ def test_attack_several_budgets(tmp_path: Path, bert_dir: Path, monkeypatch) -> 
     wordnet_or_skip()
     dist = tmp_path / "dist"
     assert train(dist, "--model", str(bert_dir), "--task", "distance").exit_code == 0  # type: ignore[attr-defined]
-    import brittle.engine.attack as attack
+    import brittle.engine.attack.assembly as assembly
 
     builds: list[object] = []
-    real_build = attack.build_components
-    monkeypatch.setattr(attack, "build_components", lambda c: builds.append(c) or real_build(c))
+    real_build = assembly.build_generator
+    monkeypatch.setattr(assembly, "build_generator", lambda c: builds.append(c) or real_build(c))
     out = tmp_path / "attack"
     args = [
         "attack",

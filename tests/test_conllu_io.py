@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brittle.engine.conllu import (
+from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.conllu import (
     ReadStats,
-    atomic_write,
     format_conllu,
     iter_conllu,
     read_conllu,
     write_conllu,
 )
-from brittle.engine.errors import BrittleInputError
+from brittle.engine.core.errors import BrittleInputError
 
 from support import FIXTURES, shared_treebanks
 

@@ -9,21 +9,23 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from brittle.engine.conllu import read_conllu
-from brittle.engine.errors import ConfigError
-from brittle.engine.perturbation import Perturbation
-from brittle.engine.registry import registry
-from brittle.engine.sentence import Sentence
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.sentence import Sentence
 from brittle.scorers.distance import normalized_tree_edit_distance
 from brittle.scorers.parsers import CachedParser, Parse, make_parser
 from brittle.search.constraints import (
+    CONSTRAINTS,
     BudgetConstraint,
     CandidateBatch,
+    ConstraintContext,
+    ConstraintSpec,
     PosConstraint,
     SyntaxConstraint,
+    build_constraints,
     changed_words,
     check_all,
-    make_constraint,
 )
 
 from support import FIXTURES
@@ -68,10 +70,52 @@ def sub(s: Sentence, positions: Sequence[int], forms: Sequence[str]) -> Perturba
 
 
 def test_registered_under_stable_names() -> None:
-    assert {"budget", "pos", "syntax"} <= set(registry("constraints").names())
-    assert make_constraint("budget", tau=2) == BudgetConstraint(2)
-    with pytest.raises(ConfigError):
-        make_constraint("budget", tau=-1)
+    assert {"budget", "pos", "syntax"} <= set(CONSTRAINTS.names())
+    assert CONSTRAINTS.get("budget") is BudgetConstraint
+    with pytest.raises(ConfigError, match="unknown constraint 'nope'"):
+        CONSTRAINTS.get("nope")
+
+
+def test_constraints_are_built_from_specs_cheap_first() -> None:
+    built: list[str] = []
+
+    def parser() -> CachedParser:
+        built.append("gold")
+        return CachedParser(make_parser("gold"))
+
+    context = ConstraintContext(tau=3, parser=parser, max_syntax_distance=0.25)
+    budget, syntax = build_constraints(["syntax", "budget"], context)
+    assert isinstance(budget, BudgetConstraint) and budget.tau == 3  # the cheap one first
+    assert isinstance(syntax, SyntaxConstraint) and syntax.max_distance == 0.25
+    assert built == ["gold"]
+    both = build_constraints(["syntax:0.1", "budget:2", "pos:0.5"], context)
+    assert [c.name for c in both] == ["budget", "syntax", "pos"]
+    assert both[0].describe()["tau"] == 2
+    assert both[1].describe()["max_distance"] == 0.1
+    assert both[2].describe()["min_rate"] == 0.5 and both[2].describe()["enforce"] is True
+    measured = build_constraints(["pos"], context)[0]
+    assert measured.describe()["enforce"] is False
+    assert ConstraintSpec.parse("syntax:0.3") == ConstraintSpec("syntax", "0.3")
+    assert str(ConstraintSpec.parse("budget")) == "budget"
+    for bad, message in (
+        ("nope", "unknown constraint 'nope'"),
+        ("syntax:abc", "syntax: expected a number"),
+        ("budget:1.5", "whole number"),
+        ("budget:-1", "budget tau must be >= 0"),
+        (":3", "expected NAME or NAME:VALUE"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            build_constraints([bad], context)
+    with pytest.raises(ConfigError, match="named twice"):
+        build_constraints(["syntax", "syntax:0.1"], context)
+
+
+def test_budget_only_loads_no_parser() -> None:
+    def parser() -> CachedParser:
+        raise AssertionError("no parser-based constraint was asked for")
+
+    (budget,) = build_constraints(["budget"], ConstraintContext(tau=1, parser=parser))
+    assert budget.cheap
 
 
 def test_changed_words_for_substitutions_and_reorderings(sentence: Sentence) -> None:

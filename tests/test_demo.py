@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from brittle.cli.main import main
-from brittle.engine.conllu import read_conllu
-from brittle.engine.resources import check_all
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.resources import check_all
 
 
 @pytest.mark.slow

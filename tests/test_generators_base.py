@@ -10,13 +10,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_generators_helpers import CATS, PARIS, make_sentence
 
-from brittle.engine.perturbation import apply_perturbation
-from brittle.engine.registry import registry
+from brittle.engine.core.perturbation import apply_perturbation
 from brittle.scorers.hamming import hamming
-from brittle.search.generators import Eligibility, Generator, SubstitutionTable
+from brittle.search.generators import (
+    GENERATORS,
+    Eligibility,
+    Generator,
+    SubstitutionGenerator,
+    SubstitutionTable,
+)
 from brittle.search.generators.eligibility import is_lettered
-from brittle.search.generators.sampling import count_substitutions, sample_substitutions
 from brittle.search.generators.surface import surface_of
+from brittle.search.sampling import count_substitutions, sample_substitutions
 
 
 def table(counts: dict[int, int], n: int = 10) -> SubstitutionTable:
@@ -28,25 +33,28 @@ def table(counts: dict[int, int], n: int = 10) -> SubstitutionTable:
     )
 
 
-def test_every_generator_is_registered_with_the_protocol() -> None:
-    import brittle.search.generators  # noqa: F401
-
-    names = registry("generators").names()
-    for name in ("copos", "coco", "random", "jabberwocky", "neighbours"):
-        assert name in names
-    for name in ("shuffle", "phrase-shuffle", "neighbour-flip"):
-        assert name in names
+def test_every_generator_is_registered_and_declares_what_it_is() -> None:
+    names = GENERATORS.names()
+    kinds = {"copos": "substitution", "coco": "substitution", "random": "substitution"}
+    kinds |= {"jabberwocky": "substitution", "neighbours": "substitution"}
+    kinds |= {"shuffle": "reordering", "phrase-shuffle": "reordering"}
+    kinds |= {"neighbour-flip": "reordering"}
+    assert set(kinds) <= set(names)
     for name in names:
-        obj = registry("generators").get(name)
-        assert isinstance(obj, type)
-        assert getattr(obj, "method", None) == name
-        assert isinstance(getattr(obj, "requires", None), frozenset)
+        cls = GENERATORS.get(name)
+        assert issubclass(cls, Generator)
+        assert cls.method == name
+        assert isinstance(cls.requires, frozenset) and "form" in cls.requires
+        if name in kinds:
+            assert cls.family == kinds[name]
+        assert issubclass(cls, SubstitutionGenerator) == (cls.family == "substitution")
+        assert "top_k" in cls.options() or cls.family == "reordering"
 
 
-def test_registered_classes_satisfy_the_generator_protocol() -> None:
-    from brittle.search.generators import Shuffle
-
-    assert isinstance(Shuffle(), Generator)
+def test_a_class_that_is_not_a_generator_cannot_register() -> None:
+    with pytest.raises(TypeError, match="does not satisfy Generator"):
+        GENERATORS.register("not-a-generator")(dict)
+    assert "not-a-generator" not in GENERATORS
 
 
 def test_table_validates_and_views() -> None:

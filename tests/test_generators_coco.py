@@ -16,8 +16,8 @@ import pytest
 import torch
 from test_generators_helpers import CATS, make_sentence
 
-from brittle.engine.registry import registry
 from brittle.search.generators import CoCO, Eligibility
+from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, PieceTable, load_lm
 from brittle.search.generators.lm_causal import next_words, next_words_at, sentence_logprobs
@@ -124,7 +124,7 @@ def _check_tables(gen: CoCO, sentences: list[Any], top_k: int) -> list[Any]:
 
 
 def test_registered_name() -> None:
-    assert registry("generators").get("coco") is CoCO
+    assert GENERATORS.get("coco") is CoCO
 
 
 def test_causal_model_through_the_loading_path(gpt2_dir: Path) -> None:

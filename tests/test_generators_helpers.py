@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from brittle.engine.errors import ResourceMissingError
-from brittle.engine.sentence import Sentence, Token
+from brittle.engine.core.errors import ResourceMissingError
+from brittle.engine.core.sentence import Sentence, Token
 
 
 def make_sentence(sent_id: str, spec: str) -> Sentence:
@@ -28,7 +28,7 @@ def make_sentence(sent_id: str, spec: str) -> Sentence:
 
 def wordnet_or_skip() -> Any:
     """The offline WordNet reader, or skip the test."""
-    from brittle.engine.resources import load_wordnet
+    from brittle.engine.core.resources import load_wordnet
 
     try:
         return load_wordnet()

@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_generators_helpers import CATS, make_sentence
 
-from brittle.engine.errors import ConfigError, ResourceMissingError
-from brittle.engine.perturbation import apply_perturbation
-from brittle.engine.sentence import Sentence, Token
+from brittle.engine.core.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.perturbation import apply_perturbation
+from brittle.engine.core.sentence import Sentence, Token
 from brittle.scorers.order import char_permutation, order_scores, token_permutation
 from brittle.search.generators import NeighbourFlip, PhraseShuffle, Shuffle
 from brittle.search.generators.order import Reordering, tree_phrases

@@ -149,7 +149,7 @@ def test_embedding_index_is_cached() -> None:
 
 @pytest.mark.shared
 def test_glove_generators_on_treebank_sentences(ewt_test: Path) -> None:
-    from brittle.engine.conllu import read_conllu
+    from brittle.engine.core.conllu import read_conllu
 
     glove_or_skip()
     sentences = read_conllu(ewt_test)[:20]

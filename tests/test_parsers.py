@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from brittle.engine.conllu import read_conllu
-from brittle.engine.errors import ConfigError, ResourceMissingError
-from brittle.engine.tree import tree_problems
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.tree import tree_problems
 from brittle.scorers.parsers import (
     CachedParser,
     GoldParser,

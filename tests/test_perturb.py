@@ -7,8 +7,9 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,22 +18,40 @@ import pytest
 from click.testing import CliRunner
 
 from brittle.cli.main import main
+from brittle.cli.perturb import perturb_command
 from brittle.data import default_treebank_path
 from brittle.engine.compare_run import random_partners
-from brittle.engine.conllu import read_conllu, write_conllu
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.conllu import read_conllu, write_conllu
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.sentence import Sentence
 from brittle.engine.perturb_run import (
+    DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
+    make_generator,
+    perturb_constraints,
     perturb_sentences,
     read_treebank,
     write_perturb_outputs,
 )
-from brittle.engine.perturbation import Perturbation
-from brittle.engine.sentence import Sentence
 from brittle.scorers.parsers import CachedParser, Parse, make_parser
 from brittle.search.best_of_b import best_of_b, select_best
-from brittle.search.constraints import BudgetConstraint, SyntaxConstraint
-from brittle.search.generators.base import SubstitutionGenerator, SubstitutionTable
+from brittle.search.constraints import (
+    CONSTRAINTS,
+    BudgetConstraint,
+    CandidateBatch,
+    Constraint,
+    ConstraintContext,
+    ConstraintResult,
+    PosConstraint,
+    SyntaxConstraint,
+)
+from brittle.search.generators.base import (
+    SubstitutionGenerator,
+    SubstitutionTable,
+    sentence_rng,
+)
+from brittle.search.problem import SearchProblem
 
 from support import EWT_TEST
 
@@ -81,6 +100,38 @@ class FixedWords(SubstitutionGenerator):
             )
             for s in sentences
         ]
+
+
+@dataclass(frozen=True)
+class WithoutWord(Constraint):
+    """A cheap test constraint: rejects candidates that contain ``word``."""
+
+    name: ClassVar[str] = "without-word"
+    cheap: ClassVar[bool] = True
+    spec_value: ClassVar[str] = "the word to keep out (default: dax)"
+
+    word: str = "dax"
+
+    @classmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> WithoutWord:
+        return cls(value or "dax")
+
+    def check(self, batch: CandidateBatch) -> ConstraintResult:
+        values = np.array([float(self.word in s.forms) for s in batch.sentences], dtype=np.float64)
+        return ConstraintResult(self.name, values == 0, values)
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "word": self.word}
+
+
+@pytest.fixture
+def without_word() -> Iterator[type[WithoutWord]]:
+    """``without-word`` registered in CONSTRAINTS for the duration of one test."""
+    CONSTRAINTS.register("without-word", help="test constraint")(WithoutWord)
+    try:
+        yield WithoutWord
+    finally:
+        CONSTRAINTS.unregister("without-word")
 
 
 def _udvalidate() -> str | None:
@@ -188,6 +239,54 @@ def test_best_of_b_with_nothing_admissible_keeps_the_original(small: list[Senten
     assert empty.chosen is None and empty.drawn == 0
 
 
+# ------------------------------------------------------------------ one sampler
+@pytest.fixture(scope="module")
+def vocabulary() -> list[str]:
+    """The default treebank's lowercase words, most frequent first (no GloVe needed)."""
+    counts = Counter(
+        f.lower() for s in read_treebank(default_treebank_path()) for f in s.forms if f.isalpha()
+    )
+    return [w for w, _ in counts.most_common()]
+
+
+def _never_scored(candidates: Sequence[Perturbation]) -> np.ndarray:
+    raise AssertionError("sampling scores nothing")
+
+
+def _never_checked(candidates: Sequence[Perturbation]) -> np.ndarray:
+    raise AssertionError("sampling checks nothing")
+
+
+@pytest.mark.parametrize(("top_k", "budget"), [(1, 1), (3, 2), (6, 3), (10, 2)])
+def test_perturb_and_search_sample_draw_the_same_perturbations(
+    small: list[Sentence], vocabulary: list[str], top_k: int, budget: int
+) -> None:
+    """``perturb`` and ``attack --search sample`` share one sampler: for the same seed,
+    generator options and budget they draw the same perturbations of each sentence."""
+    seed, b = 11, 7
+    generators = [
+        make_generator("random", vocabulary=vocabulary, top_k=top_k),
+        FixedWords(top_k=min(top_k, 3)),
+    ]
+    for generator in generators:
+        assert isinstance(generator, SubstitutionGenerator)
+        drawn = generator.perturb(small, b=b, seed=seed, tau=budget)
+        tables = generator.candidates(small, top_k=generator.top_k)
+        assert sum(len(ps) for ps in drawn) > len(small)  # something was drawn
+        for sentence, table, from_perturb in zip(small, tables, drawn, strict=True):
+            problem = SearchProblem(
+                table,
+                budget,
+                score=_never_scored,
+                feasible=_never_checked,
+                is_exhausted=lambda: False,
+            )
+            from_search = problem.sample(b, sentence_rng(seed, sentence.sent_id))
+            assert from_search == from_perturb
+        # The seed matters: another one draws other perturbations somewhere.
+        assert generator.perturb(small, b=b, seed=seed + 1, tau=budget) != drawn
+
+
 # ------------------------------------------------------------------ the run
 def _run(sentences: Sequence[Sentence], seed: int, **kw: object):  # type: ignore[no-untyped-def]
     config = PerturbConfig(method="fixed", budget=2, candidates=6, seed=seed, parser="chain", **kw)  # type: ignore[arg-type]
@@ -253,8 +352,6 @@ def test_same_seed_gives_byte_identical_output(small: list[Sentence], tmp_path: 
 
 
 def test_reorderings_keep_the_gold_tree_and_validate(small: list[Sentence], tmp_path: Path) -> None:
-    from brittle.engine.perturb_run import make_generator
-
     config = PerturbConfig(method="neighbour-flip", budget=2, candidates=8, parser="gold")
     result = perturb_sentences(
         small, config=config, generator=make_generator("neighbour-flip"), parser=make_parser("gold")
@@ -290,6 +387,88 @@ def test_config_rejects_bad_values() -> None:
         ]
         == "inf"
     )
+
+
+def test_default_constraints_are_budget_pos_and_syntax() -> None:
+    parser = CachedParser(ChainParser())
+    config = PerturbConfig(method="fixed", budget=2, max_syntax_distance=0.25, tree_labels="upos")
+    budget, pos, syntax = perturb_constraints(config, parser)
+    assert budget == BudgetConstraint(2)
+    assert isinstance(pos, PosConstraint) and not pos.enforce and pos.parser is parser
+    assert isinstance(syntax, SyntaxConstraint)
+    assert (syntax.max_distance, syntax.labels, syntax.parser) == (0.25, "upos", parser)
+    _, enforced, _ = perturb_constraints(replace(config, enforce_pos=True), parser)
+    assert isinstance(enforced, PosConstraint)
+    assert enforced.enforce and enforced.min_rate == 1.0
+
+
+def test_constraints_are_configured_by_name(without_word: type[WithoutWord]) -> None:
+    parser = CachedParser(ChainParser())
+    config = PerturbConfig(method="fixed", budget=2, tree_labels="none")
+    named = perturb_constraints(replace(config, constraints=("syntax:0.3", "budget:3")), parser)
+    assert [c.name for c in named] == ["budget", "syntax"]  # cheap ones first
+    assert named[0] == BudgetConstraint(3)
+    assert isinstance(named[1], SyntaxConstraint)
+    assert (named[1].max_distance, named[1].labels) == (0.3, "none")
+    # A bare syntax takes the run's threshold.
+    (bare,) = perturb_constraints(replace(config, constraints=("syntax",)), parser)
+    assert isinstance(bare, SyntaxConstraint)
+    assert bare.max_distance == DEFAULT_MAX_SYNTAX_DISTANCE
+    # Any registered constraint can be named.
+    (custom,) = perturb_constraints(replace(config, constraints=("without-word:wug",)), parser)
+    assert custom == WithoutWord("wug")
+
+    # --enforce-pos: adds an enforced pos, enforces a bare one, keeps a given rate.
+    def specs(*names: str) -> list[str]:
+        c = PerturbConfig(method="fixed", enforce_pos=True, constraints=names)
+        return [str(spec) for spec in c.constraint_specs]
+
+    assert specs() == ["budget", "pos:1", "syntax"]
+    assert specs("syntax") == ["syntax", "pos:1"]
+    assert specs("pos", "budget") == ["pos:1", "budget"]
+    assert specs("pos:0.5") == ["pos:0.5"]
+
+
+@pytest.mark.parametrize(
+    ("constraints", "message"),
+    [
+        (("nope",), "unknown constraint 'nope'"),
+        (("syntax", "syntax:0.2"), "syntax given more than once"),
+        ((":0.2",), "expected NAME or NAME:VALUE"),
+    ],
+)
+def test_bad_constraint_names_are_config_errors(constraints: tuple[str, ...], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        PerturbConfig(method="fixed", constraints=constraints)
+
+
+def test_bad_constraint_values_fail_before_the_run() -> None:
+    config = PerturbConfig(method="fixed", constraints=("syntax:wide",))
+    with pytest.raises(ConfigError, match="expected a number"):
+        perturb_constraints(config, CachedParser(ChainParser()))
+
+
+def test_a_named_constraint_decides_and_is_reported(
+    small: list[Sentence], without_word: type[WithoutWord], tmp_path: Path
+) -> None:
+    default = _run(small, seed=5)
+    assert any("dax" in s.forms for s in default.sentences)
+    report = default.report()
+    assert "constraints" not in report and "constraints" not in report["config"]
+
+    result = _run(small, seed=5, constraints=("budget", "without-word"))
+    assert result.counts()["perturbed"] > 0
+    assert not any("dax" in s.forms for s in result.sentences)
+    assert all(r.syntax is None for r in result.records)  # no syntax constraint
+    assert result.summary()["pos_preservation_rate"] is None  # no pos constraint
+    report = result.report()
+    assert report["config"]["constraints"] == ["budget", "without-word"]
+    assert report["constraints"] == [
+        {"name": "budget", "tau": 2},
+        {"name": "without-word", "word": "dax"},
+    ]
+    write_perturb_outputs(result, tmp_path / "o.conllu", report=tmp_path / "r.json")
+    assert json.loads((tmp_path / "r.json").read_text())["constraints"] == report["constraints"]
 
 
 def test_random_partners_are_other_sentences_of_the_right_length() -> None:
@@ -336,10 +515,36 @@ def test_cli_perturb_reports_bad_input_cleanly(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "Algorithm 1" in result.output
 
 
-def test_cli_default_matches_the_library_default() -> None:
-    from brittle.cli.perturb import perturb_command
-    from brittle.engine.perturb_run import DEFAULT_MAX_SYNTAX_DISTANCE
+def test_cli_perturb_constraint_option(tmp_path: Path) -> None:
+    base = [
+        "perturb", str(default_treebank_path()), "--method", "neighbour-flip", "--budget", "2",
+        "--candidates", "5", "--parser", "gold", "--limit", "8",
+        "--out", str(tmp_path / "o.conllu"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, [*base, "--report", str(tmp_path / "default.json")])
+    assert result.exit_code == 0, result.output
+    default = json.loads((tmp_path / "default.json").read_text())
+    assert "constraints" not in default and "constraints" not in default["config"]
+    assert "syntax (max_distance=0.1," in result.output
 
+    named = ["--constraint", "budget", "--constraint", "syntax:0.3"]
+    result = CliRunner().invoke(main, [*base, *named, "--report", str(tmp_path / "named.json")])
+    assert result.exit_code == 0, result.output
+    assert "syntax (max_distance=0.3," in result.output
+    data = json.loads((tmp_path / "named.json").read_text())
+    assert data["config"]["constraints"] == ["budget", "syntax:0.3"]
+    assert [c["name"] for c in data["constraints"]] == ["budget", "syntax"]
+    assert data["constraints"][1]["max_distance"] == 0.3
+    assert data["methods"]["neighbour-flip"]["pos_preservation_rate"] is None
+
+    bad = CliRunner().invoke(main, [*base, "--constraint", "nope"])
+    assert bad.exit_code == 2
+    lines = bad.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: unknown constraint 'nope' (known: ")
+    assert "budget, pos, syntax" in lines[0]
+
+
+def test_cli_default_matches_the_library_default() -> None:
     option = next(p for p in perturb_command.params if p.name == "max_syntax_distance")
     assert option.default == DEFAULT_MAX_SYNTAX_DISTANCE
 
@@ -350,7 +555,7 @@ def test_cli_perturb_copos_for_real(tmp_path: Path) -> None:
     """WordNet synonyms, the spaCy parser and the real EWT test split."""
     if not EWT_TEST.exists():
         pytest.skip("EWT test split not available")
-    from brittle.engine.resources import wordnet_status
+    from brittle.engine.core.resources import wordnet_status
 
     if not wordnet_status().available:
         pytest.skip("WordNet is not available")
@@ -397,7 +602,7 @@ def test_cli_compare_methods(tmp_path: Path) -> None:
     assert "| random pairs |" in md
     assert (tmp_path / "compare-methods.png").read_bytes()[:4] == b"\x89PNG"
     bad = CliRunner().invoke(main, [*args[:3], "nope", *args[4:]])
-    assert bad.exit_code == 2 and "unknown method" in bad.output
+    assert bad.exit_code == 2 and "unknown generator 'nope'" in bad.output
 
 
 def test_cli_perturb_without_stanza_models_names_the_fix(

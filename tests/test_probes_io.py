@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from probe_synthetic import synthetic
 
-from brittle.engine.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.engine.probe_data import ProbeData
 from brittle.engine.probe_training import TrainConfig, train_probe
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics, path_heads, rooted_heads
-from brittle.scorers.probe import Probe, load_probe
+from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold
 from brittle.scorers.probe_tasks import ProbeSpec
-from brittle.scorers.representations import RepresentationKey
+from brittle.scorers.representations import FlatVectors, RepresentationKey
 
 KEY = RepresentationKey("transformer", "tiny", 2, "mean", n_layers=2)
 
@@ -40,10 +40,9 @@ def test_save_load_round_trip(
 ) -> None:
     result = quick(task, data, arch=arch)
     out = result.probe.save(tmp_path / "probe")
-    loaded = load_probe(out, expect=KEY)
+    loaded = Probe.load(out, expect=KEY)
     assert loaded.spec == result.probe.spec and loaded.key == KEY
-    reps = data[1].split()
-    for a, b in zip(result.probe.predict(reps), loaded.predict(reps), strict=True):
+    for a, b in zip(result.probe.predict(data[1]), loaded.predict(data[1]), strict=True):
         np.testing.assert_array_equal(a, b)
     meta = json.loads((out / "probe.json").read_text())
     for field in ("model", "layer", "pooling", "task", "architecture", "rank", "seed"):
@@ -63,15 +62,15 @@ def test_mismatched_representation_is_an_error(
     other_layer = RepresentationKey("transformer", "tiny", 1, "mean", n_layers=2)
     other_model = RepresentationKey("transformer", "other", 2, "mean", n_layers=2)
     with pytest.raises(ConfigError, match="layer -2"):
-        load_probe(out, expect=other_layer)
+        Probe.load(out, expect=other_layer)
     with pytest.raises(ConfigError, match="other"):
-        load_probe(out, expect=other_model)
-    probe = load_probe(out)
+        Probe.load(out, expect=other_model)
+    probe = Probe.load(out)
     with pytest.raises(ConfigError):
         probe.check_representation(other_layer)
     probe.check_representation(KEY)
     with pytest.raises(ConfigError, match="dimensions"):
-        probe.predict([np.zeros((3, 7), dtype=np.float32)])
+        probe.predict(FlatVectors.stack([np.zeros((3, 7), dtype=np.float32)]))
 
 
 def test_load_errors(tmp_path: Path) -> None:
@@ -99,8 +98,8 @@ def test_training_is_deterministic(data: tuple[ProbeData, ProbeData]) -> None:
 def test_predict_keeps_order_across_batches(data: tuple[ProbeData, ProbeData]) -> None:
     probe = quick("distance", data).probe
     reps = data[1].split()
-    small = probe.predict(reps, batch_size=3)
-    whole = probe.predict(reps, batch_size=1000)
+    small = probe.predict(data[1], batch_size=3)
+    whole = probe.predict(FlatVectors.stack(reps), batch_size=1000)
     for r, a, b in zip(reps, small, whole, strict=True):
         assert a.shape == (r.shape[0], r.shape[0])
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
@@ -140,5 +139,7 @@ def test_scores_from_a_backend_batch(data: tuple[ProbeData, ProbeData]) -> None:
     probe = quick("depth", data).probe
     d = data[1]
     flat = FlatReps(np.asarray(d.vectors)[None], d.offsets, (2,))
-    assert probe.score_reps(flat, d.golds) == probe.score(d.split(), d.golds)
-    assert set(probe.score_reps(flat, d.golds)[0]) == {"root_acc", "depth_spearman", "depth_acc"}
+    scores = probe.score_predictions(probe.predict_reps(flat, layer=2), d.golds)
+    assert scores == probe.score_predictions(probe.predict(d), d.golds)
+    assert set(scores[0]) == {"root_acc", "depth_spearman", "depth_acc"}
+    assert probe.predict(FlatVectors(d.vectors, d.offsets[:1])) == []  # no sentence

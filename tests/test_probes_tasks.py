@@ -6,11 +6,19 @@ import numpy as np
 import pytest
 from probe_synthetic import synthetic
 
+from brittle.engine.core.errors import ConfigError
 from brittle.engine.probe_data import ProbeData
 from brittle.engine.probe_training import TrainConfig, train_probe
 from brittle.scorers.probe_gold import Gold
-from brittle.scorers.probe_tasks import ProbeSpec, squared_distances, task_for
-from brittle.scorers.representations import RepresentationKey
+from brittle.scorers.probe_nets import pad_flat
+from brittle.scorers.probe_tasks import (
+    PROBE_TASKS,
+    ProbeSpec,
+    ProbeTask,
+    squared_distances,
+    task_for,
+)
+from brittle.scorers.representations import FlatVectors, RepresentationKey
 
 KEY = RepresentationKey("random", "synthetic", 0, "-")
 
@@ -48,14 +56,14 @@ def test_probe_learns(
 ) -> None:
     result = train(task, arch, data)
     assert result.dev_metrics[metric] >= least, result.dev_metrics
-    assert set(task_for(task).metric_names) <= set(result.dev_metrics)
+    assert list(result.dev_metrics) == list(task_for(task).metric_names)
     losses = [h.train_loss for h in result.history]
     assert losses[-1] < losses[0]
 
 
 def test_distance_probe_distances_are_tree_distances(data: tuple[ProbeData, ProbeData]) -> None:
     result = train("distance", "linear", data)
-    preds = result.probe.predict(data[1].split())
+    preds = result.probe.predict(data[1])
     gold = data[1].golds
     err = np.mean([np.abs(p - g.distances).mean() for p, g in zip(preds, gold, strict=True)])
     assert err < 0.25
@@ -65,18 +73,16 @@ def test_distance_probe_distances_are_tree_distances(data: tuple[ProbeData, Prob
 def test_per_sentence_scores(data: tuple[ProbeData, ProbeData]) -> None:
     probe = train("root", "linear", data).probe
     reps = data[1].split()[:5]
-    scores = probe.score(reps, data[1].golds[:5])
+    preds = probe.predict(FlatVectors.stack(reps))
+    scores = probe.score_predictions(preds, data[1].golds[:5])
     assert len(scores) == 5 and set(scores[0]) == {"root_acc", "root_prob"}
     assert all(0.0 <= s["root_prob"] <= 1.0 for s in scores)
-    preds = probe.predict(reps)
     assert [p.shape for p in preds] == [(r.shape[0],) for r in reps]
     np.testing.assert_allclose([p.sum() for p in preds], 1.0, rtol=1e-5)
 
 
 def test_perceptron_loss_is_zero_only_with_margin_met() -> None:
     import torch
-
-    from brittle.scorers.probe_nets import pad_list
 
     gold = Gold.from_arrays([0, 1, 2])  # a chain 1 <- 2 <- 3
     task = task_for("perceptron")
@@ -86,11 +92,12 @@ def test_perceptron_loss_is_zero_only_with_margin_met() -> None:
     net = task.build(spec)
     with torch.no_grad():
         net.weight.fill_(1.0)  # type: ignore[union-attr, operator]
-    loss = task.loss(net, pad_list([x]), [gold], spec)
+    batch = pad_flat(FlatVectors.stack([x]))
+    loss = task.loss(net, batch, [gold], spec)
     assert float(loss.detach()) == pytest.approx(0.0, abs=1e-6)
     with torch.no_grad():
         net.weight.fill_(0.0)  # type: ignore[union-attr, operator]
-    collapsed = task.loss(net, pad_list([x]), [gold], spec)
+    collapsed = task.loss(net, batch, [gold], spec)
     assert float(collapsed.detach()) > 0.0  # the margin rules out the collapsed probe
 
 
@@ -104,14 +111,56 @@ def test_squared_distances() -> None:
 
 
 def test_length_mismatch_is_an_error(data: tuple[ProbeData, ProbeData]) -> None:
-    from brittle.engine.errors import ConfigError
-
     probe = train("pos", "linear", data).probe
-    reps = data[1].split()[:2]
+    batch = pad_flat(data[1], [0, 1])
     with pytest.raises(ConfigError):
-        probe.task.loss(
-            probe.net,
-            __import__("brittle.scorers.probe_nets", fromlist=["pad_list"]).pad_list(reps),
-            list(data[1].golds[1:3]),
-            probe.spec,
-        )
+        probe.task.loss(probe.net, batch, list(data[1].golds[1:3]), probe.spec)
+
+
+# ------------------------------------------------------------------ task facts
+PRIMARY = {
+    "distance": "uuas",
+    "perceptron": "uuas",
+    "depth": "depth_spearman",
+    "pos": "pos_acc",
+    "root": "root_acc",
+    "tree-depth": "tree_depth_acc",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRIMARY))
+def test_tasks_state_their_facts(name: str) -> None:
+    cls = PROBE_TASKS.get(name)
+    assert cls.name == name and cls.primary == PRIMARY[name]
+    assert cls.higher_is_better(cls.primary)
+    assert set(cls.columns) <= set(cls.metric_names)
+    assert cls.primary in cls.attack_metrics()
+    assert set(cls.attack_metrics()) == {m for m in cls.metric_names if cls.higher_is_better(m)}
+
+
+def test_lower_is_better_metrics_are_not_attacked() -> None:
+    task = task_for("tree-depth")
+    assert not task.higher_is_better("tree_depth_mae")
+    assert task.attack_metrics() == ("tree_depth_acc",)
+    assert task.columns == ("tree_depth_acc", "tree_depth_mae")
+    with pytest.raises(ConfigError):
+        task.higher_is_better("uuas")
+
+
+def test_a_task_with_wrong_facts_fails_where_it_is_defined() -> None:
+    base = PROBE_TASKS.get("root")
+    with pytest.raises(TypeError, match="primary"):
+        type("NoPrimary", (base,), {"name": "no-primary", "primary": "accuracy"})
+    with pytest.raises(TypeError, match="primary"):
+        type("LowPrimary", (base,), {"name": "low", "lower_is_better": frozenset({"root_acc"})})
+    with pytest.raises(TypeError, match="columns"):
+        type("BadColumns", (base,), {"name": "bad-columns", "columns": ("uuas",)})
+    with pytest.raises(TypeError):  # the registry's contract: ProbeTask classes
+        PROBE_TASKS.register("not-a-task")(dict)
+    assert "not-a-task" not in PROBE_TASKS
+
+
+def test_unknown_task_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError, match="distance"):
+        task_for("constituency")
+    assert issubclass(PROBE_TASKS.get("pos"), ProbeTask)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from repr_models import tiny_bert, tiny_gpt2, tiny_sentencepiece
 
-from brittle.engine.errors import ConfigError
+from brittle.engine.core.errors import ConfigError
 from brittle.scorers.alignment import _windows, align_batch, plan_rows, pooling_targets
 from brittle.scorers.transformer_backend import TransformerEncoder
 
@@ -225,7 +225,7 @@ def test_bad_options(models: dict[str, Path]) -> None:
 
 
 def test_missing_model_directory(tmp_path: Path) -> None:
-    from brittle.engine.errors import ResourceMissingError
+    from brittle.engine.core.errors import ResourceMissingError
 
     with pytest.raises(ResourceMissingError):
         TransformerEncoder(str(tmp_path / "absent/"), device="cpu")
@@ -243,8 +243,8 @@ def test_minilm_multiword_tokens() -> None:
     """Syntactic words of multiword tokens (``do`` + ``n't``) each get their own pieces."""
     from transformers import AutoTokenizer
 
-    from brittle.engine import resources
-    from brittle.engine.conllu import read_conllu
+    from brittle.engine.core import resources
+    from brittle.engine.core.conllu import read_conllu
 
     tok = AutoTokenizer.from_pretrained(resources.default_encoder_path())
     data = Path(__file__).resolve().parents[1] / "data" / "default.conllu"

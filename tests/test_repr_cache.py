@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 from brittle.scorers.repcache import CachedBackend, DiskCache, LRUCache
-from brittle.scorers.representations import FlatReps, RepresentationBackend, offsets_of
+from brittle.scorers.representations import (
+    BackendRequest,
+    FlatReps,
+    RepresentationBackend,
+    offsets_of,
+)
 
 
 class Counting(RepresentationBackend):
@@ -20,6 +25,10 @@ class Counting(RepresentationBackend):
     def __init__(self) -> None:
         super().__init__(model="fake", dim=4, n_layers=3, pooling="mean")
         self.calls: list[int] = []
+
+    @classmethod
+    def open(cls, request: BackendRequest) -> Counting:
+        return cls()
 
     def encode_flat(self, sentences: Sequence[Sequence[str]], *, layers: Sequence[int]) -> FlatReps:
         self.calls.append(len(sentences))
@@ -60,6 +69,15 @@ def test_cached_backend_encodes_only_misses() -> None:
     assert [a.shape[0] for a in again] == [2, 3, 2, 1, 2]
     assert cached.cache.hits > 0
     assert cached.key(-1) == inner.key(-1)
+    assert cached.describe() == inner.describe() and cached.oov_report() is None
+
+
+def test_cached_backend_opens_by_request() -> None:
+    from brittle.scorers.static_backend import RandomVectors
+
+    cached = CachedBackend.open(BackendRequest(model="random:8", seed=2))
+    assert isinstance(cached.inner, RandomVectors) and cached.dim == 8
+    assert cached.name == "random" and cached.describe() == cached.inner.describe()
 
 
 def test_disk_cache_round_trip(tmp_path: Path) -> None:
@@ -73,9 +91,12 @@ def test_disk_cache_round_trip(tmp_path: Path) -> None:
     np.testing.assert_array_equal(a.vectors, direct.vectors[0])
     np.testing.assert_array_equal(b.vectors, direct.vectors[1])
     np.testing.assert_array_equal(a.sentence(1), direct.split(inner.layer_index(-1))[1])
+    assert len(a) == len(SENTS) and a.dim == 4
     inner.calls.clear()
     again = disk.get_or_extract(inner, SENTS, layer=-1)
-    assert inner.calls == [] and again.key == a.key
+    assert inner.calls == []
+    np.testing.assert_array_equal(again.vectors, a.vectors)
+    np.testing.assert_array_equal(again.offsets, a.offsets)
     # other sentences or another layer are other entries
     disk.get_or_extract(inner, SENTS[:2], layer=-1)
     disk.get_or_extract(inner, SENTS, layer=-2)
@@ -86,8 +107,9 @@ def test_disk_cache_round_trip(tmp_path: Path) -> None:
 def test_disk_cache_rebuilds_damaged_entry(tmp_path: Path) -> None:
     inner = Counting()
     disk = DiskCache(tmp_path)
-    stored = disk.get_or_extract(inner, SENTS, layer=-1)
-    stored.path.write_bytes(b"\0" * 8)  # truncated
+    disk.get_or_extract(inner, SENTS, layer=-1)
+    (data,) = tmp_path.glob("*.f32")
+    data.write_bytes(b"\0" * 8)  # truncated
     assert disk.load(inner.key(-1), SENTS) is None
     inner.calls.clear()
     fixed = disk.get_or_extract(inner, SENTS, layer=-1)

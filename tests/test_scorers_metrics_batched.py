@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scorers_reference import examples, heads_arrays, random_heads, tree_distances_ref
 
-from brittle.engine.tree import tree_problems
+from brittle.engine.core.tree import tree_problems
 from brittle.scorers import _metric_kernels
 from brittle.scorers.errors import InvalidTreeError, LengthMismatchError, ScorerInputError
 from brittle.scorers.metrics import (
@@ -198,7 +198,7 @@ def test_distance_batch_errors() -> None:
 @examples(200)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 6))
 def test_depth_batch_equals_per_sentence(seed: int, n: int, m: int) -> None:
-    from brittle.engine.tree import depths
+    from brittle.engine.core.tree import depths
 
     rng = np.random.default_rng(seed)
     trees = [random_heads(rng, n), random_heads(rng, int(rng.integers(1, n + 1)))]
@@ -248,7 +248,7 @@ def _same_dicts(a: list[dict[str, float]], b: list[dict[str, float]]) -> bool:
 
 @pytest.mark.parametrize("task", ["distance", "perceptron", "depth"])
 def test_probe_tasks_use_the_batched_path(task: str) -> None:
-    from brittle.engine.tree import depths
+    from brittle.engine.core.tree import depths
     from brittle.scorers.metrics import aggregate_depth, aggregate_distance
 
     rng = np.random.default_rng(7)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scorers_reference import dnd_ref, examples, idc_ref, permutation_ref
 
-from brittle.engine.errors import BrittleError
+from brittle.engine.core.errors import BrittleError
 from brittle.scorers.errors import NotAPermutationError, ScorerInputError
 from brittle.scorers.order import (
     OrderScores,

@@ -75,7 +75,7 @@ def test_spanning_trees_match_networkx(seed: int, n: int, ties: bool) -> None:
         assert edges.shape == (n - 1, 2)
         assert (edges[:, 0] < edges[:, 1]).all()
         # a spanning tree: the heads form one tree rooted at word 1
-        from brittle.engine.tree import tree_problems
+        from brittle.engine.core.tree import tree_problems
 
         assert tree_problems(parent_to_heads(parent)) == []
         expected = networkx_tree_weight(w, maximum=maximum)

@@ -8,12 +8,13 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from brittle.engine.conllu import read_conllu
-from brittle.engine.perturbation import Perturbation
-from brittle.engine.scoring import CachedScorer, Evaluation, Objective
-from brittle.engine.sentence import Sentence
-from brittle.search.problem import SearchProblem
-from brittle.search.strategies import beam_search, greedy_search, sample_search
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.sentence import Sentence
+from brittle.search.problem import SearchProblem, first_feasible
+from brittle.search.scoring import CachedScorer, Evaluation, Objective
+from brittle.search.strategies import BeamSearch, GreedySearch, SampleSearch
+from brittle.search.table import SubstitutionTable
 
 from support import FIXTURES
 
@@ -24,6 +25,7 @@ class AdditiveEvaluator:
     """Metric = 1 - sum of the penalties of the replacement words present (known worst case)."""
 
     tasks = ("a", "b")
+    primary = ()
 
     def __init__(self, penalty: dict[str, float], interaction: float = 0.0) -> None:
         self.penalty = penalty
@@ -43,6 +45,9 @@ class AdditiveEvaluator:
             out[i] = (1.0 - total, 1.0 - 2 * total)
         m = len(candidates)
         return Evaluation(out, np.arange(m, dtype=float), np.linspace(1.0, 0.5, m))
+
+    def evaluate_many(self, requests) -> list[Evaluation]:
+        return [self.evaluate(o, c, a) for o, c, a in requests]
 
 
 OPTIONS = {
@@ -77,9 +82,8 @@ def make_problem(
         checked.extend(batch)
         return np.array([not (set(p.replacements) & infeasible) for p in batch])
 
-    problem = SearchProblem(
-        SENTENCE.sent_id, "test", OPTIONS, budget, session, feasible, session.is_exhausted
-    )
+    table = SubstitutionTable.from_mapping(SENTENCE.sent_id, "test", len(SENTENCE), OPTIONS)
+    problem = SearchProblem(table, budget, session, feasible, session.is_exhausted)
     return problem, session, checked
 
 
@@ -98,7 +102,7 @@ def brute_force(budget: int, infeasible: frozenset[str] = frozenset()) -> float:
 @pytest.mark.parametrize("budget", [1, 2, 3])
 def test_beam_finds_known_worst_case(budget: int) -> None:
     problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=budget)
-    out = beam_search(problem, rng=np.random.default_rng(0), beam_width=4)
+    out = BeamSearch(beam_width=4).search(problem, rng=np.random.default_rng(0))
     assert out.damage == pytest.approx(brute_force(budget))
     assert len(out.best.positions) == budget
     assert out.success
@@ -106,37 +110,37 @@ def test_beam_finds_known_worst_case(budget: int) -> None:
 
 def test_greedy_on_additive_problem_is_optimal_and_cheaper_than_beam() -> None:
     problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2)
-    out = greedy_search(problem, rng=np.random.default_rng(0))
+    out = GreedySearch().search(problem, rng=np.random.default_rng(0))
     assert out.damage == pytest.approx(brute_force(2))
     beam_problem, beam_session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2)
-    beam_search(beam_problem, rng=np.random.default_rng(0), beam_width=4)
+    BeamSearch(beam_width=4).search(beam_problem, rng=np.random.default_rng(0))
     assert session.queries < beam_session.queries
 
 
 def test_sample_with_enough_candidates_finds_worst_case() -> None:
     problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=3)
-    out = sample_search(problem, rng=np.random.default_rng(1), candidates=200)
+    out = SampleSearch(candidates=200).search(problem, rng=np.random.default_rng(1))
     assert out.damage == pytest.approx(brute_force(3))
 
 
 def test_infeasible_candidates_are_never_selected() -> None:
     blocked = frozenset({"water", "enjoys"})
     for strategy, kw in (
-        (beam_search, {"beam_width": 2}),
-        (greedy_search, {}),
-        (sample_search, {"candidates": 200}),
+        (BeamSearch, {"beam_width": 2}),
+        (GreedySearch, {}),
+        (SampleSearch, {"candidates": 200}),
     ):
         problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, infeasible=blocked)
-        out = strategy(problem, rng=np.random.default_rng(0), **kw)
+        out = strategy(**kw).search(problem, rng=np.random.default_rng(0))
         assert not set(out.best.replacements) & blocked
         assert out.success
-        if strategy is not greedy_search:  # greedy follows its ranking, not the optimum
+        if strategy is not GreedySearch:  # greedy follows its ranking, not the optimum
             assert out.damage == pytest.approx(brute_force(2, blocked))
 
 
 def test_syntax_check_is_lazy() -> None:
     problem, _, checked = make_problem(AdditiveEvaluator(PENALTY), budget=3)
-    out = sample_search(problem, rng=np.random.default_rng(0), candidates=30)
+    out = SampleSearch(candidates=30).search(problem, rng=np.random.default_rng(0))
     assert out.evaluated == 12  # every distinct 3-word perturbation: 2 * 2 * 3
     assert len(checked) < out.evaluated  # only the top chunk is checked
 
@@ -144,7 +148,7 @@ def test_syntax_check_is_lazy() -> None:
 def test_query_budget_is_respected_and_counted() -> None:
     evaluator = AdditiveEvaluator(PENALTY)
     problem, session, _ = make_problem(evaluator, budget=3, query_budget=5)
-    beam_search(problem, rng=np.random.default_rng(0), beam_width=4)
+    BeamSearch(beam_width=4).search(problem, rng=np.random.default_rng(0))
     assert session.queries == 5  # 1 clean + 4 candidates
     assert evaluator.evaluated == 5
     assert session.is_exhausted()
@@ -154,10 +158,10 @@ def test_cache_lives_across_sessions_and_hits_are_free() -> None:
     evaluator = AdditiveEvaluator(PENALTY)
     scorer = CachedScorer(evaluator)
     p1, _, _ = make_problem(evaluator, budget=1, scorer=scorer)
-    beam_search(p1, rng=np.random.default_rng(0))
+    BeamSearch().search(p1, rng=np.random.default_rng(0))
     first = evaluator.evaluated
     p2, s2, _ = make_problem(evaluator, budget=1, scorer=scorer)
-    beam_search(p2, rng=np.random.default_rng(0))
+    BeamSearch().search(p2, rng=np.random.default_rng(0))
     assert evaluator.evaluated == first  # all from cache
     assert s2.queries == 0
     assert scorer.hits >= first
@@ -167,7 +171,7 @@ def test_cache_is_bounded() -> None:
     evaluator = AdditiveEvaluator(PENALTY)
     scorer = CachedScorer(evaluator, cache_size=3)
     problem, _, _ = make_problem(evaluator, budget=2, scorer=scorer)
-    beam_search(problem, rng=np.random.default_rng(0))
+    BeamSearch().search(problem, rng=np.random.default_rng(0))
     assert len(scorer) == 3
 
 
@@ -175,7 +179,7 @@ def test_sample_is_deterministic_for_a_seed() -> None:
     outs = []
     for _ in range(2):
         problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2)
-        outs.append(sample_search(problem, rng=np.random.default_rng(7), candidates=5))
+        outs.append(SampleSearch(candidates=5).search(problem, rng=np.random.default_rng(7)))
     assert outs[0] == outs[1]
 
 
@@ -184,16 +188,14 @@ def test_nothing_eligible_gives_identity() -> None:
     scorer = CachedScorer(evaluator)
     session = scorer.session(SENTENCE, Objective.mean_of(["a"]))
     problem = SearchProblem(
-        SENTENCE.sent_id,
-        "test",
-        {},
+        SubstitutionTable(SENTENCE.sent_id, "test", len(SENTENCE)),
         2,
         session,
         lambda b: np.ones(len(b), bool),
         session.is_exhausted,
     )
-    for strategy in (beam_search, greedy_search, sample_search):
-        out = strategy(problem, rng=np.random.default_rng(0))
+    for strategy in (BeamSearch, GreedySearch, SampleSearch):
+        out = strategy().search(problem, rng=np.random.default_rng(0))
         assert out.best.is_identity
         assert not out.success
 
@@ -201,8 +203,6 @@ def test_nothing_eligible_gives_identity() -> None:
 @pytest.mark.parametrize("max_chunk", [1, 2, 5, 32])
 @pytest.mark.parametrize("want", [1, 2, 3])
 def test_first_feasible_is_independent_of_batching(want: int, max_chunk: int) -> None:
-    from brittle.search.problem import first_feasible
-
     rng = np.random.default_rng(want * 100 + max_chunk)
     candidates = [
         Perturbation(SENTENCE.sent_id, "test", positions=(1,), replacements=(f"w{i}",))
@@ -216,7 +216,8 @@ def test_first_feasible_is_independent_of_batching(want: int, max_chunk: int) ->
         calls.append(len(batch))
         return np.array([ok[int(p.replacements[0][1:])] for p in batch])
 
-    problem = SearchProblem(SENTENCE.sent_id, "test", {}, 1, None, feasible, lambda: False)
+    empty = SubstitutionTable(SENTENCE.sent_id, "test", len(SENTENCE))
+    problem = SearchProblem(empty, 1, None, feasible, lambda: False)
     found, checked = first_feasible(problem, candidates, damages, want=want, max_chunk=max_chunk)
     # Reference: walk the candidates one by one in order of damage, earlier first on ties.
     order = sorted(range(40), key=lambda i: (-damages[i], i))
@@ -230,8 +231,6 @@ def test_first_feasible_is_independent_of_batching(want: int, max_chunk: int) ->
 
 
 def test_first_feasible_checks_only_what_it_needs_when_all_pass() -> None:
-    from brittle.search.problem import first_feasible
-
     problem, _, checked = make_problem(AdditiveEvaluator(PENALTY))
     pool = list(problem.expand(problem.empty()))
     damages = np.arange(len(pool), dtype=float)

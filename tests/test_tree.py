@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brittle.engine import tree
-from brittle.engine.conllu import read_conllu
+from brittle.engine.core import tree
+from brittle.engine.core.conllu import read_conllu
 
 from support import shared_treebanks
 

@@ -1,4 +1,4 @@
-"""Dependency parsers behind one batch interface, registered in ``registry("parsers")``.
+"""Dependency parsers behind one batch interface, registered in ``PARSERS``.
 
 Importing this package registers ``spacy``, ``stanza`` and ``gold``; none of them loads
 a model until it is used. :func:`make_parser` builds one by name.
@@ -6,13 +6,20 @@ a model until it is used. :func:`make_parser` builds one by name.
 
 from __future__ import annotations
 
-from brittle.engine.registry import registry
-from brittle.scorers.parsers.base import CachedParser, CacheStats, Parse, Parser, WordParser
+from brittle.scorers.parsers.base import (
+    PARSERS,
+    CachedParser,
+    CacheStats,
+    Parse,
+    Parser,
+    WordParser,
+)
 from brittle.scorers.parsers.gold import GoldParser
 from brittle.scorers.parsers.spacy_backend import SpacyBackend
 from brittle.scorers.parsers.stanza_backend import StanzaBackend
 
 __all__ = [
+    "PARSERS",
     "CacheStats",
     "CachedParser",
     "GoldParser",
@@ -32,12 +39,9 @@ def make_parser(name: str, **options: object) -> Parser:
     Raises:
         ConfigError: for an unknown name (the message lists the known ones).
     """
-    factory = registry("parsers").get(name)
-    parser = factory(**options)  # type: ignore[operator]
-    assert isinstance(parser, Parser)
-    return parser
+    return PARSERS.get(name)(**options)
 
 
 def parser_names() -> list[str]:
     """Registered parser names."""
-    return registry("parsers").names()
+    return PARSERS.names()

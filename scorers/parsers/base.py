@@ -10,16 +10,18 @@ words tuple, which survives across sentences and counts queries, hits and parses
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from brittle.engine.core.registry import Registry
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-    from brittle.engine.sentence import Sentence
+    from brittle.engine.core.sentence import Sentence
 
 __all__ = ["CacheStats", "CachedParser", "Parse", "Parser", "WordParser", "Words"]
 
@@ -90,6 +92,12 @@ class Parser(Protocol):
     def describe(self) -> dict[str, object]:
         """Name, model and version details for reports."""
         ...
+
+
+#: Dependency parsers by name: factories that build a :class:`Parser` from keyword options.
+PARSERS: Registry[Callable[..., Parser]] = Registry(
+    "parsers", packages=("brittle.scorers.parsers",)
+)
 
 
 class WordParser(Protocol):

@@ -11,11 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brittle.engine.registry import registry
-from brittle.scorers.parsers.base import Parse
+from brittle.scorers.parsers.base import PARSERS, Parse
 
 if TYPE_CHECKING:
-    from brittle.engine.sentence import Sentence
+    from brittle.engine.core.sentence import Sentence
 
 __all__ = ["GoldParser", "gold_parser"]
 
@@ -38,7 +37,7 @@ class GoldParser:
         return [Parse(s.heads, s.upos, s.deprels) for s in sentences]
 
 
-@registry("parsers").register("gold", help="no re-parse: the treebank's own annotation")
+@PARSERS.register("gold", help="no re-parse: the treebank's own annotation")
 def gold_parser() -> GoldParser:
     """The gold parser (takes no options)."""
     return GoldParser()

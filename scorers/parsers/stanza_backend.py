@@ -3,7 +3,7 @@
 ``stanza.Pipeline("en", processors="tokenize,pos,lemma,depparse",
 tokenize_pretokenized=True, download_method=None)`` parses a whole batch of word lists
 as one document, one sentence per list. Nothing is downloaded: missing models raise
-:class:`~brittle.engine.errors.ResourceMissingError`. The conversion from a Stanza
+:class:`~brittle.engine.core.errors.ResourceMissingError`. The conversion from a Stanza
 ``Document`` to :class:`Parse` records is a plain function, testable without models.
 """
 
@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from brittle.engine.errors import ResourceMissingError
-from brittle.engine.registry import registry
-from brittle.scorers.parsers.base import CachedParser, Parse, Words
+from brittle.engine.core.errors import ResourceMissingError
+from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
 
 __all__ = ["StanzaBackend", "document_to_parses", "stanza_parser"]
 
@@ -128,9 +127,7 @@ class StanzaBackend:
         return out
 
 
-@registry("parsers").register(
-    "stanza", help="Stanza English depparse, pre-tokenized (needs installed models)"
-)
+@PARSERS.register("stanza", help="Stanza English depparse, pre-tokenized (needs installed models)")
 def stanza_parser(
     *,
     model_dir: str | None = None,

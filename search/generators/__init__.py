@@ -1,6 +1,6 @@
 """Candidate generators: word substitutions and reorderings, registered by name.
 
-Importing this package registers every generator in ``registry("generators")``:
+Importing this package registers every generator in :data:`GENERATORS`:
 
 ==================  ======================================================================
 name                what it proposes
@@ -19,10 +19,10 @@ Heavy libraries and resources load on first use, never at import.
 """
 
 from brittle.search.generators.base import (
-    Candidate,
+    GENERATORS,
     Generator,
+    GeneratorFamily,
     SubstitutionGenerator,
-    SubstitutionTable,
 )
 from brittle.search.generators.coco import CoCO
 from brittle.search.generators.copos import CoPOS
@@ -37,14 +37,16 @@ from brittle.search.generators.order import (
     TextReordering,
 )
 from brittle.search.generators.random_words import RandomWords
-from brittle.search.generators.sampling import sample_substitutions
+from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = [
+    "GENERATORS",
     "Candidate",
     "CoCO",
     "CoPOS",
     "Eligibility",
     "Generator",
+    "GeneratorFamily",
     "Jabberwocky",
     "NeighbourFlip",
     "Neighbours",
@@ -55,5 +57,4 @@ __all__ = [
     "SubstitutionGenerator",
     "SubstitutionTable",
     "TextReordering",
-    "sample_substitutions",
 ]

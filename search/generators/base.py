@@ -6,15 +6,15 @@ Generators are split by what they change:
   ``neighbours``) first propose, for every eligible position of every sentence of a
   batch, a ranked tuple of replacement :data:`Candidate` pairs ``(form, lemma)`` — one
   :class:`SubstitutionTable` per sentence — and then draw ``b`` random ``tau``-word
-  :class:`~brittle.engine.perturbation.Perturbation` records from each table with a seeded
-  ``numpy.random.Generator`` (:func:`brittle.search.generators.sampling.sample_substitutions`).
+  :class:`~brittle.engine.core.perturbation.Perturbation` records from each table with a seeded
+  ``numpy.random.Generator`` (:func:`brittle.search.sampling.sample_substitutions`).
   Separating the proposal from the draw lets a search strategy reuse one table for many
   draws, for greedy or beam search over positions, and lets constraints prune positions
   or candidates before any perturbation is built.
 - **Reordering generators** (``shuffle``, ``phrase-shuffle``, ``neighbour-flip``) draw
   permutations directly; see :mod:`brittle.search.generators.order`.
 
-Every generator is a class registered by name in ``registry("generators")``; its
+Every generator is a class registered by name in :data:`GENERATORS`; its
 constructor takes only keyword-only, typed options; heavy resources (WordNet, GloVe,
 language models) are loaded on first use, never at import.
 """
@@ -23,125 +23,76 @@ from __future__ import annotations
 
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import ClassVar, Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import ClassVar, Literal
 
 import numpy as np
 
-from brittle.engine.perturbation import Perturbation
-from brittle.engine.sentence import Sentence
+from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.registry import Registry
+from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.eligibility import Eligibility
+from brittle.search.sampling import sample_substitutions
+from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = [
+    "GENERATORS",
     "Candidate",
     "Generator",
+    "GeneratorFamily",
     "SubstitutionGenerator",
     "SubstitutionTable",
     "position_rng",
     "sentence_rng",
 ]
 
-#: One replacement option: ``(form, lemma)``; the lemma is ``"_"`` when unknown.
-Candidate = tuple[str, str]
+GeneratorFamily = Literal["substitution", "reordering"]
 
 
-@dataclass(frozen=True, slots=True)
-class SubstitutionTable:
-    """Ranked replacement options for the eligible positions of one sentence.
+@dataclass(frozen=True, kw_only=True)
+class Generator(ABC):
+    """What every registered generator is: options as keyword-only dataclass fields,
+    facts about itself as class variables, and a batched, seeded draw.
 
-    Attributes:
-        sentence_id: the sentence's ``sent_id``.
-        method: the generator that proposed the options.
-        n_words: number of syntactic words of the sentence.
-        entries: ``(position, options)`` pairs, positions 0-based and strictly ascending;
-            ``options`` is a non-empty tuple of distinct :data:`Candidate` pairs, best
-            first. Positions without any option are left out.
+    A run reads the class variables before it builds anything, so an impossible
+    combination (a reordering under beam search, a treebank without the columns the
+    generator reads) is refused with one line before any model loads.
     """
 
-    sentence_id: str
-    method: str
-    n_words: int
-    entries: tuple[tuple[int, tuple[Candidate, ...]], ...] = ()
-
-    def __post_init__(self) -> None:
-        positions = [i for i, _ in self.entries]
-        if positions != sorted(set(positions)):
-            raise ValueError("table positions must be strictly ascending")
-        for i, options in self.entries:
-            if not 0 <= i < self.n_words:
-                raise ValueError(f"position {i} out of range for {self.n_words} words")
-            if not options:
-                raise ValueError(f"position {i} has no options")
+    #: Registered name, written in ``Perturbation.method`` and in MISC.
+    method: ClassVar[str] = ""
+    #: ``substitution`` (per-position options, any strategy) or ``reordering``.
+    family: ClassVar[GeneratorFamily] = "substitution"
+    #: CoNLL-U columns the generator reads (``form``, ``upos``, ``heads``, ...).
+    requires: ClassVar[frozenset[str]] = frozenset({"form"})
+    #: Offline resources it loads (``wordnet``, ``glove``, ``causal-lm``, ...).
+    needs: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
-    def from_mapping(
-        cls,
-        sentence_id: str,
-        method: str,
-        n_words: int,
-        options: Mapping[int, Sequence[Candidate]],
-    ) -> SubstitutionTable:
-        """A table from ``{position: candidates}``; empty candidate lists are dropped."""
-        entries = tuple((i, tuple(options[i])) for i in sorted(options) if len(options[i]) > 0)
-        return cls(sentence_id, method, n_words, entries)
+    def options(cls) -> tuple[str, ...]:
+        """Names of the keyword options the constructor takes."""
+        return tuple(f.name for f in fields(cls) if f.init)
 
-    @property
-    def positions(self) -> tuple[int, ...]:
-        """Positions that have at least one option, ascending."""
-        return tuple(i for i, _ in self.entries)
+    def prepare(self) -> None:
+        """Load what the generator reads (lexicons, models) now rather than on first use.
 
-    def options(self, position: int) -> tuple[Candidate, ...]:
-        """Options at ``position`` (empty when it has none)."""
-        for i, options in self.entries:
-            if i == position:
-                return options
-        return ()
+        Runs call it before their first sentence, so a missing resource fails early and
+        loading time is not charged to the first sentences. Nothing to load by default.
+        """
+        return None
 
-    def as_dict(self) -> dict[int, tuple[Candidate, ...]]:
-        """``{position: options}``."""
-        return dict(self.entries)
-
-    def truncated(self, top_k: int) -> SubstitutionTable:
-        """The same table keeping at most ``top_k`` options per position."""
-        return SubstitutionTable(
-            self.sentence_id,
-            self.method,
-            self.n_words,
-            tuple((i, opts[:top_k]) for i, opts in self.entries if top_k > 0),
-        )
-
-    @property
-    def size(self) -> int:
-        """Total number of options over all positions."""
-        return sum(len(opts) for _, opts in self.entries)
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self) -> Iterator[tuple[int, tuple[Candidate, ...]]]:
-        return iter(self.entries)
-
-
-@runtime_checkable
-class Generator(Protocol):
-    """What every registered generator offers: a batched draw of perturbations."""
-
-    @property
-    def method(self) -> str:
-        """Registered name, written in ``Perturbation.method``."""
-        ...
-
-    @property
-    def requires(self) -> frozenset[str]:
-        """CoNLL-U columns the generator reads (``upos``, ``xpos``, ``heads``, ...)."""
-        ...
-
+    @abstractmethod
     def perturb(
         self, sentences: Sequence[Sentence], *, b: int, seed: int, tau: int | None = None
     ) -> list[list[Perturbation]]:
         """Up to ``b`` distinct perturbations per sentence (see the implementations)."""
-        ...
+
+
+#: Generators by name (classes; build one with its keyword options).
+GENERATORS: Registry[type[Generator]] = Registry(
+    "generators", contract=Generator, packages=("brittle.search.generators",)
+)
 
 
 def stable_hash(text: str) -> int:
@@ -163,7 +114,7 @@ def position_rng(seed: int, sentence_id: str, position: int) -> np.random.Genera
 
 
 @dataclass(frozen=True, kw_only=True)
-class SubstitutionGenerator(ABC):
+class SubstitutionGenerator(Generator):
     """Base class of word-substitution generators.
 
     Subclasses implement :meth:`candidates`; :meth:`perturb` draws perturbations from the
@@ -174,9 +125,7 @@ class SubstitutionGenerator(ABC):
         top_k: default number of options per position.
     """
 
-    #: Registered name, written in ``Perturbation.method`` and in MISC.
-    method: ClassVar[str] = ""
-    #: CoNLL-U columns the generator reads (checked once by the run).
+    family: ClassVar[GeneratorFamily] = "substitution"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})
 
     eligibility: Eligibility = field(default_factory=Eligibility)
@@ -185,14 +134,6 @@ class SubstitutionGenerator(ABC):
     def __post_init__(self) -> None:
         if self.top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {self.top_k}")
-
-    def prepare(self) -> None:
-        """Load what the generator reads (lexicons, models) now rather than on first use.
-
-        Runs call it before their first sentence, so a missing resource fails early and
-        loading time is not charged to the first sentences. Nothing to load by default.
-        """
-        return None
 
     @abstractmethod
     def candidates(
@@ -211,10 +152,8 @@ class SubstitutionGenerator(ABC):
         """Up to ``b`` distinct perturbations per sentence, each changing ``tau`` words.
 
         ``tau`` defaults to 1; sentences with fewer eligible positions get perturbations
-        of all of them. See :func:`~brittle.search.generators.sampling.sample_substitutions`.
+        of all of them. See :func:`~brittle.search.sampling.sample_substitutions`.
         """
-        from brittle.search.generators.sampling import sample_substitutions
-
         tables = self.candidates(sentences, top_k=self.top_k)
         return [
             sample_substitutions(
@@ -229,7 +168,7 @@ class SubstitutionGenerator(ABC):
             raise ValueError(f"top_k must be at least 1, got {k}")
         return k
 
-    def _tables_by_word(
+    def tables_by_word(
         self,
         sentences: Sequence[Sentence],
         options_at: Callable[[Sentence, int], list[Candidate]],

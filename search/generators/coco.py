@@ -20,7 +20,7 @@ positions of a batch of sentences are scored together, ``batch_size`` contexts p
 forward pass.
 
 The default model is the bundled SmolLM2 (offline, converted once by
-:func:`brittle.engine.resources.causal_lm_path`); any local directory or hub id
+:func:`brittle.engine.core.resources.causal_lm_path`); any local directory or hub id
 loads the same way (``from_pretrained``).
 """
 
@@ -30,13 +30,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from brittle.engine.registry import registry
-from brittle.engine.sentence import Sentence
-from brittle.search.generators.base import Candidate, SubstitutionGenerator, SubstitutionTable
+from brittle.engine.core.sentence import Sentence
+from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 from brittle.search.generators.inflection import match_case, target_tag
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, load_lm
+from brittle.search.generators.lm_causal import next_words_at, sentence_logprobs
+from brittle.search.generators.lm_masked import masked_words
 from brittle.search.generators.surface import SurfaceText, surface_of
+from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = ["CoCO", "keep_word"]
 
@@ -55,7 +57,7 @@ def keep_word(word: str, *, original: str, min_length: int) -> bool:
     return not (original.islower() and not word.islower())
 
 
-@registry("generators").register("coco", help="words a language model expects in context")
+@GENERATORS.register("coco", help="words a language model expects in context")
 @dataclass(frozen=True, eq=False, kw_only=True)
 class CoCO(SubstitutionGenerator):
     """Language-model context substitutions.
@@ -86,6 +88,7 @@ class CoCO(SubstitutionGenerator):
 
     method: ClassVar[str] = "coco"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})
+    needs: ClassVar[frozenset[str]] = frozenset({"causal-lm"})
 
     model: str | None = None
     kind: Literal["auto", "causal", "masked"] = "auto"
@@ -151,14 +154,10 @@ class CoCO(SubstitutionGenerator):
         need: int,
     ) -> list[list[tuple[str, float]]]:
         if lm.kind == "masked":
-            from brittle.search.generators.lm_masked import masked_words
-
             pairs = [(surfaces[si].left(i), surfaces[si].right(i)) for si, i in queries]
             return masked_words(
                 lm, pairs, n_first=n_first, max_masks=self.max_masks, batch_size=self.batch_size
             )
-        from brittle.search.generators.lm_causal import next_words_at
-
         # One text per sentence, cut before each queried word: one forward per sentence.
         cuts: dict[int, list[int]] = {}
         for si, i in queries:
@@ -223,8 +222,6 @@ class CoCO(SubstitutionGenerator):
         i: int,
         found: list[Candidate],
     ) -> list[Candidate]:
-        from brittle.search.generators.lm_causal import sentence_logprobs
-
         texts = [replaced(i, form) for form, _ in found]
         scores = sentence_logprobs(lm, texts, batch_size=self.batch_size)
         order = sorted(range(len(found)), key=lambda j: -float(scores[j]))

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from brittle.engine.registry import registry
-from brittle.engine.sentence import Sentence
-from brittle.search.generators.base import Candidate, SubstitutionGenerator, SubstitutionTable
+from brittle.engine.core.resources import load_wordnet
+from brittle.engine.core.sentence import Sentence
+from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 from brittle.search.generators.eligibility import is_lettered
 from brittle.search.generators.inflection import (
     inflect_lemma,
@@ -28,11 +28,12 @@ from brittle.search.generators.inflection import (
     target_tag,
 )
 from brittle.search.generators.lexicon import WORDNET_POS
+from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = ["CoPOS"]
 
 
-@registry("generators").register("copos", help="WordNet synonyms with the same POS, inflected")
+@GENERATORS.register("copos", help="WordNet synonyms with the same POS, inflected")
 @dataclass(frozen=True, eq=False, kw_only=True)
 class CoPOS(SubstitutionGenerator):
     """WordNet same-POS synonym substitutions.
@@ -44,11 +45,12 @@ class CoPOS(SubstitutionGenerator):
             ``genius``); off by default.
         inflect: inflect synonyms like the original (off: use the bare lemma names).
         wordnet: an NLTK WordNet corpus reader; ``None`` loads the offline-provisioned
-            one from :func:`brittle.engine.resources.load_wordnet` on first use.
+            one from :func:`brittle.engine.core.resources.load_wordnet` on first use.
     """
 
     method: ClassVar[str] = "copos"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "lemma", "upos", "xpos", "feats"})
+    needs: ClassVar[frozenset[str]] = frozenset({"wordnet"})
 
     multiword: Literal["skip", "hyphen"] = "skip"
     allow_capitalised: bool = False
@@ -63,8 +65,6 @@ class CoPOS(SubstitutionGenerator):
         if self.wordnet is not None:
             return self.wordnet
         if "wordnet" not in self._state:
-            from brittle.engine.resources import load_wordnet
-
             self._state["wordnet"] = load_wordnet()
         return self._state["wordnet"]
 
@@ -116,7 +116,7 @@ class CoPOS(SubstitutionGenerator):
             word = sentence.words[i]
             return self._options(word.form, word.lemma, word.upos, word.xpos, word.feats_dict)[:k]
 
-        return self._tables_by_word(sentences, options_at)
+        return self.tables_by_word(sentences, options_at)
 
     def _options(
         self, form: str, lemma: str, upos: str, xpos: str, feats: dict[str, str]

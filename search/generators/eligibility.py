@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from brittle.engine.sentence import Sentence
+from brittle.engine.core.sentence import Sentence
 
 __all__ = ["CONTENT_UPOS", "EXCLUDED_UPOS", "Eligibility"]
 

@@ -23,17 +23,14 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from brittle.engine.registry import registry
-from brittle.engine.sentence import Sentence
-from brittle.search.generators.base import (
-    Candidate,
-    SubstitutionGenerator,
-    SubstitutionTable,
-    position_rng,
-)
+from brittle.engine.core.resources import load_wordnet
+from brittle.engine.core.sentence import Sentence
+from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.charlm import CharNgramModel
 from brittle.search.generators.inflection import match_case, regular_inflection, target_tag
 from brittle.search.generators.lexicon import WORDNET_POS
+from brittle.search.generators.vocabulary import glove
+from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = ["Jabberwocky", "RealWords"]
 
@@ -70,7 +67,7 @@ def wordnet_lemmas(wordnet: Any, pos: str | None) -> list[str]:
     return sorted({n for n in names if n.isascii() and n.isalpha() and n.islower()})
 
 
-@registry("generators").register("jabberwocky", help="pronounceable pseudowords, inflected")
+@GENERATORS.register("jabberwocky", help="pronounceable pseudowords, inflected")
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Jabberwocky(SubstitutionGenerator):
     """Pseudoword substitutions.
@@ -90,6 +87,7 @@ class Jabberwocky(SubstitutionGenerator):
 
     method: ClassVar[str] = "jabberwocky"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos", "xpos", "feats"})
+    needs: ClassVar[frozenset[str]] = frozenset({"wordnet", "glove"})
 
     seed: int = 0
     order: int = 4
@@ -110,8 +108,6 @@ class Jabberwocky(SubstitutionGenerator):
         if self.wordnet is not None:
             return self.wordnet
         if "wordnet" not in self._state:
-            from brittle.engine.resources import load_wordnet
-
             self._state["wordnet"] = load_wordnet()
         return self._state["wordnet"]
 
@@ -121,8 +117,6 @@ class Jabberwocky(SubstitutionGenerator):
             wn = self._wordnet()
             words: set[str] = {n.lower() for n in wn.all_lemma_names()}
             if self.real_words is None:
-                from brittle.search.generators.vocabulary import glove
-
                 words.update(w.lower() for w in glove()[0])
             else:
                 words.update(w.lower() for w in self.real_words)
@@ -176,4 +170,4 @@ class Jabberwocky(SubstitutionGenerator):
             found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k)
             return [(match_case(word.form, f), stem) for f, stem in found]
 
-        return self._tables_by_word(sentences, options_at)
+        return self.tables_by_word(sentences, options_at)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from brittle.engine.core import resources
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
@@ -57,14 +59,12 @@ def resolve_model_dir(name: str | None) -> str:
     """Where to load a model from.
 
     ``None`` gives the bundled offline causal LM
-    (:func:`brittle.engine.resources.causal_lm_path`); an existing directory is used as
-    is; any other name goes through :func:`brittle.engine.resources.resolve_model`
+    (:func:`brittle.engine.core.resources.causal_lm_path`); an existing directory is used as
+    is; any other name goes through :func:`brittle.engine.core.resources.resolve_model`
     (a hub id is returned unchanged when it is not available locally).
     """
     if name is not None and Path(name).is_dir():
         return str(name)
-    from brittle.engine import resources
-
     if name is None:
         return str(resources.causal_lm_path())
     return str(resources.resolve_model(name))

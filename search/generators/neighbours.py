@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from brittle.engine.registry import registry
-from brittle.engine.sentence import Sentence
-from brittle.search.generators.base import Candidate, SubstitutionGenerator, SubstitutionTable
+from brittle.engine.core.sentence import Sentence
+from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 from brittle.search.generators.inflection import match_case
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.vocabulary import frequent_words, glove
+from brittle.search.table import Candidate, SubstitutionTable
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -102,7 +102,7 @@ def embedding_index(
     return built
 
 
-@registry("generators").register("neighbours", help="nearest GloVe neighbours (same UPOS)")
+@GENERATORS.register("neighbours", help="nearest GloVe neighbours (same UPOS)")
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Neighbours(SubstitutionGenerator):
     """Nearest-neighbour substitutions in a static embedding space.
@@ -119,6 +119,7 @@ class Neighbours(SubstitutionGenerator):
 
     method: ClassVar[str] = "neighbours"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "lemma", "upos"})
+    needs: ClassVar[frozenset[str]] = frozenset({"glove"})
 
     vocab_size: int | None = 100_000
     same_pos: bool = True

@@ -25,25 +25,25 @@ With ``keep_spaces`` at character level the spaces stay where they are and only 
 other characters move. ``tau`` (optional) rejects reorderings that move more than
 ``tau`` units.
 
-Word-level reorderings are also :class:`~brittle.engine.perturbation.Perturbation`
+Word-level reorderings are also :class:`~brittle.engine.core.perturbation.Perturbation`
 records (``order=``): applying them writes valid CoNLL-U with HEAD renumbered. Every
 level yields :class:`TextReordering` records (text, permutation, DND, IDC).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from brittle.engine.errors import ConfigError
-from brittle.engine.perturbation import Perturbation
-from brittle.engine.registry import registry
-from brittle.engine.sentence import Sentence
-from brittle.search.generators.base import sentence_rng
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.sentence import Sentence
+from brittle.scorers.order import order_scores_batch
+from brittle.search.generators.base import GENERATORS, Generator, GeneratorFamily, sentence_rng
 from brittle.search.generators.units import Level, UnitSequence, load_tokenizer, units_of
 
 __all__ = [
@@ -131,7 +131,7 @@ def tree_phrases(heads: Sequence[int] | np.ndarray, *, depth: int = 1) -> tuple[
 
 
 @dataclass(frozen=True, kw_only=True)
-class Reordering(ABC):
+class Reordering(Generator):
     """Base class of the reordering generators.
 
     Attributes:
@@ -143,8 +143,7 @@ class Reordering(ABC):
             reorderings (default ``20 * b + 100``).
     """
 
-    method: ClassVar[str] = ""
-    requires: ClassVar[frozenset[str]] = frozenset({"form"})
+    family: ClassVar[GeneratorFamily] = "reordering"
 
     level: Level = "word"
     tokenizer: str | None = None
@@ -209,7 +208,6 @@ class Reordering(ABC):
         self, sentences: Sequence[Sentence], *, b: int, seed: int, tau: int | None = None
     ) -> list[list[TextReordering]]:
         """Up to ``b`` distinct reorderings per sentence, as text records with DND/IDC."""
-        from brittle.scorers.order import order_scores_batch
 
         out: list[list[TextReordering]] = []
         for sentence in sentences:
@@ -260,7 +258,7 @@ class Reordering(ABC):
         ]
 
 
-@registry("generators").register("shuffle", help="full shuffle of words, subwords or characters")
+@GENERATORS.register("shuffle", help="full shuffle of words, subwords or characters")
 @dataclass(frozen=True, kw_only=True)
 class Shuffle(Reordering):
     """Uniformly random permutation of all (movable) units."""
@@ -271,7 +269,7 @@ class Shuffle(Reordering):
         return [int(x) for x in rng.permutation(len(groups))]
 
 
-@registry("generators").register(
+@GENERATORS.register(
     "phrase-shuffle", help="shuffle tree phrases (or random chunks) with probability rho"
 )
 @dataclass(frozen=True, kw_only=True)
@@ -338,7 +336,7 @@ class PhraseShuffle(Reordering):
         return [u for s in order for u in range(*spans[s])]
 
 
-@registry("generators").register("neighbour-flip", help="swap adjacent units with probability rho")
+@GENERATORS.register("neighbour-flip", help="swap adjacent units with probability rho")
 @dataclass(frozen=True, kw_only=True)
 class NeighbourFlip(Reordering):
     """Adjacent units swapped left to right with probability ``rho``, pairs disjoint.

@@ -21,14 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from brittle.engine.registry import registry
-from brittle.engine.sentence import Sentence
-from brittle.search.generators.base import (
-    Candidate,
-    SubstitutionGenerator,
-    SubstitutionTable,
-    position_rng,
-)
+from brittle.engine.core.sentence import Sentence
+from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.inflection import (
     TAG_FAMILY,
     inflect_lemma,
@@ -37,11 +31,12 @@ from brittle.search.generators.inflection import (
 )
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.vocabulary import frequent_words, glove
+from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = ["RandomWords"]
 
 
-@registry("generators").register("random", help="random vocabulary words (same UPOS)")
+@GENERATORS.register("random", help="random vocabulary words (same UPOS)")
 @dataclass(frozen=True, eq=False, kw_only=True)
 class RandomWords(SubstitutionGenerator):
     """Random-word substitutions.
@@ -58,6 +53,7 @@ class RandomWords(SubstitutionGenerator):
 
     method: ClassVar[str] = "random"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos", "xpos", "feats"})
+    needs: ClassVar[frozenset[str]] = frozenset({"glove"})
 
     vocab_size: int | None = 50_000
     same_pos: bool = True
@@ -112,7 +108,7 @@ class RandomWords(SubstitutionGenerator):
             tag = target_tag(word.upos, word.xpos, word.feats_dict)
             return self._draw(sentence.sent_id, i, word.form, word.lemma, word.upos, tag, k)
 
-        return self._tables_by_word(sentences, options_at)
+        return self.tables_by_word(sentences, options_at)
 
     def _draw(
         self, sid: str, i: int, form: str, lemma: str, upos: str, tag: str | None, k: int

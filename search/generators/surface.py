@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brittle.engine.sentence import Sentence
+from brittle.engine.core.sentence import Sentence
 
 __all__ = ["SurfaceText", "surface_of"]
 

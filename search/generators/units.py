@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from brittle.engine.sentence import Sentence
+from brittle.engine.core import resources
+from brittle.engine.core.sentence import Sentence
 
 __all__ = ["Level", "UnitSequence", "load_tokenizer", "units_of"]
 
@@ -58,10 +59,8 @@ class UnitSequence:
 def load_tokenizer(name: str | None) -> Any:
     """A ``transformers`` tokenizer by name or directory (``None``: the bundled MiniLM's).
 
-    Resolved through :func:`brittle.engine.resources.resolve_model`; cached per process.
+    Resolved through :func:`brittle.engine.core.resources.resolve_model`; cached per process.
     """
-    from brittle.engine import resources
-
     path = (
         str(resources.default_encoder_path())
         if name is None

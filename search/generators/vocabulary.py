@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from brittle.engine.core.resources import load_glove
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
@@ -44,7 +46,5 @@ def glove() -> tuple[Sequence[str], NDArray[np.float32]]:
 
     Loaded once per process (the vectors stay memory-mapped).
     """
-    from brittle.engine.resources import load_glove
-
     words, vectors = load_glove()
     return tuple(words), vectors

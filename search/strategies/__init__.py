@@ -1,9 +1,10 @@
-"""Search strategies, registered by name in ``registry("strategies")``.
+"""Search strategies, registered by name in :data:`~brittle.search.strategies.base.STRATEGIES`.
 
-Each is a function ``strategy(problem, *, rng, **params) -> Outcome``.
+Each is a frozen dataclass of typed parameters with ``search(problem, *, rng) -> Outcome``.
 """
 
-from brittle.search.strategies.beam import beam_search, greedy_search
-from brittle.search.strategies.sample import sample_search
+from brittle.search.strategies.base import STRATEGIES, Strategy
+from brittle.search.strategies.beam import BeamSearch, GreedySearch
+from brittle.search.strategies.sample import SampleSearch
 
-__all__ = ["beam_search", "greedy_search", "sample_search"]
+__all__ = ["STRATEGIES", "BeamSearch", "GreedySearch", "SampleSearch", "Strategy"]

@@ -9,11 +9,14 @@ next most important unused positions (greedy search with word-importance ranking
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from brittle.engine.perturbation import Perturbation
-from brittle.engine.registry import registry
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation
 from brittle.search.problem import Outcome, SearchProblem, first_feasible
+from brittle.search.strategies.base import STRATEGIES, Strategy
 
 
 def _beam(problem: SearchProblem, *, width: int, positions_per_step: int | None) -> Outcome:
@@ -66,19 +69,33 @@ def _rank_positions(pool: list[Perturbation], damages: np.ndarray) -> list[int]:
     return sorted(best, key=lambda p: (-best[p], p))
 
 
-@registry("strategies").register(
+@STRATEGIES.register(
     "beam", help="beam search: keep the w most damaging feasible perturbations per step"
 )
-def beam_search(
-    problem: SearchProblem, *, rng: np.random.Generator, beam_width: int = 4, **_: object
-) -> Outcome:
-    """Beam search of width ``beam_width``, one more substitution per step up to tau."""
-    return _beam(problem, width=beam_width, positions_per_step=None)
+@dataclass(frozen=True, kw_only=True)
+class BeamSearch(Strategy):
+    """Beam search of width ``beam_width``, one more substitution per step up to tau.
+
+    Attributes:
+        beam_width: perturbations kept per step (>= 1).
+    """
+
+    beam_width: int = 4
+
+    def __post_init__(self) -> None:
+        if self.beam_width < 1:
+            raise ConfigError(f"beam width must be at least 1, got {self.beam_width}")
+
+    def search(self, problem: SearchProblem, *, rng: np.random.Generator) -> Outcome:
+        return _beam(problem, width=self.beam_width, positions_per_step=None)
 
 
-@registry("strategies").register(
+@STRATEGIES.register(
     "greedy", help="greedy search: rank positions by importance, substitute one at a time"
 )
-def greedy_search(problem: SearchProblem, *, rng: np.random.Generator, **_: object) -> Outcome:
+@dataclass(frozen=True, kw_only=True)
+class GreedySearch(Strategy):
     """Beam of width one that extends only the next most important position each step."""
-    return _beam(problem, width=1, positions_per_step=1)
+
+    def search(self, problem: SearchProblem, *, rng: np.random.Generator) -> Outcome:
+        return _beam(problem, width=1, positions_per_step=1)

@@ -2,31 +2,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
-from brittle.engine.registry import registry
+from brittle.engine.core.errors import ConfigError
+from brittle.search.generators.base import GeneratorFamily
 from brittle.search.problem import Outcome, SearchProblem, first_feasible
+from brittle.search.strategies.base import STRATEGIES, Strategy
 
 
-@registry("strategies").register(
+@STRATEGIES.register(
     "sample", help="draw b random tau-word perturbations, keep the most damaging feasible one"
 )
-def sample_search(
-    problem: SearchProblem, *, rng: np.random.Generator, candidates: int = 20, **_: object
-) -> Outcome:
+@dataclass(frozen=True, kw_only=True)
+class SampleSearch(Strategy):
     """Score ``candidates`` random perturbations; return the worst feasible one.
 
     The syntax constraint is checked lazily, in order of damage, until one passes.
+
+    Attributes:
+        candidates: b, the perturbations drawn (>= 1).
     """
-    pool = problem.sample(candidates, rng)
-    if not pool:
-        return Outcome(problem.empty(), 0.0, 0, 0)
-    damages = problem.score(pool)
-    pool = pool[: damages.size]
-    if not pool:
-        return Outcome(problem.empty(), 0.0, 0, 0)
-    found, checked = first_feasible(problem, pool, damages)
-    if not found:
-        return Outcome(problem.empty(), 0.0, len(pool), checked)
-    i = found[0]
-    return Outcome(pool[i], float(damages[i]), len(pool), checked)
+
+    supports: ClassVar[frozenset[GeneratorFamily]] = frozenset({"substitution", "reordering"})
+
+    candidates: int = 20
+
+    def __post_init__(self) -> None:
+        if self.candidates < 1:
+            raise ConfigError(f"candidates must be at least 1, got {self.candidates}")
+
+    def search(self, problem: SearchProblem, *, rng: np.random.Generator) -> Outcome:
+        pool = problem.sample(self.candidates, rng)
+        if not pool:
+            return Outcome(problem.empty(), 0.0, 0, 0)
+        damages = problem.score(pool)
+        pool = pool[: damages.size]
+        if not pool:
+            return Outcome(problem.empty(), 0.0, 0, 0)
+        found, checked = first_feasible(problem, pool, damages)
+        if not found:
+            return Outcome(problem.empty(), 0.0, len(pool), checked)
+        i = found[0]
+        return Outcome(pool[i], float(damages[i]), len(pool), checked)

@@ -13,8 +13,8 @@ from typing import Literal
 
 import numpy as np
 
-from brittle.engine.perturbation import Perturbation
-from brittle.search.generators.base import SubstitutionTable
+from brittle.engine.core.perturbation import Perturbation
+from brittle.search.table import SubstitutionTable
 
 __all__ = ["count_substitutions", "sample_substitutions"]
 

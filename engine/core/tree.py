@@ -2,7 +2,8 @@
 
 A tree is given by ``heads``: int array of shape (n,), ``heads[i]`` the 1-based head of
 word ``i + 1`` and 0 for the root. Kernels are module-level Numba functions that
-compile on first call (cached on disk); public wrappers validate and convert.
+compile on first call (cached on disk) and live in
+:mod:`brittle.engine.core._tree_kernels`; the functions here validate and convert.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -97,79 +97,23 @@ def root_index(heads: ArrayLike) -> int:
     return int(roots[0])
 
 
-@njit(cache=True)
-def _bfs_order(heads: NDArray[np.int64]) -> NDArray[np.int64]:  # pragma: no cover - jit
-    """Nodes 1..n in breadth-first order from the root (parents before children)."""
-    n = heads.shape[0]
-    counts = np.zeros(n + 2, dtype=np.int64)
-    for i in range(n):
-        counts[heads[i] + 1] += 1
-    starts = np.cumsum(counts)  # children of node h at kids[starts[h]:starts[h+1]]
-    fill = starts.copy()
-    kids = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        h = heads[i]
-        kids[fill[h]] = i + 1
-        fill[h] += 1
-    order = np.empty(n, dtype=np.int64)
-    head_ptr = 0
-    tail = 0
-    for k in range(starts[0], starts[1]):
-        order[tail] = kids[k]
-        tail += 1
-    while head_ptr < tail:
-        node = order[head_ptr]
-        head_ptr += 1
-        for k in range(starts[node], starts[node + 1]):
-            order[tail] = kids[k]
-            tail += 1
-    return order[:tail]
-
-
-@njit(cache=True)
-def _distance_matrix(heads: NDArray[np.int64]) -> NDArray[np.int32]:  # pragma: no cover - jit
-    # Nodes in BFS order: for a node c with parent p, every node placed before c is
-    # outside c's subtree, so its path to c passes through p: d(c, x) = d(p, x) + 1.
-    n = heads.shape[0]
-    order = _bfs_order(heads)
-    dist = np.zeros((n, n), dtype=np.int32)
-    for k in range(order.shape[0]):
-        c = order[k] - 1
-        p = heads[c] - 1
-        if p < 0:
-            continue
-        for m in range(k):
-            x = order[m] - 1
-            d = dist[p, x] + 1
-            dist[c, x] = d
-            dist[x, c] = d
-    return dist
-
-
-@njit(cache=True)
-def _depths(heads: NDArray[np.int64]) -> NDArray[np.int32]:  # pragma: no cover - jit
-    n = heads.shape[0]
-    order = _bfs_order(heads)
-    depth = np.zeros(n, dtype=np.int32)
-    for k in range(order.shape[0]):
-        c = order[k] - 1
-        p = heads[c] - 1
-        if p >= 0:
-            depth[c] = depth[p] + 1
-    return depth
-
-
 def distance_matrix(heads: ArrayLike) -> NDArray[np.int32]:
     """All-pairs tree path lengths between words, shape (n, n), int32, in edges.
 
     Raises ``ValueError`` when ``heads`` is not a tree.
     """
-    return _distance_matrix(validate_heads(heads))
+    # Deferred: importing the kernels loads Numba (about half a second), which reading
+    # and writing CoNLL-U never needs.
+    from brittle.engine.core._tree_kernels import tree_distances
+
+    return tree_distances(validate_heads(heads))
 
 
 def depths(heads: ArrayLike) -> NDArray[np.int32]:
     """Depth of each word in edges from the root word (root word 0), shape (n,), int32."""
-    return _depths(validate_heads(heads))
+    from brittle.engine.core._tree_kernels import tree_depths  # deferred: loads Numba
+
+    return tree_depths(validate_heads(heads))
 
 
 def max_depth(heads: ArrayLike) -> int:

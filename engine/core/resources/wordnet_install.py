@@ -9,12 +9,13 @@ which break NLTK's byte offsets.
 
 This module only knows about directories: where a source may be, whether it is
 complete, and how to copy it into place. Choosing the data home and loading the corpus
-is :mod:`brittle.engine.resources`' job.
+is :mod:`brittle.engine.core.resources.wordnet`'s job.
 
 Files are copied, never linked: NLTK's path sandbox refuses symbolic and hard links.
-Installation writes into a temporary sibling directory and renames it into place, so a
-reader never sees a half-written corpus; a marker file records what was installed so a
-second run is a cheap no-op.
+Installation writes into a temporary sibling directory and renames it into place
+(:func:`~brittle.engine.core.atomic.atomic_directory`), so a reader never sees a
+half-written corpus; a marker file records what was installed so a second run is a
+cheap no-op.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ import importlib.util
 import json
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from brittle.engine.core.atomic import atomic_directory
 
 #: The 45 lexicographer files of WordNet 3.0 in their standard order (the position is
 #: the two-digit ``lex_filenum`` of every synset line) with their part-of-speech number
@@ -224,8 +226,7 @@ def install_wordnet(source: WordNetSource, target: Path) -> Path:
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
     make_private(parent)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", suffix=".tmp", dir=parent))
-    try:
+    with atomic_directory(target, is_complete=is_installed) as staging:
         sizes: dict[str, int] = {}
         for item in sorted(source.path.iterdir()):
             if item.name in ("lexnames", MARKER) or not item.is_file():
@@ -244,11 +245,6 @@ def install_wordnet(source: WordNetSource, target: Path) -> Path:
             "files": sizes,
         }
         (staging / MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
-        staging.chmod(0o755)
-        _replace_dir(staging, target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
@@ -270,23 +266,3 @@ def make_private(directory: Path) -> None:
             directory.chmod(mode & ~0o022)
     except OSError:
         pass
-
-
-def _replace_dir(staging: Path, target: Path) -> None:
-    """Rename ``staging`` to ``target``, moving an incomplete ``target`` out of the way.
-
-    When another process installed ``target`` meanwhile, its copy is kept and
-    ``staging`` is left for the caller to remove.
-    """
-    try:
-        os.rename(staging, target)
-        return
-    except OSError:
-        if is_installed(target):
-            return
-    trash = target.with_name(f".{target.name}-{os.getpid()}-{time.monotonic_ns()}.old")
-    os.rename(target, trash)
-    try:
-        os.rename(staging, target)
-    finally:
-        shutil.rmtree(trash, ignore_errors=True)

@@ -3,7 +3,7 @@
 A :class:`Sentence` keeps every line of its block (comments, word lines, multiword-token
 ranges and empty nodes) as raw column text, so writing it back is byte-identical, and
 offers array views (``heads``, ``forms``, ``upos``) for the kernels. Nothing heavy is
-imported here: tree kernels load on first use.
+imported here: the tree kernels (Numba) load on first use.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+from brittle.engine.core import tree
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -240,26 +242,18 @@ class Sentence:
     # ------------------------------------------------------------ tree views
     def children(self) -> tuple[tuple[int, ...], ...]:
         """Children of each node, 0..n (index 0 is the artificial root), in word order."""
-        from brittle.engine import tree
-
         return tree.children(self.heads)
 
     def distance_matrix(self) -> NDArray[np.int32]:
         """Word-to-word tree path lengths, shape (n, n), int32."""
-        from brittle.engine import tree
-
         return tree.distance_matrix(self.heads)
 
     def depths(self) -> NDArray[np.int32]:
         """Depth of each word, shape (n,), int32; the root word has depth 0."""
-        from brittle.engine import tree
-
         return tree.depths(self.heads)
 
     def root_index(self) -> int:
         """0-based index of the root word."""
-        from brittle.engine import tree
-
         return tree.root_index(self.heads)
 
     def max_depth(self) -> int:
@@ -268,14 +262,10 @@ class Sentence:
 
     def is_projective(self) -> bool:
         """Whether no dependency arc crosses another."""
-        from brittle.engine import tree
-
         return tree.is_projective(self.heads)
 
     def problems(self) -> list[str]:
         """Tree problems (empty list when the tree is valid)."""
-        from brittle.engine import tree
-
         return tree.tree_problems(self.heads)
 
     # --------------------------------------------------------------- editing

@@ -17,8 +17,8 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from brittle.engine.perturbation import Perturbation, apply_perturbation
-from brittle.engine.sentence import Sentence
+from brittle.engine.core.perturbation import Perturbation, apply_perturbation
+from brittle.engine.core.sentence import Sentence
 
 Words = tuple[str, ...]
 #: One sentence's scoring request: (original, candidate sentences, alignments).
@@ -53,6 +53,11 @@ class TaskEvaluator(Protocol):
         """Task names, in a fixed order."""
         ...
 
+    @property
+    def primary(self) -> tuple[str, ...]:
+        """The tasks whose mean drop is the default objective (empty: every task)."""
+        ...
+
     def evaluate(
         self,
         original: Sentence,
@@ -64,6 +69,11 @@ class TaskEvaluator(Protocol):
         ``alignments[i]`` maps word ``j`` of candidate ``i`` to its 0-based index in the
         original (``None``: the identity, as for substitutions).
         """
+        ...
+
+    def evaluate_many(self, requests: Sequence[Request]) -> list[Evaluation]:
+        """:meth:`evaluate` of several sentences' requests, in one batched model pass
+        where the evaluator can (one :class:`Evaluation` per request, in order)."""
         ...
 
 
@@ -178,10 +188,7 @@ class CachedScorer:
         return out
 
     def _evaluate(self, requests: Sequence[Request]) -> list[Evaluation]:
-        many = getattr(self.evaluator, "evaluate_many", None)
-        if many is not None:
-            return list(many(requests))
-        return [self.evaluator.evaluate(o, c, a) for o, c, a in requests]
+        return list(self.evaluator.evaluate_many(requests))
 
     def session(
         self,
@@ -230,6 +237,17 @@ class ScoringSession:
         self.max_l2 = 0.0
         self.min_cosine = 1.0
         self._metrics: dict[Perturbation, NDArray[np.float64]] = {}
+        self._applied: dict[Perturbation, Sentence] = {}
+
+    def applied(self, p: Perturbation) -> Sentence:
+        """``p`` applied to the original, computed once per perturbation (scoring, the
+        constraints and the result row share it)."""
+        if p.is_identity:
+            return self.original
+        found = self._applied.get(p)
+        if found is None:
+            found = self._applied[p] = apply_perturbation(self.original, p)
+        return found
 
     def is_exhausted(self) -> bool:
         """Whether no query is left."""
@@ -253,7 +271,7 @@ class ScoringSession:
 
     def __call__(self, candidates: Sequence[Perturbation]) -> NDArray[np.float64]:
         """Damage of each candidate, shape (m,), m <= len(candidates) when the budget ends."""
-        sentences = [apply_perturbation(self.original, p) for p in candidates]
+        sentences = [self.applied(p) for p in candidates]
         allowed = self._affordable(sentences)
         rows, misses = self._rows(
             (self.original, sentences[:allowed], [_alignment(p) for p in candidates[:allowed]])

@@ -10,23 +10,21 @@ valid file byte for byte.
 from __future__ import annotations
 
 import os
-import tempfile
 import warnings
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from conllu.exceptions import ParseException
 from conllu.parser import parse_dict_value, parse_id_value, parse_int_value, parse_pair_value
 
-from brittle.engine.errors import BrittleInputError
-from brittle.engine.sentence import Sentence, Token
+from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.errors import BrittleInputError
+from brittle.engine.core.sentence import Sentence, Token
 
 __all__ = [
     "ReadStats",
-    "atomic_write",
     "iter_conllu",
     "read_conllu",
     "write_conllu",
@@ -246,33 +244,6 @@ def _check_tree(words: list[tuple[int, Token]], name: str) -> None:
             node = heads[node - 1]
         for p in path:
             done[p] = True
-
-
-@contextmanager
-def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
-    """Open a temporary file next to ``path`` and rename it over ``path`` on success.
-
-    Readers never see a half-written file: on error the temporary file is removed and
-    ``path`` is untouched.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    # mkstemp makes the file owner-only; give it the permissions a plain open() would.
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)
-    try:
-        binary = "b" in mode
-        kwargs: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
-        with os.fdopen(fd, mode, **kwargs) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_conllu(sentences: Iterable[Sentence], path: str | os.PathLike[str]) -> int:

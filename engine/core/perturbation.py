@@ -2,7 +2,7 @@
 
 A :class:`Perturbation` either substitutes words (``positions`` + ``replacements``) or
 reorders them (``order``). Applying one never mutates the sentence: it returns a new
-:class:`~brittle.engine.sentence.Sentence` whose gold columns are kept, whose changed
+:class:`~brittle.engine.core.sentence.Sentence` whose gold columns are kept, whose changed
 tokens carry ``OrigForm=...|Perturbation=<method>`` in MISC, whose ``# text`` is
 updated and which gains a ``# perturbation = ...`` comment.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from brittle.engine.sentence import Sentence, Token
+from brittle.engine.core.sentence import Sentence, Token
 
 __all__ = ["Perturbation", "apply_perturbation", "describe"]
 

@@ -1,0 +1,120 @@
+"""What decides an attack's results, checked against the registries before anything loads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from brittle.engine.core.errors import ConfigError
+from brittle.scorers.parsers.base import PARSERS
+from brittle.search.constraints import ConstraintSpec
+from brittle.search.generators.base import GENERATORS
+from brittle.search.strategies.base import STRATEGIES
+
+
+@dataclass(frozen=True)
+class AttackConfig:
+    """Everything that decides an attack's results (timings and paths of outputs aside).
+
+    Attributes:
+        treebank: the CoNLL-U file attacked.
+        probes: probe directories (their tasks make the objective).
+        method: generator name (``copos``, ``coco``, ``random``, ...).
+        search: strategy name (``sample``, ``greedy``, ``beam``).
+        budget: tau, the most words substituted.
+        candidates: b random perturbations for ``sample``; options per position for
+            ``greedy`` and ``beam``.
+        beam_width: kept perturbations per step for ``beam``.
+        max_syntax_distance: largest normalised tree edit distance between the parses of
+            the original and of the perturbation (the ``syntax`` constraint's default).
+        parser: parser for the parse-based constraints (``spacy``, ``stanza``, ``gold``).
+        query_budget: most model evaluations per sentence (None: unlimited).
+        seed: seed of every random draw.
+        limit: attack only the first ``limit`` sentences.
+        objective: tasks whose mean drop is maximised (empty: every task).
+        constraints: constraint specs ``NAME[:VALUE]`` (empty: the default,
+            ``syntax`` at ``max_syntax_distance``).
+
+    Raises:
+        ConfigError: a value out of range, an unknown component, or a strategy that
+            cannot search the generator's kind of perturbation.
+    """
+
+    treebank: str
+    probes: tuple[str, ...]
+    method: str = "copos"
+    search: str = "beam"
+    budget: int = 3
+    candidates: int = 20
+    beam_width: int = 4
+    max_syntax_distance: float = 0.2
+    parser: str = "spacy"
+    query_budget: int | None = None
+    seed: int = 0
+    limit: int | None = None
+    objective: tuple[str, ...] = field(default_factory=tuple)
+    constraints: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.budget < 1:
+            raise ConfigError(f"--budget must be at least 1, got {self.budget}")
+        if self.candidates < 1:
+            raise ConfigError(f"--candidates must be at least 1, got {self.candidates}")
+        if self.beam_width < 1:
+            raise ConfigError(f"--beam-width must be at least 1, got {self.beam_width}")
+        if self.query_budget is not None and self.query_budget < 2:
+            raise ConfigError("--query-budget must be at least 2 (the clean sentence + one)")
+        if self.max_syntax_distance < 0:
+            raise ConfigError("--max-syntax-distance must be >= 0")
+        generator = GENERATORS.get(self.method)
+        strategy = STRATEGIES.get(self.search)
+        PARSERS.get(self.parser)
+        for spec in self.constraint_specs:
+            ConstraintSpec.parse(spec)
+        if generator.family not in strategy.supports:
+            able = sorted(
+                n for n in STRATEGIES.names() if generator.family in STRATEGIES.get(n).supports
+            )
+            raise ConfigError(
+                f"method {self.method} is a {generator.family}; --search {self.search} cannot "
+                f"search it (use --search {' or '.join(able)})"
+            )
+
+    @property
+    def constraint_specs(self) -> tuple[str, ...]:
+        """The constraints applied: ``constraints``, or ``syntax`` at the default threshold."""
+        return self.constraints or (f"syntax:{self.max_syntax_distance}",)
+
+    @property
+    def strategy_parameters(self) -> dict[str, object]:
+        """The strategy's own parameters, taken from the fields of the same name."""
+        values = {"candidates": self.candidates, "beam_width": self.beam_width}
+        return {k: values[k] for k in STRATEGIES.get(self.search).parameters() if k in values}
+
+    @property
+    def options_per_position(self) -> int:
+        """Options per position the generator proposes: ``candidates`` for searches that
+        walk the options, at least 10 for ``sample`` (which draws among them)."""
+        return self.candidates if self.search != "sample" else max(self.candidates, 10)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (tuples become lists; the default constraints are implied
+        by ``max_syntax_distance`` and left out)."""
+        data = asdict(self)
+        data["probes"] = list(self.probes)
+        data["objective"] = list(self.objective)
+        if self.constraints:
+            data["constraints"] = list(self.constraints)
+        else:
+            del data["constraints"]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AttackConfig:
+        """The configuration :meth:`to_dict` wrote (``config.json``)."""
+        values = dict(data)
+        values["probes"] = tuple(values["probes"])
+        values["objective"] = tuple(values.get("objective", ()))
+        values["constraints"] = tuple(values.get("constraints", ()))
+        return cls(**values)

@@ -1,0 +1,200 @@
+"""One sentence's search as a job of the lock-step rounds, and what serves its requests.
+
+A :class:`SentenceSearch` hands its strategy a :class:`~brittle.search.problem.
+SearchProblem` whose scoring, constraint checks and reorder sampling are requests to a
+:class:`~brittle.engine.rounds.Requester`: served at once by a
+:class:`~brittle.engine.rounds.Direct`, or in lock-step rounds batched across the
+sentences of a chunk. :class:`RoundServices` serves them: ``score`` (the probes' rows of
+candidates, through the cache), ``check`` (every constraint, one call per constraint
+for the whole round) and ``sample`` (random reorderings).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from brittle.engine.attack.assembly import AttackComponents
+from brittle.engine.attack.config import AttackConfig
+from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.results import ResultRow, TaskScores
+from brittle.engine.rounds import Channel, Handler, Requester
+from brittle.search.constraints import CandidateBatch
+from brittle.search.generators.base import sentence_rng
+from brittle.search.problem import SearchProblem
+from brittle.search.scoring import CachedScorer, Objective, Request, ScoringSession
+from brittle.search.table import SubstitutionTable
+
+#: A constraint check's result on m candidates: the joint mask (m,) and the syntax
+#: distances (m,) when a ``syntax`` constraint is among the constraints.
+Checked = tuple[NDArray[np.bool_], NDArray[np.float64] | None]
+#: A reorder sampling request: (sentence, how many, seed).
+SampleRequest = tuple[Sentence, int, int]
+
+#: The three kinds of request a search sends.
+SCORE: Channel[Request, tuple[NDArray[np.float64], int]] = Channel("score")
+CHECK: Channel[CandidateBatch, Checked] = Channel("check")
+SAMPLE: Channel[SampleRequest, list[Perturbation]] = Channel("sample")
+
+
+@dataclass(frozen=True)
+class RoundServices:
+    """Serves a round's requests of every kind, each kind in one batched call."""
+
+    components: AttackComponents
+    scorer: CachedScorer
+
+    def score(self, requests: list[Request]) -> list[tuple[NDArray[np.float64], int]]:
+        """Rows of every request's candidates: one model pass for the cache misses."""
+        return self.scorer.rows_many(requests)
+
+    def check(self, batches: list[CandidateBatch]) -> list[Checked]:
+        """Every constraint on every batch; each constraint sees the whole round."""
+        masks = [np.ones(len(b), dtype=bool) for b in batches]
+        syntax: list[NDArray[np.float64] | None] = [None] * len(batches)
+        for constraint in self.components.constraints:
+            results = constraint.check_many(batches)
+            for k, result in enumerate(results):
+                masks[k] &= result.mask
+                if constraint.name == "syntax":
+                    syntax[k] = np.asarray(result.values)
+        return list(zip(masks, syntax, strict=True))
+
+    def sample(self, requests: list[SampleRequest]) -> list[list[Perturbation]]:
+        """Random perturbations drawn by the generator itself (reorderings)."""
+        generator = self.components.generator
+        return [list(generator.perturb([s], b=count, seed=seed)[0]) for s, count, seed in requests]
+
+    def handlers(self) -> dict[str, Handler]:
+        """The handlers :func:`~brittle.engine.rounds.run_rounds` serves requests with."""
+        return dict([SCORE.serve(self.score), CHECK.serve(self.check), SAMPLE.serve(self.sample)])
+
+
+class SentenceSearch:
+    """The search of one sentence; calling it with a requester runs it to its row.
+
+    Args:
+        sentence: the sentence attacked.
+        index: its 0-based position in the treebank.
+        table: its substitution options (empty for reorderings).
+        config: the attack settings.
+        components: generator, strategy, constraints and evaluator.
+        scorer: the shared scores cache.
+        objective: how task drops combine into the damage.
+    """
+
+    def __init__(
+        self,
+        sentence: Sentence,
+        *,
+        index: int,
+        table: SubstitutionTable,
+        config: AttackConfig,
+        components: AttackComponents,
+        scorer: CachedScorer,
+        objective: Objective,
+    ) -> None:
+        self.sentence = sentence
+        self.index = index
+        self.table = table
+        self.config = config
+        self.components = components
+        self.scorer = scorer
+        self.objective = objective
+        self.perturbed: Sentence = sentence
+        self._client: Requester | None = None
+        self._session: ScoringSession | None = None
+        self._syntax: dict[Perturbation, float] = {}
+
+    # ------------------------------------------------------------ requests
+    @property
+    def client(self) -> Requester:
+        assert self._client is not None, "the search is not running"
+        return self._client
+
+    @property
+    def session(self) -> ScoringSession:
+        assert self._session is not None, "the search is not running"
+        return self._session
+
+    def _rows(self, request: Request) -> tuple[NDArray[np.float64], int]:
+        return SCORE.ask(self.client, request)
+
+    def _feasible(self, perts: Sequence[Perturbation]) -> NDArray[np.bool_]:
+        batch = CandidateBatch(
+            self.sentence, tuple(perts), tuple(self.session.applied(p) for p in perts)
+        )
+        mask, syntax = CHECK.ask(self.client, batch)
+        if syntax is not None:
+            for p, v in zip(perts, syntax.tolist(), strict=True):
+                self._syntax[p] = float(v)
+        return mask
+
+    def _sample(self, count: int, rng: np.random.Generator) -> list[Perturbation]:
+        seed = int(rng.integers(2**31 - 1))
+        return SAMPLE.ask(self.client, (self.sentence, count, seed))
+
+    # ------------------------------------------------------------ the job
+    def __call__(self, client: Requester) -> ResultRow:
+        """Search the sentence, its requests sent through ``client``; its result row."""
+        start = time.perf_counter()
+        self._client = client
+        config = self.config
+        session = self.scorer.session(
+            self.sentence, self.objective, query_budget=config.query_budget, rows=self._rows
+        )
+        self._session = session
+        reorders = self.components.substitutions is None
+        problem = SearchProblem(
+            self.table,
+            config.budget,
+            session,
+            self._feasible,
+            session.is_exhausted,
+            self._sample if reorders else None,
+        )
+        outcome = self.components.strategy.search(
+            problem, rng=sentence_rng(config.seed, self.sentence.sent_id)
+        )
+        best = outcome.best
+        after = session.metrics_of(best)
+        sentence = self.sentence
+        perturbed = session.applied(best)
+        self.perturbed = perturbed
+        tasks = {
+            t: TaskScores(round(float(c), 6), round(float(a), 6), round(float(c - a), 6))
+            for t, c, a in zip(self.scorer.tasks, session.clean, after, strict=True)
+        }
+        changed = sum(a != b for a, b in zip(sentence.forms, perturbed.forms, strict=True))
+        syntax = None
+        if not best.is_identity and best in self._syntax:
+            syntax = round(self._syntax[best], 6)
+        return ResultRow(
+            index=self.index,
+            sent_id=sentence.sent_id,
+            success=outcome.success,
+            method=config.method,
+            positions=best.positions,
+            original_words=tuple(sentence.forms[i] for i in best.positions),
+            perturbed_words=best.replacements,
+            lemmas=best.lemmas,
+            order=best.order,
+            words=tuple(sentence.forms),
+            perturbed=tuple(perturbed.forms),
+            tasks=tasks,
+            damage=round(float(outcome.damage), 6),
+            syntax_distance=syntax,
+            hamming=changed,
+            eligible_positions=len(problem.positions),
+            queries=session.queries,
+            evaluated=outcome.evaluated,
+            syntax_checked=outcome.feasible_checked,
+            epsilon_l2=round(session.max_l2, 6) if session.scored else None,
+            epsilon_cosine=round(session.min_cosine, 6) if session.scored else None,
+            seconds=round(time.perf_counter() - start, 4),
+        )

@@ -1,0 +1,220 @@
+"""The attack's result rows: one typed record per sentence, one schema to write and read.
+
+``results.jsonl`` holds one JSON object per attacked sentence, in treebank order, with
+sorted keys. :class:`ResultRow` is the only thing that writes a line
+(:meth:`ResultRow.to_line`) and the only thing a line is read back into
+(:func:`read_rows`), so the attack, ``brittle report`` and the digests agree on every
+field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brittle.engine.core.errors import BrittleInputError
+from brittle.engine.core.perturbation import Perturbation
+
+__all__ = ["RESULTS", "ResultRow", "TaskScores", "iter_result_lines", "read_rows", "repair_results"]
+
+#: File name of the rows inside an attack's output directory.
+RESULTS = "results.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskScores:
+    """One probing task's metric on the clean and on the perturbed sentence.
+
+    ``drop`` is ``clean - perturbed`` (positive: the perturbation hurt the probe).
+    """
+
+    clean: float | None
+    perturbed: float | None
+    drop: float | None
+
+    def to_json(self) -> dict[str, float | None]:
+        return {"clean": self.clean, "perturbed": self.perturbed, "drop": self.drop}
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """What the attack found for one sentence (see docs/attack.md, "Output files").
+
+    Word positions are 0-based. ``seconds`` is the only field that differs between two
+    runs with the same seed.
+    """
+
+    index: int
+    sent_id: str
+    success: bool
+    method: str
+    positions: tuple[int, ...]
+    original_words: tuple[str, ...]
+    perturbed_words: tuple[str, ...]
+    lemmas: tuple[str, ...]
+    order: tuple[int, ...] | None
+    words: tuple[str, ...]
+    perturbed: tuple[str, ...]
+    tasks: Mapping[str, TaskScores]
+    damage: float
+    syntax_distance: float | None
+    hamming: int
+    eligible_positions: int
+    queries: int
+    evaluated: int
+    syntax_checked: int
+    epsilon_l2: float | None
+    epsilon_cosine: float | None
+    seconds: float
+
+    @property
+    def perturbation(self) -> Perturbation:
+        """The perturbation the row records (the identity when nothing was found)."""
+        return Perturbation(
+            self.sent_id,
+            self.method,
+            positions=self.positions,
+            replacements=self.perturbed_words,
+            lemmas=self.lemmas,
+            order=self.order,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as a JSON-ready mapping (tuples as lists)."""
+        return {
+            "index": self.index,
+            "sent_id": self.sent_id,
+            "success": self.success,
+            "method": self.method,
+            "positions": list(self.positions),
+            "original_words": list(self.original_words),
+            "perturbed_words": list(self.perturbed_words),
+            "lemmas": list(self.lemmas),
+            "order": None if self.order is None else list(self.order),
+            "words": list(self.words),
+            "perturbed": list(self.perturbed),
+            "tasks": {t: s.to_json() for t, s in self.tasks.items()},
+            "damage": self.damage,
+            "syntax_distance": self.syntax_distance,
+            "hamming": self.hamming,
+            "eligible_positions": self.eligible_positions,
+            "queries": self.queries,
+            "evaluated": self.evaluated,
+            "syntax_checked": self.syntax_checked,
+            "epsilon_l2": self.epsilon_l2,
+            "epsilon_cosine": self.epsilon_cosine,
+            "seconds": self.seconds,
+        }
+
+    def to_line(self) -> bytes:
+        """The row as one ``results.jsonl`` line (sorted keys, UTF-8, final newline)."""
+        return (json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ResultRow:
+        """The row of a decoded line.
+
+        Raises:
+            KeyError: naming the first missing field; ValueError/TypeError: a field of
+                the wrong kind (:func:`read_rows` turns both into a line error).
+        """
+        missing = [f for f in cls.__slots__ if f not in data]
+        if missing:
+            raise KeyError(", ".join(missing))
+        order = data["order"]
+        return cls(
+            index=int(data["index"]),
+            sent_id=str(data["sent_id"]),
+            success=bool(data["success"]),
+            method=str(data["method"]),
+            positions=tuple(int(p) for p in data["positions"]),
+            original_words=tuple(data["original_words"]),
+            perturbed_words=tuple(data["perturbed_words"]),
+            lemmas=tuple(data["lemmas"]),
+            order=None if order is None else tuple(int(i) for i in order),
+            words=tuple(data["words"]),
+            perturbed=tuple(data["perturbed"]),
+            tasks={
+                str(t): TaskScores(v["clean"], v["perturbed"], v["drop"])
+                for t, v in data["tasks"].items()
+            },
+            damage=float(data["damage"]),
+            syntax_distance=data["syntax_distance"],
+            hamming=int(data["hamming"]),
+            eligible_positions=int(data["eligible_positions"]),
+            queries=int(data["queries"]),
+            evaluated=int(data["evaluated"]),
+            syntax_checked=int(data["syntax_checked"]),
+            epsilon_l2=data["epsilon_l2"],
+            epsilon_cosine=data["epsilon_cosine"],
+            seconds=float(data["seconds"]),
+        )
+
+
+def iter_result_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, decoded object)`` of every complete line of a ``results.jsonl``.
+
+    A trailing line without its newline (an interrupted write) is skipped; a missing
+    file has no lines. Any other malformed line is a :class:`BrittleInputError`.
+    """
+    p = Path(path)
+    if not p.exists():
+        return
+    with p.open("rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                return
+            try:
+                yield lineno, json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason
+                raise BrittleInputError(p, lineno, f"not a JSON result row ({reason})") from None
+
+
+def read_rows(path: str | os.PathLike[str]) -> Iterator[ResultRow]:
+    """Stream the rows of a ``results.jsonl``, one line at a time.
+
+    Raises:
+        BrittleInputError: a line that is not JSON, lacks a field or has a field of
+            the wrong kind (naming the file, the line and the field).
+    """
+    for lineno, data in iter_result_lines(path):
+        try:
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            yield ResultRow.from_json(data)
+        except KeyError as exc:
+            raise BrittleInputError(Path(path), lineno, f"result row lacks {exc.args[0]}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise BrittleInputError(Path(path), lineno, f"malformed result row ({exc})") from None
+
+
+def repair_results(path: str | os.PathLike[str]) -> None:
+    """Truncate ``results.jsonl`` to its last complete line (drops a torn last write)."""
+    p = Path(path)
+    if not p.exists():
+        return
+    size = p.stat().st_size
+    if size == 0:
+        return
+    with p.open("r+b") as handle:
+        # Only the tail can be torn: look back in growing windows for the last newline.
+        window = 4096
+        while True:
+            start = max(0, size - window)
+            handle.seek(start)
+            tail = handle.read(size - start)
+            cut = tail.rfind(b"\n")
+            if cut >= 0:
+                keep = start + cut + 1
+                break
+            if start == 0:
+                keep = 0
+                break
+            window *= 4
+        if keep != size:
+            handle.truncate(keep)
