@@ -26,13 +26,21 @@ import dataclasses
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support import EWT_TEST  # noqa: E402
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from brittle.engine.core.sentence import Sentence
+    from brittle.search.scoring import Evaluation, Request, TaskEvaluator
 
 DEFAULT_TREEBANK = EWT_TEST
 
@@ -40,7 +48,7 @@ DEFAULT_TREEBANK = EWT_TEST
 class Recording:
     """Wraps the probe evaluator and keeps the word lists of every evaluated batch."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: TaskEvaluator) -> None:
         self.inner = inner
         self.batches: list[list[tuple[str, ...]]] = []
 
@@ -52,11 +60,16 @@ class Recording:
     def primary(self) -> tuple[str, ...]:
         return self.inner.primary
 
-    def evaluate(self, original: Any, candidates: Any, alignments: Any) -> Any:
+    def evaluate(
+        self,
+        original: Sentence,
+        candidates: Sequence[Sentence],
+        alignments: Sequence[NDArray[np.int64] | None],
+    ) -> Evaluation:
         self.batches.append([c.forms for c in candidates])
         return self.inner.evaluate(original, candidates, alignments)
 
-    def evaluate_many(self, requests: Any) -> Any:
+    def evaluate_many(self, requests: Sequence[Request]) -> list[Evaluation]:
         # One model batch for a whole round (several sentences' candidates).
         self.batches.append([c.forms for _, cands, _ in requests for c in cands])
         return self.inner.evaluate_many(requests)
@@ -79,6 +92,9 @@ def main() -> None:
 
     from brittle.engine.attack import AttackConfig, build_components, run_attack
     from brittle.engine.demo import prepare_demo, train_demo_probes
+    from brittle.engine.probe_eval import ProbeEvaluator
+    from brittle.scorers.repcache import CachedBackend
+    from brittle.scorers.transformer_backend import TransformerEncoder
 
     torch.set_num_threads(args.threads)
     plan = prepare_demo()
@@ -105,8 +121,11 @@ def main() -> None:
         run_attack(config, Path(tmp) / "run", components=timed, lockstep=not args.one_at_a_time)
         engine_s = time.perf_counter() - start
 
-    group = comps.evaluator.groups[0]  # type: ignore[attr-defined]
-    encoder = getattr(group.backend, "inner", group.backend)
+    assert isinstance(comps.evaluator, ProbeEvaluator)
+    group = comps.evaluator.groups[0]
+    backend = group.backend
+    encoder = backend.inner if isinstance(backend, CachedBackend) else backend
+    assert isinstance(encoder, TransformerEncoder)
     tok = encoder.tokenizer
     net = encoder.net
     top = max(group.layers)

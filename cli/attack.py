@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -22,7 +21,7 @@ from brittle.engine.attack import (
 from brittle.engine.attack import (
     Progress as AttackProgress,
 )
-from brittle.engine.report import iter_budget_runs, plot_drop_vs_budget
+from brittle.engine.report import Summary, iter_budget_runs, plot_drop_vs_budget
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
 from brittle.search.strategies.base import STRATEGIES
@@ -38,7 +37,7 @@ def _parse_budgets(text: str) -> list[int]:
     return budgets
 
 
-def print_summary(summary: dict[str, Any]) -> None:
+def print_summary(summary: Summary) -> None:
     """The summary table of an attack, as the terminal shows it."""
     table = Table(title=f"Worst-case drop per task ({summary['sentences']} sentences)")
     table.add_column("task")
@@ -68,7 +67,7 @@ def run_with_progress(
     overwrite: bool,
     label: str = "attack",
     components: AttackComponents | None = None,
-) -> dict[str, Any]:
+) -> Summary:
     """Run one attack under a live progress bar (``components``: built once, reused)."""
     columns = (
         TextColumn(f"[bold]{label}[/]"),

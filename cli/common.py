@@ -66,7 +66,7 @@ class RegistryChoice(click.ParamType):
         name = str(value)
         if name not in self.choices():
             self.fail(
-                f"unknown {self.registry.kind[:-1]} {name!r} (known: {', '.join(self.choices())})",
+                f"unknown {self.registry.item} {name!r} (known: {', '.join(self.choices())})",
                 param,
                 ctx,
             )

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from brittle.cli.common import console, err_console, representation_run_options
 from brittle.cli.group import main
-from brittle.cli.probe_progress import format_metric
-
-if TYPE_CHECKING:
-    from brittle.engine.evaluation import EvaluationReport
+from brittle.cli.probe_progress import RichReporter, format_metric
+from brittle.engine.evaluation import EvaluationReport, evaluate_probes, write_report_json
 
 
 def render_report(report: EvaluationReport) -> None:
@@ -85,9 +82,6 @@ def evaluate_command(
     Example: brittle evaluate en_ewt-ud-test.conllu --probe probes/dist-1
     --probe probes/pos-1 --json results.json
     """
-    from brittle.cli.probe_progress import RichReporter
-    from brittle.engine.evaluation import evaluate_probes, write_report_json
-
     if not probes and no_baselines:
         raise click.UsageError("nothing to do: give --probe or drop --no-baselines")
     if threads is not None:

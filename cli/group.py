@@ -7,8 +7,6 @@ options, 1 for a missing resource, 130 for Ctrl-C.
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from brittle import __version__
@@ -23,7 +21,7 @@ from brittle.engine.core.errors import (
 class BrittleGroup(click.Group):
     """A click group that prints brittle's own errors without a traceback."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except (BrittleInputError, ConfigError) as err:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -15,6 +14,7 @@ from brittle.cli.group import main
 from brittle.engine.perturb_run import (
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
+    PerturbSummary,
     perturb_treebank,
     write_perturb_outputs,
 )
@@ -32,7 +32,7 @@ def describe_constraints(constraints: Sequence[Mapping[str, object]]) -> str:
 
 
 def print_perturb_summary(
-    summary: Mapping[str, Any],
+    summary: PerturbSummary,
     method: str,
     constraints: Sequence[Mapping[str, object]] = (),
 ) -> None:

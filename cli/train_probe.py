@@ -9,7 +9,10 @@ from rich.table import Table
 
 from brittle.cli.common import console, representation_run_options
 from brittle.cli.group import main
-from brittle.cli.probe_progress import format_metric
+from brittle.cli.probe_progress import RichReporter, format_metric
+from brittle.engine.probe_jobs import TrainJob, run_train_job
+from brittle.engine.probe_training import TrainConfig
+from brittle.scorers.representations import BackendRequest
 
 
 @main.command("train-probe")
@@ -139,11 +142,6 @@ def train_probe_command(
     Example: brittle train-probe en_lines-ud-train.conllu en_ewt-ud-dev.conllu
     --dev en_lines-ud-dev.conllu --layer -5 --task distance --out probes/dist-5
     """
-    from brittle.cli.probe_progress import RichReporter
-    from brittle.engine.probe_jobs import TrainJob, run_train_job
-    from brittle.engine.probe_training import TrainConfig
-    from brittle.scorers.representations import BackendRequest
-
     if threads is not None:
         import torch
 
@@ -190,8 +188,8 @@ def train_probe_command(
         table.add_row(name, format_metric(value, digits=4))
     table.add_row("best epoch", f"{result.best_epoch} of {len(result.history)}")
     table.add_row("dev loss", f"{probe.info.get('dev_loss', float('nan')):.4f}")
-    if "oov" in probe.info:
-        o = probe.info["oov"]
+    o = probe.info.get("oov")
+    if isinstance(o, dict):
         table.add_row("OOV words", f"{o['oov_tokens']:,} of {o['tokens']:,} ({o['policy']})")
     console.print(table)
     console.print(f"saved {out}")

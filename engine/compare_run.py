@@ -28,7 +28,6 @@ import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -162,7 +161,7 @@ class CompareResult:
         """Rows of the random-pair references."""
         return [r for r in self.rows if r.budget is None]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready mapping."""
         return {
             "command": "compare-methods",
@@ -396,7 +395,7 @@ def compare_methods(
     seed: int = 0,
     limit: int | None = None,
     tree_labels: TreeLabels = "deprel",
-    generator_options: Mapping[str, Mapping[str, Any]] | None = None,
+    generator_options: Mapping[str, Mapping[str, object]] | None = None,
     progress: ProgressFn | None = None,
 ) -> CompareResult:
     """Compare methods on a treebank: build everything by name (checked up front), run.

@@ -11,12 +11,18 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.json_types import JSONLike, JSONObject, JSONValue
+from brittle.engine.probe_data import encode_split_layers, read_treebanks
 from brittle.engine.probe_jobs import NullReporter, Reporter, default_cache
+from brittle.scorers.baselines import MajorityTrees, baseline_metrics
+from brittle.scorers.probe import Probe, package_versions
+from brittle.scorers.probe_gold import golds_of
+from brittle.scorers.representations import reopen_backend
 
 __all__ = ["EvaluationReport", "ProbeResult", "evaluate_probes", "write_report_json"]
 
@@ -68,9 +74,9 @@ class EvaluationReport:
     notes: tuple[str, ...] = ()
     versions: dict[str, str] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready form (NaN becomes ``null``)."""
-        return _clean(
+        return _clean_object(
             {
                 "treebank": self.treebank,
                 "sentences": self.sentences,
@@ -92,14 +98,25 @@ class EvaluationReport:
         )
 
 
-def _clean(obj: Any) -> Any:
+def _clean(obj: JSONLike) -> JSONValue:
     if isinstance(obj, float):
         return None if math.isnan(obj) or math.isinf(obj) else obj
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
+    if isinstance(obj, Mapping):
+        return _clean_object(obj)
+    if isinstance(obj, Sequence) and not isinstance(obj, str):
         return [_clean(v) for v in obj]
     return obj
+
+
+def _clean_object(obj: Mapping[str, JSONLike]) -> JSONObject:
+    return {k: _clean(v) for k, v in obj.items()}
+
+
+def _recorded_train_files(probe: Probe) -> list[Path]:
+    """The training files a probe recorded (``info["training"]["train"]``)."""
+    training = probe.info.get("training")
+    files = training.get("train", []) if isinstance(training, dict) else []
+    return [Path(p) for p in files]
 
 
 def _unique_names(paths: Sequence[Path]) -> list[str]:
@@ -136,12 +153,6 @@ def evaluate_probes(
         device: device for models and probes.
         reporter: progress.
     """
-    from brittle.engine.probe_data import encode_split_layers, read_treebanks
-    from brittle.scorers.baselines import MajorityTrees, baseline_metrics
-    from brittle.scorers.probe import Probe, package_versions
-    from brittle.scorers.probe_gold import golds_of
-    from brittle.scorers.representations import reopen_backend
-
     rep = reporter or NullReporter()
     sentences = read_treebanks([treebank])
     golds = golds_of(sentences)
@@ -197,9 +208,7 @@ def evaluate_probes(
     if baselines:
         sources = [Path(p) for p in majority_from]
         if not sources:
-            recorded = [
-                Path(p) for probe in loaded for p in probe.info.get("training", {}).get("train", [])
-            ]
+            recorded = [p for probe in loaded for p in _recorded_train_files(probe)]
             sources = list(dict.fromkeys(p for p in recorded if p.is_file()))
             if recorded and len(sources) < len(set(recorded)):
                 notes.append("some training files recorded in the probes no longer exist")
@@ -228,8 +237,6 @@ def evaluate_probes(
 
 def write_report_json(report: EvaluationReport, path: str | os.PathLike[str]) -> None:
     """Write ``report.to_dict()`` atomically as indented JSON."""
-    from brittle.engine.core.atomic import atomic_write
-
     with atomic_write(path) as handle:
         json.dump(report.to_dict(), handle, indent=2)
         handle.write("\n")

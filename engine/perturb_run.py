@@ -27,12 +27,13 @@ import platform
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypedDict, TypeVar
 
 import numpy as np
 
 from brittle.engine.core.conllu import iter_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.perturbation import describe
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
@@ -57,6 +58,7 @@ __all__ = [
     "DEFAULT_MAX_SYNTAX_DISTANCE",
     "PerturbConfig",
     "PerturbResult",
+    "PerturbSummary",
     "SentenceRecord",
     "check_requirements",
     "chunks",
@@ -77,6 +79,23 @@ DEFAULT_MAX_SYNTAX_DISTANCE = 0.1
 DEFAULT_CONSTRAINTS: tuple[str, ...] = ("budget", "pos", "syntax")
 
 Status = Literal["perturbed", "unchanged", "rejected"]
+
+
+class PerturbSummary(TypedDict):
+    """A run's sentences per status and means over the perturbed ones
+    (:meth:`PerturbResult.summary`)."""
+
+    perturbed: int
+    unchanged: int
+    rejected: int
+    sentences: int
+    candidates_drawn: int
+    candidates_admissible: int
+    mean_syntax_distance: float | None
+    mean_hamming: float | None
+    pos_preservation_rate: float | None
+    words_compared_for_pos: int
+
 
 #: Called with the number of sentences just finished.
 ProgressFn = Callable[[int], None]
@@ -165,7 +184,7 @@ class PerturbConfig:
             ConstraintSpec("pos", "1") if s.name == "pos" and s.value is None else s for s in specs
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (an infinite distance becomes the string ``"inf"``; the
         constraints are left out when they are the default)."""
         out = asdict(self)
@@ -240,14 +259,17 @@ class PerturbResult:
             out[r.status] += 1
         return out
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> PerturbSummary:
         """Counts and means over the perturbed sentences (None when there are none)."""
         done = [r for r in self.records if r.status == "perturbed"]
         measured = [r for r in done if r.pos_kept is not None]
         changed = sum(r.changed for r in measured)
         kept = sum(r.pos_kept or 0 for r in measured)
+        counts = self.counts()
         return {
-            **self.counts(),
+            "perturbed": counts["perturbed"],
+            "unchanged": counts["unchanged"],
+            "rejected": counts["rejected"],
             "sentences": len(self.records),
             "candidates_drawn": sum(r.drawn for r in self.records),
             "candidates_admissible": sum(r.admissible for r in self.records),
@@ -257,10 +279,10 @@ class PerturbResult:
             "words_compared_for_pos": changed,
         }
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> dict[str, object]:
         """The JSON report: per-method summary, per-sentence records, config, versions
         (and the constraints' settings when the config names them)."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "command": "perturb",
             "treebank": self.treebank,
             "config": self.config.to_dict(),
@@ -294,7 +316,7 @@ def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
-def make_generator(method: str, **options: Any) -> Generator:
+def make_generator(method: str, **options: object) -> Generator:
     """The generator registered as ``method``, built with its keyword options.
 
     Raises:
@@ -453,8 +475,8 @@ def perturb_treebank(
     path: str | os.PathLike[str],
     config: PerturbConfig,
     *,
-    generator_options: Mapping[str, Any] | None = None,
-    parser_options: Mapping[str, Any] | None = None,
+    generator_options: Mapping[str, object] | None = None,
+    parser_options: Mapping[str, object] | None = None,
     progress: ProgressFn | None = None,
     on_start: Callable[[int], None] | None = None,
 ) -> PerturbResult:

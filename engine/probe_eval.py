@@ -19,10 +19,12 @@ from numpy.typing import NDArray
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
+from brittle.scorers.probe import Probe
+from brittle.scorers.probe_gold import Gold, gold_of
+from brittle.scorers.representations import reopen_backend
 from brittle.search.scoring import Evaluation
 
 if TYPE_CHECKING:
-    from brittle.scorers.probe import Probe
     from brittle.scorers.representations import FlatReps, RepresentationBackend
 
 #: Originals whose vectors are kept for the distances (a round's worth and more).
@@ -77,9 +79,6 @@ class ProbeEvaluator:
         cls, dirs: Sequence[str | os.PathLike[str]], *, device: str | None = None
     ) -> ProbeEvaluator:
         """Load probe directories and open the backends that feed them."""
-        from brittle.scorers.probe import Probe
-        from brittle.scorers.representations import reopen_backend
-
         if not dirs:
             raise ConfigError("an attack needs at least one --probe directory")
         probes = [Probe.load(d) for d in dirs]
@@ -131,8 +130,6 @@ class ProbeEvaluator:
         Every candidate of every request goes through the encoder and the probes in
         the same padded batches; metrics and distances are then split per request.
         """
-        from brittle.scorers.probe_gold import Gold, gold_of
-
         candidates = [c for _, cands, _ in requests for c in cands]
         words = [c.forms for c in candidates]
         reps = self._encode(words)

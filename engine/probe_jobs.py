@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from brittle.engine.core.errors import ConfigError
-from brittle.scorers.representations import BackendRequest
+from brittle.engine.core.resources import data_home
+from brittle.engine.probe_data import encode_split, oov_info, read_treebanks
+from brittle.engine.probe_training import TrainConfig, train_probe
+from brittle.scorers.probe_tasks import PROBE_TASKS, ProbeSpec
+from brittle.scorers.repcache import DiskCache
+from brittle.scorers.representations import BackendRequest, open_backend
 
 if TYPE_CHECKING:
-    from brittle.engine.probe_training import EpochLog, TrainConfig, TrainResult
-    from brittle.scorers.repcache import DiskCache
+    from brittle.engine.probe_training import EpochLog, TrainResult
     from brittle.scorers.representations import RepresentationBackend
 
 __all__ = ["NullReporter", "Reporter", "TrainJob", "default_cache", "run_train_job"]
@@ -64,13 +68,10 @@ def default_cache(backend: RepresentationBackend, cache_dir: Path | None) -> Dis
 
     ``cache_dir`` overrides the default ``<data_home>/representations``.
     """
-    from brittle.scorers.repcache import DiskCache
-
     if backend.name != "transformer":
         return None
     if cache_dir is not None:
         return DiskCache(cache_dir)
-    from brittle.engine.core.resources import data_home
 
     return DiskCache(data_home() / "representations")
 
@@ -116,11 +117,6 @@ class TrainJob:
 
 def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainResult:
     """Train and save the probe of ``job``; returns the training result."""
-    from brittle.engine.probe_data import encode_split, oov_info, read_treebanks
-    from brittle.engine.probe_training import TrainConfig, train_probe
-    from brittle.scorers.probe_tasks import PROBE_TASKS, ProbeSpec
-    from brittle.scorers.representations import open_backend
-
     rep = reporter or NullReporter()
     known = PROBE_TASKS.names()  # built-in and plug-in tasks
     if job.task not in known:
@@ -155,7 +151,7 @@ def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainRe
             tagset=job.tagset,
             margin=job.margin,
         )
-        info: dict[str, Any] = {
+        info: dict[str, object] = {
             "training": {
                 "train": [str(p) for p in job.train],
                 "dev": str(job.dev),

@@ -15,13 +15,14 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brittle.engine.core.errors import ConfigError
 from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_tasks import ProbeSpec, task_for
+from brittle.scorers.representations import pick_device
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -128,6 +129,7 @@ def _mean_loss(probe: Probe, data: ProbeData, batch_size: int) -> float:
     """Mean per-sentence loss of ``probe`` on ``data`` (no gradient)."""
     import torch
 
+    # deferred: loads torch
     from brittle.scorers.probe_nets import pad_flat
 
     total, count = 0.0, 0
@@ -155,7 +157,7 @@ def train_probe(
     *,
     config: TrainConfig,
     backend: BackendOptions | None = None,
-    info: Mapping[str, Any] | None = None,
+    info: Mapping[str, object] | None = None,
     on_epoch: Callable[[EpochLog], None] | None = None,
     on_step: Callable[[int], None] | None = None,
 ) -> TrainResult:
@@ -174,8 +176,8 @@ def train_probe(
     """
     import torch
 
+    # deferred: loads torch
     from brittle.scorers.probe_nets import pad_flat
-    from brittle.scorers.representations import pick_device
 
     if len(train) == 0 or len(dev) == 0:
         raise ConfigError("training and dev data must both have sentences")

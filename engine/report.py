@@ -13,17 +13,45 @@ from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
 from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.results import ResultRow
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 CONFIG_JSON = "config.json"
 PLOTS = "plots"
+
+
+class TaskSummary(TypedDict):
+    """One task's means over the sentences (``None``: no defined value)."""
+
+    clean: float | None
+    perturbed: float | None
+    mean_drop: float | None
+    std_drop: float | None
+
+
+class Summary(TypedDict):
+    """``summary.json``: the attack's summary (see :func:`summarize`)."""
+
+    sentences: int
+    tasks: dict[str, TaskSummary]
+    epsilon_l2: float | None
+    epsilon_cosine: float | None
+    success_rate: float | None
+    queries_per_sentence: float | None
+    mean_syntax_distance: float | None
+    mean_hamming: float | None
+    config: JSONObject
+    versions: dict[str, str]
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -107,9 +135,9 @@ def _float(x: float | None) -> float:
 def summarize(
     rows: Iterable[ResultRow] | Digest,
     *,
-    config: Mapping[str, Any],
+    config: Mapping[str, JSONValue],
     versions: Mapping[str, str],
-) -> dict[str, Any]:
+) -> Summary:
     """The summary of an attack (Algorithms 2 and 3 of La Malfa et al.).
 
     ``tasks`` maps each task to its mean clean and perturbed metric and the mean and
@@ -120,7 +148,7 @@ def summarize(
     Undefined values (NaN, missing) are left out of every mean.
     """
     d = rows if isinstance(rows, Digest) else Digest.of(rows)
-    tasks = {
+    tasks: dict[str, TaskSummary] = {
         t: {
             "clean": _round(_mean(d.clean[t])),
             "perturbed": _round(_mean(d.perturbed[t])),
@@ -148,7 +176,7 @@ def _fmt(x: float | None, digits: int = 3) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
-def render_markdown(summary: Mapping[str, Any]) -> str:
+def render_markdown(summary: Summary) -> str:
     """``summary.md``: the tables a reader wants first, then configuration and versions."""
     cfg = summary["config"]
     lines = [
@@ -198,7 +226,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _figure(width: float, height: float) -> Any:
+def _figure(width: float, height: float) -> Figure:
     """A figure outside pyplot's global state (nothing to close, safe in threads)."""
     from matplotlib.figure import Figure
 
@@ -232,7 +260,7 @@ def plot_clean_vs_perturbed(rows: Iterable[ResultRow] | Digest, path: Path) -> N
     _save(fig, path)
 
 
-def plot_drop_vs_budget(summaries: Mapping[int, Mapping[str, Any]], path: Path) -> None:
+def plot_drop_vs_budget(summaries: Mapping[int, Summary], path: Path) -> None:
     """Mean worst-case drop per task against the budget tau, one line per task (PNG)."""
     budgets = sorted(summaries)
     tasks: list[str] = []
@@ -243,7 +271,7 @@ def plot_drop_vs_budget(summaries: Mapping[int, Mapping[str, Any]], path: Path) 
     fig = _figure(5, 4)
     ax = fig.subplots()
     for t in tasks:
-        ys = [summaries[b]["tasks"].get(t, {}).get("mean_drop") for b in budgets]
+        ys = [_mean_drop(summaries[b], t) for b in budgets]
         ax.plot(budgets, [np.nan if y is None else y for y in ys], marker="o", label=t)
     ax.set_xlabel("budget tau (words)")
     ax.set_ylabel("mean worst-case drop")
@@ -253,15 +281,21 @@ def plot_drop_vs_budget(summaries: Mapping[int, Mapping[str, Any]], path: Path) 
     _save(fig, path)
 
 
-def _save(fig: Any, path: Path) -> None:
+def _mean_drop(summary: Summary, task: str) -> float | None:
+    scores = summary["tasks"].get(task)
+    return None if scores is None else scores["mean_drop"]
+
+
+def _save(fig: Figure, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Fixed metadata keeps PNGs byte-identical across runs.
     with atomic_write(path, mode="wb") as handle:
         fig.savefig(handle, format="png", dpi=100, metadata={"Software": None})
 
 
-def write_json(path: Path, data: Any) -> None:
-    """JSON with sorted keys and a final newline, written atomically."""
+def write_json(path: Path, data: object) -> None:
+    """``data`` (anything :func:`json.dump` writes) as JSON with sorted keys and a final
+    newline, written atomically."""
     with atomic_write(path) as handle:
         json.dump(data, handle, indent=2, sort_keys=True)
         handle.write("\n")
@@ -271,9 +305,9 @@ def render_reports(
     out: Path,
     rows: Iterable[ResultRow] | Digest,
     *,
-    config: Mapping[str, Any],
+    config: Mapping[str, JSONValue],
     versions: Mapping[str, str],
-) -> dict[str, Any]:
+) -> Summary:
     """Write summary.json, summary.md and plots/ for one attack directory."""
     digest = rows if isinstance(rows, Digest) else Digest.of(rows)
     summary = summarize(digest, config=config, versions=versions)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from brittle.engine.core.errors import BrittleInputError
+from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.perturbation import Perturbation
 
 __all__ = ["RESULTS", "ResultRow", "TaskScores", "iter_result_lines", "read_rows", "repair_results"]
@@ -36,7 +37,7 @@ class TaskScores:
     perturbed: float | None
     drop: float | None
 
-    def to_json(self) -> dict[str, float | None]:
+    def to_json(self) -> JSONObject:
         return {"clean": self.clean, "perturbed": self.perturbed, "drop": self.drop}
 
 
@@ -83,7 +84,7 @@ class ResultRow:
             order=self.order,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The row as a JSON-ready mapping (tuples as lists)."""
         return {
             "index": self.index,
@@ -115,7 +116,7 @@ class ResultRow:
         return (json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False) + "\n").encode()
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ResultRow:
+    def from_json(cls, data: Mapping[str, Any]) -> ResultRow:  # Any: decoded JSON
         """The row of a decoded line.
 
         Raises:
@@ -155,8 +156,8 @@ class ResultRow:
         )
 
 
-def iter_result_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, decoded object)`` of every complete line of a ``results.jsonl``.
+def iter_result_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, JSONValue]]:
+    """``(line number, decoded value)`` of every complete line of a ``results.jsonl``.
 
     A trailing line without its newline (an interrupted write) is skipped; a missing
     file has no lines. Any other malformed line is a :class:`BrittleInputError`.

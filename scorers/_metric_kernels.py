@@ -24,8 +24,6 @@ than parallel ones, and a sentence takes microseconds.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
@@ -160,7 +158,7 @@ _COUNTING = 384
 
 @njit(cache=True)
 def _sift_down(
-    x: NDArray[Any], order: NDArray[np.int64], root: int, end: int
+    x: NDArray[np.float64], order: NDArray[np.int64], root: int, end: int
 ) -> None:  # pragma: no cover - jit
     while True:
         child = 2 * root + 1
@@ -175,7 +173,9 @@ def _sift_down(
 
 
 @njit(cache=True)
-def heap_argsort(x: NDArray[Any], order: NDArray[np.int64]) -> None:  # pragma: no cover - jit
+def heap_argsort(
+    x: NDArray[np.float64], order: NDArray[np.int64]
+) -> None:  # pragma: no cover - jit
     """Indices that sort ``x`` (k,) ascending into ``order`` (k,); ties in any order."""
     k = x.shape[0]
     for i in range(k):
@@ -188,7 +188,9 @@ def heap_argsort(x: NDArray[Any], order: NDArray[np.int64]) -> None:  # pragma: 
 
 
 @njit(cache=True)
-def centred_ranks(x: NDArray[Any], out: NDArray[np.float64]) -> None:  # pragma: no cover - jit
+def centred_ranks(
+    x: NDArray[np.float64], out: NDArray[np.float64]
+) -> None:  # pragma: no cover - jit
     """Average ranks of a 1-D array ``x`` (k,), minus their mean ``(k + 1) / 2``, into ``out``.
 
     Ranks are 1-based and tied values share the average of their ranks, as

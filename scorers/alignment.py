@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, TypeGuard
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from brittle.engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+    from transformers import PreTrainedTokenizerBase
 
 __all__ = [
     "POOLINGS",
@@ -50,6 +51,7 @@ __all__ = [
     "Pooling",
     "Row",
     "align_batch",
+    "is_pooling",
     "plan_rows",
     "pooling_targets",
 ]
@@ -59,6 +61,11 @@ AlignmentStrategy = Literal["auto", "word_ids", "offsets"]
 
 #: Pooling modes, in the order the CLI lists them.
 POOLINGS: tuple[str, ...] = ("first", "mean", "last")
+
+
+def is_pooling(name: str) -> TypeGuard[Pooling]:
+    """Whether ``name`` is one of :data:`POOLINGS`."""
+    return name in POOLINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +132,7 @@ class Row:
 
 
 def align_batch(
-    tokenizer: Any,
+    tokenizer: PreTrainedTokenizerBase,
     sentences: Sequence[Sequence[str]],
     *,
     strategy: AlignmentStrategy = "auto",
@@ -158,7 +165,7 @@ def align_batch(
     return _align_offsets(tokenizer, sentences, prefix, suffix)
 
 
-def special_tokens(tokenizer: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def special_tokens(tokenizer: PreTrainedTokenizerBase) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The special token ids the tokenizer puts before and after any content.
 
     Found by encoding a one-character text, so it works for every tokenizer family.
@@ -189,7 +196,7 @@ def _finish(
 
 
 def _align_word_ids(
-    tokenizer: Any,
+    tokenizer: PreTrainedTokenizerBase,
     sentences: Sequence[Sequence[str]],
     prefix: tuple[int, ...],
     suffix: tuple[int, ...],
@@ -212,7 +219,7 @@ def _align_word_ids(
 
 
 def _align_offsets(
-    tokenizer: Any,
+    tokenizer: PreTrainedTokenizerBase,
     sentences: Sequence[Sequence[str]],
     prefix: tuple[int, ...],
     suffix: tuple[int, ...],

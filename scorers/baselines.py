@@ -19,6 +19,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from brittle.engine.core import tree
+from brittle.scorers.metrics import (
+    DepthScores,
+    DistanceScores,
+    aggregate_depth,
+    aggregate_distance,
+    score_depths,
+    score_distances,
+)
+from brittle.scorers.mst import maximum_spanning_tree
 from brittle.scorers.probe_gold import Gold
 
 if TYPE_CHECKING:
@@ -109,7 +119,6 @@ class MajorityTrees:
         cached = self._cache.get(n)
         if cached is not None:
             return cached
-        from brittle.scorers.mst import maximum_spanning_tree
 
         root = self.root_position(n)
         counts = self.counts.get(n)
@@ -134,16 +143,6 @@ def baseline_metrics(
     The guessed tree's path lengths are the predicted distances and its depths the
     predicted depths, scored like a probe's (UUAS without punctuation).
     """
-    from brittle.engine.core import tree
-    from brittle.scorers.metrics import (
-        DepthScores,
-        DistanceScores,
-        aggregate_depth,
-        aggregate_distance,
-        score_depths,
-        score_distances,
-    )
-
     dist_scores: list[DistanceScores] = []
     depth_scores: list[DepthScores] = []
     for g in golds:

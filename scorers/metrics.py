@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from brittle.engine.core import tree
 from brittle.scorers.errors import InvalidTreeError, LengthMismatchError, ScorerInputError
 from brittle.scorers.mst import minimum_spanning_tree, parent_to_heads
 from brittle.scorers.rank import rank_correlation_rows, rankdata, spearman_rows
@@ -77,8 +78,6 @@ MAX_LENGTH = 50
 
 # ------------------------------------------------------------------ input checks
 def _gold_heads(heads: ArrayLike) -> NDArray[np.int64]:
-    from brittle.engine.core import tree
-
     try:
         return tree.validate_heads(heads)
     except ValueError as exc:
@@ -87,6 +86,7 @@ def _gold_heads(heads: ArrayLike) -> NDArray[np.int64]:
 
 def _gold_heads_fast(heads: ArrayLike) -> NDArray[np.int64]:
     """:func:`_gold_heads` with the check in compiled code (the same errors)."""
+    # deferred: loads numba
     from brittle.scorers import _metric_kernels
 
     try:
@@ -99,8 +99,6 @@ def _gold_heads_fast(heads: ArrayLike) -> NDArray[np.int64]:
 
 
 def _gold_distances(heads: NDArray[np.int64]) -> NDArray[np.int32]:
-    from brittle.engine.core import tree
-
     return tree.distance_matrix(heads)
 
 
@@ -391,6 +389,7 @@ def score_distances_many(
         heads: m int arrays (n_r,), gold HEAD arrays.
         punct: m bool masks (n_r,) or ``None`` each, or ``None`` for no mask at all.
     """
+    # deferred: loads numba
     from brittle.scorers import _metric_kernels
 
     b = _pack(predicted, heads, punct, matrix=True)
@@ -498,8 +497,6 @@ def score_depths(
         punct: bool (n,) mask of words that cannot be the predicted root; ignored when
             every word is masked.
     """
-    from brittle.engine.core import tree
-
     gold = _gold_heads(heads)
     n = gold.shape[0]
     p = _vector(predicted, n, "predicted depths")
@@ -532,6 +529,7 @@ def score_depths_many(
         heads: m int arrays (n_r,), gold HEAD arrays.
         punct: m bool masks (n_r,) or ``None`` each, or ``None`` for no mask at all.
     """
+    # deferred: loads numba
     from brittle.scorers import _metric_kernels
 
     b = _pack(predicted, heads, punct, matrix=False)
@@ -583,8 +581,6 @@ class RootMetrics:
 
     def add(self, predicted_root: int, heads: ArrayLike) -> bool:
         """Count one sentence; ``predicted_root`` is a 0-based word index."""
-        from brittle.engine.core import tree
-
         ok = int(predicted_root) == tree.root_index(_gold_heads(heads))
         self.correct += ok
         self.total += 1

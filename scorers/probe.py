@@ -20,16 +20,17 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brittle.engine.core.atomic import atomic_directory
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.versions import versions
 from brittle.scorers.probe_gold import Gold
 from brittle.scorers.probe_tasks import ProbeSpec, ProbeTask, task_for
-from brittle.scorers.representations import RepresentationKey
+from brittle.scorers.representations import BackendOptions, RepresentationKey
 
 if TYPE_CHECKING:
     from torch import nn
@@ -69,16 +70,16 @@ class Probe:
         key: RepresentationKey,
         *,
         net: nn.Module | None = None,
-        backend: Mapping[str, Any] | None = None,
-        info: Mapping[str, Any] | None = None,
+        backend: Mapping[str, str | int | bool | None] | None = None,
+        info: Mapping[str, object] | None = None,
     ) -> None:
         self.spec = spec
         self.key = key
         self.task: ProbeTask = task_for(spec.task)
         self.net = net if net is not None else self.task.build(spec)
         self.net.eval()
-        self.backend = dict(backend or {"backend": key.backend, "model": key.model})
-        self.info = dict(info or {})
+        self.backend: BackendOptions = dict(backend or {"backend": key.backend, "model": key.model})
+        self.info: dict[str, object] = dict(info or {})
         self.device = "cpu"
 
     @property
@@ -123,6 +124,7 @@ class Probe:
         """
         import torch
 
+        # deferred: loads torch
         from brittle.scorers.probe_nets import pad_flat
 
         if words.vectors.ndim != 2:
@@ -171,7 +173,7 @@ class Probe:
         return self.task.aggregate(predictions, golds, self.spec)
 
     # ------------------------------------------------------------------ files
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self) -> dict[str, object]:
         """Everything ``probe.json`` holds."""
         return {
             "format": FORMAT_VERSION,
@@ -275,7 +277,7 @@ class Probe:
             )
 
 
-def _json_default(obj: Any) -> Any:
+def _json_default(obj: object) -> JSONValue:
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):

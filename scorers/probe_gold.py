@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from brittle.engine.core import tree
 from brittle.engine.core.errors import BrittleInputError
 
 if TYPE_CHECKING:
@@ -66,8 +67,6 @@ class Gold:
         xpos: Sequence[str] | None = None,
     ) -> Gold:
         """A gold record from a HEAD array (tags default to ``_``)."""
-        from brittle.engine.core import tree
-
         h = tree.validate_heads(heads)
         n = int(h.shape[0])
         u = tuple(upos) if upos is not None else ("_",) * n

@@ -68,6 +68,18 @@ import numpy as np
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.registry import Registry
+from brittle.scorers.metrics import (
+    DepthScores,
+    DistanceScores,
+    PosMetrics,
+    RootMetrics,
+    aggregate_depth,
+    aggregate_distance,
+    score_depths_many,
+    score_distances_many,
+    score_pos,
+)
+from brittle.scorers.mst import minimum_spanning_tree
 from brittle.scorers.probe_gold import Gold
 
 if TYPE_CHECKING:
@@ -75,7 +87,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
     from torch import nn
 
-    from brittle.scorers.metrics import DepthScores, DistanceScores
     from brittle.scorers.probe_nets import PaddedBatch
 
 __all__ = [
@@ -136,7 +147,7 @@ class ProbeSpec:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ProbeSpec:
+    def from_dict(cls, data: Mapping[str, Any]) -> ProbeSpec:  # Any: decoded JSON
         """Inverse of :meth:`to_dict` (``data`` is read from JSON)."""
         return cls(
             task=str(data["task"]),
@@ -171,7 +182,7 @@ class ProbeTask(abc.ABC):
     #: Annotations it needs from the treebank.
     needs: ClassVar[tuple[str, ...]] = ("heads",)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:
             cls._check_facts()
@@ -235,7 +246,7 @@ class ProbeTask(abc.ABC):
 
 #: Probing tasks by name (classes; :func:`task_for` gives an instance).
 PROBE_TASKS: Registry[type[ProbeTask]] = Registry(
-    "probes", contract=ProbeTask, packages=("brittle.scorers.probe_tasks",)
+    "probes", contract=ProbeTask, packages=("brittle.scorers.probe_tasks",), item="probe task"
 )
 
 
@@ -289,6 +300,7 @@ class _RankMapTask(ProbeTask):
         return spec if spec.rank is not None else replace(spec, rank=spec.dim)
 
     def build(self, spec: ProbeSpec) -> nn.Module:
+        # deferred: loads torch
         from brittle.scorers.probe_nets import make_net
 
         return make_net(spec.arch, spec.dim, spec.rank or spec.dim, hidden=spec.hidden, bias=False)
@@ -312,8 +324,6 @@ class _DistanceBase(_RankMapTask):
     def _scores(
         self, predictions: Sequence[Prediction], golds: Sequence[Gold]
     ) -> list[DistanceScores]:
-        from brittle.scorers.metrics import score_distances_many
-
         if len(predictions) != len(golds):
             raise ConfigError(f"{len(predictions)} predictions for {len(golds)} gold sentences")
         # a batch of candidates shares one Gold: its arrays are validated and ranked once
@@ -332,8 +342,6 @@ class _DistanceBase(_RankMapTask):
     def aggregate(
         self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
-        from brittle.scorers.metrics import aggregate_distance
-
         return aggregate_distance(self._scores(predictions, golds))
 
 
@@ -366,8 +374,6 @@ class PerceptronTask(_DistanceBase):
         self, net: nn.Module, batch: PaddedBatch, golds: Sequence[Gold], spec: ProbeSpec
     ) -> torch.Tensor:
         import torch
-
-        from brittle.scorers.mst import minimum_spanning_tree
 
         _check_lengths(batch, golds)
         pred = self.distances(net, batch)
@@ -439,8 +445,6 @@ class DepthTask(_RankMapTask):
     def _scores(
         self, predictions: Sequence[Prediction], golds: Sequence[Gold]
     ) -> list[DepthScores]:
-        from brittle.scorers.metrics import score_depths_many
-
         if len(predictions) != len(golds):
             raise ConfigError(f"{len(predictions)} predictions for {len(golds)} gold sentences")
         return score_depths_many(
@@ -462,8 +466,6 @@ class DepthTask(_RankMapTask):
     def aggregate(
         self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
-        from brittle.scorers.metrics import aggregate_depth
-
         return aggregate_depth(self._scores(predictions, golds))
 
 
@@ -493,6 +495,7 @@ class PosTask(ProbeTask):
         return replace(spec, labels=tuple(tags))
 
     def build(self, spec: ProbeSpec) -> nn.Module:
+        # deferred: loads torch
         from brittle.scorers.probe_nets import make_net
 
         if not spec.labels:
@@ -527,8 +530,6 @@ class PosTask(ProbeTask):
     def score(
         self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> list[dict[str, float]]:
-        from brittle.scorers.metrics import score_pos
-
         out = []
         for p, g in zip(predictions, golds, strict=True):
             tags = [spec.labels[int(i)] for i in p]
@@ -538,8 +539,6 @@ class PosTask(ProbeTask):
     def aggregate(
         self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
-        from brittle.scorers.metrics import PosMetrics
-
         acc = PosMetrics()
         for p, g in zip(predictions, golds, strict=True):
             acc.add([spec.labels[int(i)] for i in p], g.tags(spec.tagset))
@@ -556,6 +555,7 @@ class RootTask(ProbeTask):
     columns = metric_names
 
     def build(self, spec: ProbeSpec) -> nn.Module:
+        # deferred: loads torch
         from brittle.scorers.probe_nets import make_net
 
         return make_net(spec.arch, spec.dim, 1, hidden=spec.hidden, bias=True)
@@ -589,8 +589,6 @@ class RootTask(ProbeTask):
     def aggregate(
         self, predictions: Sequence[Prediction], golds: Sequence[Gold], spec: ProbeSpec
     ) -> dict[str, float]:
-        from brittle.scorers.metrics import RootMetrics
-
         acc = RootMetrics()
         acc.add_batch([int(np.argmax(p)) for p in predictions], [g.heads for g in golds])
         return acc.result()
@@ -614,6 +612,7 @@ class TreeDepthTask(ProbeTask):
         return replace(spec, labels=tuple(str(i) for i in range(k)))
 
     def build(self, spec: ProbeSpec) -> nn.Module:
+        # deferred: loads torch
         from brittle.scorers.probe_nets import make_net
 
         if not spec.labels:

@@ -109,7 +109,7 @@ class CachedBackend(RepresentationBackend):
     ) -> None:
         self.inner = inner
         self.cache = cache if cache is not None else LRUCache(max_items)
-        self.name = inner.name  # type: ignore[misc]
+        self.name = inner.name
         super().__init__(
             model=inner.model, dim=inner.dim, n_layers=inner.n_layers, pooling=inner.pooling
         )
@@ -155,9 +155,9 @@ class CachedBackend(RepresentationBackend):
         offsets = offsets_of(sentences)
         out = np.empty((len(keys), int(offsets[-1]), self.dim), dtype=np.float32)
         for pos in range(len(keys)):
-            row = found[pos]
+            row = [v for v in found[pos] if v is not None]  # every miss was filled above
             if row:
-                np.concatenate(row, axis=0, out=out[pos])  # type: ignore[arg-type]
+                np.concatenate(row, axis=0, out=out[pos])
         return FlatReps(out, offsets, idx)
 
     def close(self) -> None:

@@ -30,7 +30,7 @@ import abc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -123,7 +123,7 @@ class RepresentationKey:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RepresentationKey:
+    def from_dict(cls, data: Mapping[str, Any]) -> RepresentationKey:  # Any: decoded JSON
         """Inverse of :meth:`to_dict` (``data`` is read from JSON)."""
         return cls(
             backend=str(data["backend"]),
@@ -274,8 +274,9 @@ class RepresentationBackend(abc.ABC):
     conveniences over it.
     """
 
-    #: Registered name.
-    name: ClassVar[str] = ""
+    #: Registered name (a class attribute; a wrapper such as ``CachedBackend`` sets its
+    #: inner backend's per instance).
+    name: str = ""
 
     def __init__(self, *, model: str, dim: int, n_layers: int, pooling: str) -> None:
         self.model = model
@@ -340,6 +341,7 @@ REPRESENTATIONS: Registry[type[RepresentationBackend]] = Registry(
     "representations",
     contract=RepresentationBackend,
     packages=("brittle.scorers.static_backend", "brittle.scorers.transformer_backend"),
+    item="representation backend",
 )
 
 
@@ -416,7 +418,9 @@ def pick_device(device: str | None) -> str:
 
 
 def reopen_backend(
-    description: Mapping[str, Any], *, device: str | None = None
+    description: Mapping[str, Any],  # Any: decoded JSON, each field converted below
+    *,
+    device: str | None = None,
 ) -> RepresentationBackend:
     """Open the backend a probe recorded (``Probe.backend``: ``describe()`` output, read
     back from JSON)."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from brittle.engine.core import resources
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.scorers.representations import (
     REPRESENTATIONS,
@@ -183,8 +184,6 @@ class StaticVectors(_StaticBase):
     @classmethod
     def glove(cls, *, oov: str = "zero", lowercase: bool = True, seed: int = 0) -> StaticVectors:
         """The bundled GloVe 6B 50d vectors (through :mod:`brittle.engine.core.resources`)."""
-        from brittle.engine.core import resources
-
         words, matrix = resources.load_glove()
         index = {w: i for i, w in enumerate(words)}
         return cls(index, matrix, model="glove", oov=oov, lowercase=lowercase, seed=seed)

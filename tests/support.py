@@ -1,4 +1,4 @@
-"""Paths shared by the tests: the real treebanks (when present) and the fixtures."""
+"""Shared by the tests: paths of the real treebanks (when present) and the fixtures."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from numpy.typing import NDArray
 
 from brittle.engine.attack import (
     ADVERSARIAL,
@@ -29,9 +30,14 @@ from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.scorers.parsers.gold import GoldParser
-from brittle.search.constraints import CandidateBatch, Constraint, ConstraintResult
+from brittle.search.constraints import (
+    CandidateBatch,
+    Constraint,
+    ConstraintContext,
+    ConstraintResult,
+)
 from brittle.search.generators.base import SubstitutionGenerator
-from brittle.search.scoring import Evaluation
+from brittle.search.scoring import Evaluation, Request
 from brittle.search.strategies.base import STRATEGIES
 from brittle.search.table import SubstitutionTable
 
@@ -47,21 +53,31 @@ def _h(word: str) -> float:
 class WordHashEvaluator:
     """Deterministic metrics that depend on the words, like a probe's would."""
 
-    tasks = ("distance.uuas", "pos.acc")
+    tasks = ("pos.acc", "distance.uuas")  # not in name order, as a real evaluator's may be
     primary = ()
 
     def __init__(self) -> None:
         self.calls = 0
 
-    def evaluate_many(self, requests):
+    def evaluate_many(self, requests: Sequence[Request]) -> list[Evaluation]:
         self.calls += 1
         return [self._evaluate(o, c, a) for o, c, a in requests]
 
-    def evaluate(self, original: Sentence, candidates: Sequence[Sentence], alignments):
+    def evaluate(
+        self,
+        original: Sentence,
+        candidates: Sequence[Sentence],
+        alignments: Sequence[NDArray[np.int64] | None],
+    ) -> Evaluation:
         self.calls += 1
         return self._evaluate(original, candidates, alignments)
 
-    def _evaluate(self, original: Sentence, candidates: Sequence[Sentence], alignments):
+    def _evaluate(
+        self,
+        original: Sentence,
+        candidates: Sequence[Sentence],
+        alignments: Sequence[NDArray[np.int64] | None],
+    ) -> Evaluation:
         m = len(candidates)
         metrics = np.empty((m, 2))
         for i, c in enumerate(candidates):
@@ -77,7 +93,9 @@ class FixedOptions(SubstitutionGenerator):
     method: ClassVar[str] = "copos"
     top_k: int = 3
 
-    def candidates(self, sentences: Sequence[Sentence], *, top_k: int | None = None):
+    def candidates(
+        self, sentences: Sequence[Sentence], *, top_k: int | None = None
+    ) -> list[SubstitutionTable]:
         out = []
         for s in sentences:
             inside = s.multiword_positions
@@ -97,13 +115,13 @@ class AcceptAll(Constraint):
     name: ClassVar[str] = "syntax"
 
     @classmethod
-    def from_spec(cls, value, context):
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> AcceptAll:
         return cls()
 
     def check(self, batch: CandidateBatch) -> ConstraintResult:
         return ConstraintResult(self.name, np.ones(len(batch), bool), np.zeros(len(batch)))
 
-    def describe(self):
+    def describe(self) -> dict[str, object]:
         return {"name": self.name}
 
 
@@ -111,14 +129,33 @@ def components(search: str = "beam") -> AttackComponents:
     cfg = config(search=search)
     strategy = STRATEGIES.get(search)(**cfg.strategy_parameters)
     return AttackComponents(
-        WordHashEvaluator(), FixedOptions(), strategy, (AcceptAll(),), lambda: GoldParser()
+        WordHashEvaluator(),
+        FixedOptions(),
+        strategy,
+        (AcceptAll(),),
+        lambda: GoldParser(),
     )
 
 
-def config(**kw) -> AttackConfig:
-    base = {"treebank": str(TREEBANK), "probes": ("p",), "parser": "gold", "budget": 2}
-    base.update(kw)
-    return AttackConfig(**base)
+def config(
+    *,
+    treebank: str = str(TREEBANK),
+    method: str = "copos",
+    search: str = "beam",
+    budget: int = 2,
+    query_budget: int | None = None,
+    limit: int | None = None,
+) -> AttackConfig:
+    return AttackConfig(
+        treebank=treebank,
+        probes=("p",),
+        method=method,
+        search=search,
+        budget=budget,
+        parser="gold",
+        query_budget=query_budget,
+        limit=limit,
+    )
 
 
 def _strip_timing(path: Path) -> list[dict]:
@@ -322,6 +359,8 @@ def test_lockstep_rounds_equal_one_sentence_at_a_time(tmp_path: Path, search: st
         a = (tmp_path / "rounds" / name).read_bytes()
         assert a == (tmp_path / "alone" / name).read_bytes(), name
     # The sentences of a chunk share model calls.
+    assert isinstance(together.evaluator, WordHashEvaluator)
+    assert isinstance(alone.evaluator, WordHashEvaluator)
     assert together.evaluator.calls < alone.evaluator.calls / 4
 
 
@@ -352,5 +391,5 @@ def test_a_bad_sentence_anywhere_fails_before_any_search(tmp_path: Path) -> None
     with pytest.raises(BrittleInputError) as err:
         run_attack(config(treebank=str(treebank)), tmp_path / "out", components=comps)
     assert err.value.line == k + 1 and str(treebank) in str(err.value)
-    assert comps.evaluator.calls == 0
+    assert isinstance(comps.evaluator, WordHashEvaluator) and comps.evaluator.calls == 0
     assert not (tmp_path / "out" / "results.jsonl").exists()

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from repr_models import tiny_bert
 
 from brittle.cli.main import main
+
+if TYPE_CHECKING:
+    from brittle.engine.attack.config import AttackConfig
+    from brittle.search.generators.base import Generator
 
 TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
 
@@ -25,12 +30,12 @@ def bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tiny_bert(tmp_path_factory.mktemp("cli") / "bert")
 
 
-def run(*args: str) -> object:
+def run(*args: str) -> Result:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     return result
 
 
-def train(out: Path, *extra: str) -> object:
+def train(out: Path, *extra: str) -> Result:
     return run(
         "train-probe",
         str(TREEBANK),
@@ -50,8 +55,8 @@ def train(out: Path, *extra: str) -> object:
 def test_train_and_evaluate(tmp_path: Path, bert_dir: Path, home: Path) -> None:
     dist = tmp_path / "dist"
     result = train(dist, "--model", str(bert_dir), "--layer", "-1", "--task", "distance")
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
-    assert "uuas" in result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
+    assert "uuas" in result.output
     meta = json.loads((dist / "probe.json").read_text())
     assert meta["task"] == "distance" and meta["layer"] == -1 and meta["pooling"] == "mean"
     assert meta["training"]["train"] == [str(TREEBANK)] and meta["seed"] == 0
@@ -59,7 +64,7 @@ def test_train_and_evaluate(tmp_path: Path, bert_dir: Path, home: Path) -> None:
 
     pos = tmp_path / "pos"
     result = train(pos, "--model", "random:16", "--task", "pos", "--arch", "mlp", "--hidden", "8")
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
 
     out = tmp_path / "eval.json"
     result = run(
@@ -73,7 +78,7 @@ def test_train_and_evaluate(tmp_path: Path, bert_dir: Path, home: Path) -> None:
         str(out),
         "--quiet",
     )
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert set(report["probes"]) == {"dist", "pos"}
     assert report["probes"]["dist"]["task"] == "distance"
@@ -83,49 +88,56 @@ def test_train_and_evaluate(tmp_path: Path, bert_dir: Path, home: Path) -> None:
     for base in report["baselines"].values():
         assert set(base) >= {"uuas", "sdr", "dspr", "root_acc", "depth_spearman"}
     assert report["majority_trained_on"] == [str(TREEBANK)]
-    assert "path" in result.output  # type: ignore[attr-defined]
+    assert "path" in result.output
 
 
 def test_static_vectors_report_oov(tmp_path: Path) -> None:
     vectors = tmp_path / "v.txt"
     vectors.write_text("2 3\nthe 1 0 0\nold 0 1 0\n")
     result = train(tmp_path / "root", "--model", str(vectors), "--task", "root")
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
     meta = json.loads((tmp_path / "root" / "probe.json").read_text())
     assert meta["oov"]["oov_tokens"] > 0 and meta["oov"]["policy"] == "zero after lowercase"
-    assert "OOV" in result.output  # type: ignore[attr-defined]
+    assert "OOV" in result.output
 
 
 def test_user_errors(tmp_path: Path, bert_dir: Path) -> None:
     result = train(tmp_path / "p", "--model", str(bert_dir), "--layer", "-9")
-    assert result.exit_code == 2 and "layer -9" in result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 2 and "layer -9" in result.output
     result = train(tmp_path / "p", "--model", "random:8", "--task", "constituency")
-    assert result.exit_code == 2 and "unknown probe task" in result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 2 and "unknown probe task" in result.output
     result = run("evaluate", str(TREEBANK), "--probe", str(tmp_path / "absent"))
-    assert result.exit_code == 1 and "train-probe" in result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 1 and "train-probe" in result.output
     result = run("evaluate", str(TREEBANK), "--no-baselines")
-    assert result.exit_code == 2  # type: ignore[attr-defined]
+    assert result.exit_code == 2
 
 
 def test_evaluate_baselines_only(tmp_path: Path) -> None:
     out = tmp_path / "b.json"
     result = run("evaluate", str(TREEBANK), "--json", str(out), "--quiet")
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["probes"] == {} and report["notes"]  # majority learnt on the test set
 
 
-def test_attack_several_budgets(tmp_path: Path, bert_dir: Path, monkeypatch) -> None:
+def test_attack_several_budgets(
+    tmp_path: Path, bert_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from test_generators_helpers import wordnet_or_skip
 
     wordnet_or_skip()
     dist = tmp_path / "dist"
-    assert train(dist, "--model", str(bert_dir), "--task", "distance").exit_code == 0  # type: ignore[attr-defined]
+    assert train(dist, "--model", str(bert_dir), "--task", "distance").exit_code == 0
     import brittle.engine.attack.assembly as assembly
 
-    builds: list[object] = []
+    builds: list[AttackConfig] = []
     real_build = assembly.build_generator
-    monkeypatch.setattr(assembly, "build_generator", lambda c: builds.append(c) or real_build(c))
+
+    def counted_build(config: AttackConfig) -> Generator:
+        builds.append(config)
+        return real_build(config)
+
+    monkeypatch.setattr(assembly, "build_generator", counted_build)
     out = tmp_path / "attack"
     args = [
         "attack",
@@ -144,7 +156,7 @@ def test_attack_several_budgets(tmp_path: Path, bert_dir: Path, monkeypatch) -> 
         str(out),
     ]
     result = run(*args)
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
     assert len(builds) == 1  # probes, model and generator loaded once for both budgets
     for tau in (1, 2):
         summary = json.loads((out / f"tau={tau}" / "summary.json").read_text())

@@ -14,7 +14,7 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.scorers.distance import normalized_tree_edit_distance
-from brittle.scorers.parsers import CachedParser, Parse, make_parser
+from brittle.scorers.parsers import CachedParser, Parse, Parser, make_parser
 from brittle.search.constraints import (
     CONSTRAINTS,
     BudgetConstraint,
@@ -79,9 +79,9 @@ def test_registered_under_stable_names() -> None:
 def test_constraints_are_built_from_specs_cheap_first() -> None:
     built: list[str] = []
 
-    def parser() -> CachedParser:
+    def parser() -> Parser:
         built.append("gold")
-        return CachedParser(make_parser("gold"))
+        return make_parser("gold")
 
     context = ConstraintContext(tau=3, parser=parser, max_syntax_distance=0.25)
     budget, syntax = build_constraints(["syntax", "budget"], context)
@@ -111,7 +111,7 @@ def test_constraints_are_built_from_specs_cheap_first() -> None:
 
 
 def test_budget_only_loads_no_parser() -> None:
-    def parser() -> CachedParser:
+    def parser() -> Parser:
         raise AssertionError("no parser-based constraint was asked for")
 
     (budget,) = build_constraints(["budget"], ConstraintContext(tau=1, parser=parser))
@@ -255,7 +255,8 @@ def test_check_all_ands_enforced_masks_and_keeps_every_value(sentence: Sentence)
     )
     assert outcome.mask.tolist() == [True, False, False]
     assert [r.name for r in outcome.results] == ["budget", "pos", "syntax"]
-    assert outcome.values("budget").tolist() == [1.0, 1.0, 3.0]
+    budget = outcome.values("budget")
+    assert budget is not None and budget.tolist() == [1.0, 1.0, 3.0]
     assert outcome.values("missing") is None
 
 

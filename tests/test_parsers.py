@@ -16,6 +16,7 @@ from brittle.scorers.parsers import (
     GoldParser,
     Parse,
     Parser,
+    SpacyBackend,
     StanzaBackend,
     make_parser,
     parser_names,
@@ -206,13 +207,14 @@ def test_spacy_keeps_several_clauses_as_one_sentence(spacy_parser: Parser) -> No
 def test_spacy_batched_equals_one_by_one(spacy_parser: Parser) -> None:
     assert isinstance(spacy_parser, CachedParser)
     backend = spacy_parser.backend
+    assert isinstance(backend, SpacyBackend)
     batch = [
         _words("The cat sat on the mat ."),
         _words("She gave him a book yesterday"),
         _words("Colorless green ideas sleep furiously"),
     ]
     together = backend.parse_words(batch)
-    alone = [backend.parse_one(words) for words in batch]  # type: ignore[attr-defined]
+    alone = [backend.parse_one(words) for words in batch]
     assert together == alone
     before = spacy_parser.stats.parsed
     spacy_parser.parse_words(batch)

@@ -28,6 +28,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.perturb_run import (
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
+    PerturbResult,
     make_generator,
     perturb_constraints,
     perturb_sentences,
@@ -288,10 +289,17 @@ def test_perturb_and_search_sample_draw_the_same_perturbations(
 
 
 # ------------------------------------------------------------------ the run
-def _run(sentences: Sequence[Sentence], seed: int, **kw: object):  # type: ignore[no-untyped-def]
-    config = PerturbConfig(method="fixed", budget=2, candidates=6, seed=seed, parser="chain", **kw)  # type: ignore[arg-type]
+def _run(
+    sentences: Sequence[Sentence], seed: int, constraints: tuple[str, ...] = ()
+) -> PerturbResult:
+    config = PerturbConfig(
+        method="fixed", budget=2, candidates=6, seed=seed, parser="chain", constraints=constraints
+    )
     return perturb_sentences(
-        sentences, config=config, generator=FixedWords(), parser=CachedParser(ChainParser())
+        sentences,
+        config=config,
+        generator=FixedWords(),
+        parser=CachedParser(ChainParser()),
     )
 
 
@@ -454,6 +462,7 @@ def test_a_named_constraint_decides_and_is_reported(
     default = _run(small, seed=5)
     assert any("dax" in s.forms for s in default.sentences)
     report = default.report()
+    assert isinstance(report["config"], dict)
     assert "constraints" not in report and "constraints" not in report["config"]
 
     result = _run(small, seed=5, constraints=("budget", "without-word"))
@@ -462,6 +471,7 @@ def test_a_named_constraint_decides_and_is_reported(
     assert all(r.syntax is None for r in result.records)  # no syntax constraint
     assert result.summary()["pos_preservation_rate"] is None  # no pos constraint
     report = result.report()
+    assert isinstance(report["config"], dict)
     assert report["config"]["constraints"] == ["budget", "without-word"]
     assert report["constraints"] == [
         {"name": "budget", "tau": 2},

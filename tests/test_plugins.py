@@ -22,7 +22,7 @@ import brittle.engine.core.registry as registry
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
 from brittle.search.constraints import CONSTRAINTS
-from brittle.search.generators.base import GENERATORS
+from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 from brittle.search.strategies.base import STRATEGIES
 
 EXAMPLE = Path(__file__).resolve().parent / "plugin_example"
@@ -50,6 +50,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 def test_an_entry_point_registers_its_components(installed: Path) -> None:
     assert "typo" not in GENERATORS
     typo = GENERATORS.get("typo")  # the miss loads the entry points
+    assert issubclass(typo, SubstitutionGenerator)
     assert typo.family == "substitution" and typo.method == "typo"
     assert "keep-capitalised" in CONSTRAINTS.names() and "first-k" in STRATEGIES.names()
     sentence = read_conllu(TREEBANK)[0]

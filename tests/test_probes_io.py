@@ -11,7 +11,7 @@ from probe_synthetic import synthetic
 
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.engine.probe_data import ProbeData
-from brittle.engine.probe_training import TrainConfig, train_probe
+from brittle.engine.probe_training import TrainConfig, TrainResult, train_probe
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics, path_heads, rooted_heads
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold
@@ -26,7 +26,9 @@ def data() -> tuple[ProbeData, ProbeData]:
     return synthetic(60, seed=5, dim=32), synthetic(20, seed=6, dim=32)
 
 
-def quick(task: str, data: tuple[ProbeData, ProbeData], *, seed: int = 0, arch: str = "linear"):  # type: ignore[no-untyped-def]
+def quick(
+    task: str, data: tuple[ProbeData, ProbeData], *, seed: int = 0, arch: str = "linear"
+) -> TrainResult:
     spec = ProbeSpec(task=task, dim=32, arch=arch, hidden=16)
     return train_probe(spec, KEY, *data, config=TrainConfig(epochs=3, lr=1e-2, seed=seed))
 

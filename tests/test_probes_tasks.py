@@ -8,7 +8,7 @@ from probe_synthetic import synthetic
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.probe_data import ProbeData
-from brittle.engine.probe_training import TrainConfig, train_probe
+from brittle.engine.probe_training import TrainConfig, TrainResult, train_probe
 from brittle.scorers.probe_gold import Gold
 from brittle.scorers.probe_nets import pad_flat
 from brittle.scorers.probe_tasks import (
@@ -31,9 +31,9 @@ def data() -> tuple[ProbeData, ProbeData]:
     return synthetic(240, seed=1), synthetic(80, seed=2)
 
 
-def train(task: str, arch: str, data: tuple[ProbeData, ProbeData], **kw: object):  # type: ignore[no-untyped-def]
+def train(task: str, arch: str, data: tuple[ProbeData, ProbeData]) -> TrainResult:
     lr = 1e-2 if arch == "linear" else 3e-3
-    spec = ProbeSpec(task=task, dim=data[0].dim, arch=arch, hidden=64, **kw)  # type: ignore[arg-type]
+    spec = ProbeSpec(task=task, dim=data[0].dim, arch=arch, hidden=64)
     return train_probe(spec, KEY, *data, config=TrainConfig(epochs=25, lr=lr, patience=3, seed=0))
 
 
@@ -90,13 +90,15 @@ def test_perceptron_loss_is_zero_only_with_margin_met() -> None:
     x = np.array([[0.0], [1.0], [2.0]], dtype=np.float32)
     spec = ProbeSpec(task="perceptron", dim=1, rank=1)
     net = task.build(spec)
+    weight = net.weight
+    assert isinstance(weight, torch.Tensor)
     with torch.no_grad():
-        net.weight.fill_(1.0)  # type: ignore[union-attr, operator]
+        weight.fill_(1.0)
     batch = pad_flat(FlatVectors.stack([x]))
     loss = task.loss(net, batch, [gold], spec)
     assert float(loss.detach()) == pytest.approx(0.0, abs=1e-6)
     with torch.no_grad():
-        net.weight.fill_(0.0)  # type: ignore[union-attr, operator]
+        weight.fill_(0.0)
     collapsed = task.loss(net, batch, [gold], spec)
     assert float(collapsed.detach()) > 0.0  # the margin rules out the collapsed probe
 

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from repr_models import tiny_bert, tiny_gpt2, tiny_sentencepiece
 
 from brittle.engine.core.errors import ConfigError
-from brittle.scorers.alignment import _windows, align_batch, plan_rows, pooling_targets
+from brittle.scorers.alignment import (
+    Pooling,
+    _windows,
+    align_batch,
+    plan_rows,
+    pooling_targets,
+)
 from brittle.scorers.transformer_backend import TransformerEncoder
 
 HARD = ["The", "cat", "did", "n't", "antidisestablishmentarianism", ",", "hello", "!", "Zyx", "."]
@@ -139,9 +145,9 @@ def manual(enc: TransformerEncoder, words: list[str], layer: int, pooling: str) 
 @pytest.mark.parametrize("pooling", ["first", "mean", "last"])
 @pytest.mark.parametrize("which", ["bert", "gpt2"])
 def test_pooling_matches_manual(
-    bert: TransformerEncoder, gpt2: TransformerEncoder, which: str, pooling: str
+    bert: TransformerEncoder, gpt2: TransformerEncoder, which: str, pooling: Pooling
 ) -> None:
-    enc = (bert if which == "bert" else gpt2).with_pooling(pooling)  # type: ignore[arg-type]
+    enc = (bert if which == "bert" else gpt2).with_pooling(pooling)
     batch = [HARD, ["the", "cat"], ["hello", "world", ",", "it", "'s", "the", "mat", "!"]]
     flat = enc.encode_flat(batch, layers=(-1, 0))
     for i, words in enumerate(batch):
@@ -289,6 +295,7 @@ def test_early_exit_runs_fewer_blocks(models: dict[str, Path]) -> None:
     from brittle.scorers.transformer_backend import _blocks_of
 
     blocks = _blocks_of(enc.net, enc.n_layers)
+    assert blocks is not None
     calls: list[int] = []
     handles = [
         b.register_forward_hook(lambda m, a, o, i=i: calls.append(i)) for i, b in enumerate(blocks)

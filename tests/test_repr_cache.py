@@ -52,7 +52,8 @@ def test_lru_evicts_least_recent() -> None:
     cache.put(key, ("c",), np.ones((1, 4), dtype=np.float32))
     assert cache.get(key, ("b",)) is None
     assert cache.get(key, ("a",)) is not None and len(cache) == 2
-    assert not cache.get(key, ("a",)).flags.writeable  # type: ignore[union-attr]
+    hit = cache.get(key, ("a",))
+    assert hit is not None and not hit.flags.writeable
     assert cache.get(inner.key(-2), ("a",)) is None  # another layer is another key
 
 
@@ -118,7 +119,9 @@ def test_disk_cache_rebuilds_damaged_entry(tmp_path: Path) -> None:
 
 def test_disk_cache_failure_leaves_no_part_files(tmp_path: Path) -> None:
     class Failing(Counting):
-        def encode_flat(self, sentences, *, layers):  # type: ignore[no-untyped-def]
+        def encode_flat(
+            self, sentences: Sequence[Sequence[str]], *, layers: Sequence[int]
+        ) -> FlatReps:
             raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError):

@@ -10,8 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scorers_reference import apted_distance, ewt_test_sentences, examples, heads_arrays
 
+from brittle.engine.core.sentence import Sentence
 from brittle.scorers.distance import (
     UNIT_COSTS,
+    Normalization,
     TreeEditCosts,
     normalized_tree_edit_distance,
     normalized_tree_edit_distance_batch,
@@ -32,7 +34,7 @@ LABEL_SETS = st.sampled_from([None, ("a",), ("a", "b"), ("a", "b", "c")])
 
 
 @st.composite
-def labelled_pair(draw: st.DrawFn, max_words: int = 10):  # type: ignore[no-untyped-def]
+def labelled_pair(draw: st.DrawFn, max_words: int = 10):
     ha = draw(heads_arrays(max_words=max_words, forest=True))
     hb = draw(heads_arrays(max_words=max_words, forest=True))
     alphabet = draw(LABEL_SETS)
@@ -45,7 +47,7 @@ def labelled_pair(draw: st.DrawFn, max_words: int = 10):  # type: ignore[no-unty
 
 @examples(150)
 @given(labelled_pair(), st.sampled_from(COSTS))
-def test_matches_apted_on_random_trees(pair, costs: TreeEditCosts) -> None:  # type: ignore[no-untyped-def]
+def test_matches_apted_on_random_trees(pair, costs: TreeEditCosts) -> None:
     ha, hb, la, lb = pair
     expected = apted_distance(ha, hb, la, lb, costs.delete, costs.insert, costs.rename)
     assert tree_edit_distance(ha, hb, la, lb, costs=costs) == expected
@@ -57,7 +59,7 @@ def test_matches_apted_on_random_trees(pair, costs: TreeEditCosts) -> None:  # t
     st.lists(heads_arrays(max_words=9, forest=True), max_size=6),
     st.sampled_from(COSTS),
 )
-def test_batch_matches_single(h0, hs, costs: TreeEditCosts) -> None:  # type: ignore[no-untyped-def]
+def test_batch_matches_single(h0, hs, costs: TreeEditCosts) -> None:
     expected = [
         apted_distance(h0, h, None, None, costs.delete, costs.insert, costs.rename) for h in hs
     ]
@@ -70,7 +72,7 @@ def test_batch_matches_single(h0, hs, costs: TreeEditCosts) -> None:  # type: ig
 
 @examples(30)
 @given(st.lists(labelled_pair(max_words=8), min_size=1, max_size=5), st.sampled_from(COSTS))
-def test_labelled_pairs_batch(pairs, costs: TreeEditCosts) -> None:  # type: ignore[no-untyped-def]
+def test_labelled_pairs_batch(pairs, costs: TreeEditCosts) -> None:
     if any(p[2] is None for p in pairs) and not all(p[2] is None for p in pairs):
         pairs = [(ha, hb, None, None) for ha, hb, _, _ in pairs]
     labelled = pairs[0][2] is not None
@@ -90,7 +92,7 @@ def test_labelled_pairs_batch(pairs, costs: TreeEditCosts) -> None:  # type: ign
 
 @examples(60)
 @given(labelled_pair(max_words=12))
-def test_symmetry_identity_and_bounds(pair) -> None:  # type: ignore[no-untyped-def]
+def test_symmetry_identity_and_bounds(pair) -> None:
     ha, hb, la, lb = pair
     d = tree_edit_distance(ha, hb, la, lb)
     assert d == tree_edit_distance(hb, ha, lb, la)
@@ -105,7 +107,7 @@ def test_symmetry_identity_and_bounds(pair) -> None:  # type: ignore[no-untyped-
     )
 
 
-def _ewt_pairs(count: int, lo: int, hi: int) -> list:  # type: ignore[type-arg]
+def _ewt_pairs(count: int, lo: int, hi: int) -> list[tuple[Sentence, Sentence]]:
     try:
         sentences = ewt_test_sentences()
     except FileNotFoundError:
@@ -173,8 +175,9 @@ def test_known_values() -> None:
 def test_normalized_batch() -> None:
     many = [np.array([0, 1, 1]), np.array([0]), np.array([], dtype=np.int64)]
     raw = tree_edit_distance_batch([0, 1, 2], many)
-    for by, sizes in (("max", [3, 3, 3]), ("sum", [6, 4, 3])):
-        got = normalized_tree_edit_distance_batch([0, 1, 2], many, by=by)  # type: ignore[arg-type]
+    cases: list[tuple[Normalization, list[int]]] = [("max", [3, 3, 3]), ("sum", [6, 4, 3])]
+    for by, sizes in cases:
+        got = normalized_tree_edit_distance_batch([0, 1, 2], many, by=by)
         np.testing.assert_allclose(got, raw / np.array(sizes))
     assert normalized_tree_edit_distance_batch([], [np.array([], dtype=np.int64)]).tolist() == [0.0]
 
@@ -240,7 +243,7 @@ def test_all_small_trees_exhaustively() -> None:
 
 @examples(60)
 @given(labelled_pair(max_words=11))
-def test_both_orientations_match_apted(pair) -> None:  # type: ignore[no-untyped-def]
+def test_both_orientations_match_apted(pair) -> None:
     """The kernel may solve a pair on the mirror images; both orientations must agree."""
     from brittle.scorers import _ted_kernels
 

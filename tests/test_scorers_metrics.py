@@ -114,7 +114,7 @@ def binned_ref(values: list[float], lengths: list[int], lo: int, hi: int) -> flo
 
 
 @st.composite
-def sentences(draw: st.DrawFn, max_words: int = 12):  # type: ignore[no-untyped-def]
+def sentences(draw: st.DrawFn, max_words: int = 12):
     n = draw(st.integers(1, max_words))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     heads = random_heads(rng, n)
@@ -130,7 +130,7 @@ def sentences(draw: st.DrawFn, max_words: int = 12):  # type: ignore[no-untyped-
 # ------------------------------------------------------------------ per sentence
 @examples(80)
 @given(sentences())
-def test_distance_scores_match_reference(sent) -> None:  # type: ignore[no-untyped-def]
+def test_distance_scores_match_reference(sent) -> None:
     heads, pred, punct, _ = sent
     assert uuas_counts(pred, heads, punct=punct) == uuas_ref(pred, heads, punct)
     assert uuas_counts(pred, heads) == uuas_ref(pred, heads, np.zeros(len(heads), bool))
@@ -147,7 +147,7 @@ def test_distance_scores_match_reference(sent) -> None:  # type: ignore[no-untyp
 
 @examples(80)
 @given(sentences())
-def test_depth_scores_match_reference(sent) -> None:  # type: ignore[no-untyped-def]
+def test_depth_scores_match_reference(sent) -> None:
     heads, _, punct, pred = sent
     gold = depths_ref(heads)
     s = score_depths(pred, heads, punct=punct)
@@ -191,7 +191,7 @@ def test_uuas_with_punctuation() -> None:
 # ------------------------------------------------------------------ corpus
 @examples(25)
 @given(st.lists(sentences(max_words=9), min_size=1, max_size=10))
-def test_corpus_aggregation(batch) -> None:  # type: ignore[no-untyped-def]
+def test_corpus_aggregation(batch) -> None:
     lo, hi = 3, 7
     heads, punct = [b[0] for b in batch], [b[2] for b in batch]
     dist = score_distances_many([b[1] for b in batch], heads, punct=punct)

@@ -78,7 +78,7 @@ texts = st.text(alphabet="ab c.Zé", max_size=40)
 
 @examples(150)
 @given(texts, st.randoms(use_true_random=False))
-def test_char_permutation_recovers_shuffles(text: str, rnd) -> None:  # type: ignore[no-untyped-def]
+def test_char_permutation_recovers_shuffles(text: str, rnd) -> None:
     chars = list(text)
     rnd.shuffle(chars)
     shuffled = "".join(chars)
@@ -106,7 +106,7 @@ def test_char_permutation_rejects_non_permutations(a: str, b: str) -> None:
     st.lists(st.sampled_from(["a", "b", "the", "."]), max_size=12),
     st.randoms(use_true_random=False),
 )
-def test_token_permutation(tokens: list[str], rnd) -> None:  # type: ignore[no-untyped-def]
+def test_token_permutation(tokens: list[str], rnd) -> None:
     batch = []
     for _ in range(3):
         t = list(tokens)

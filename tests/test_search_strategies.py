@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.perturbation import Perturbation
@@ -216,8 +217,11 @@ def test_first_feasible_is_independent_of_batching(want: int, max_chunk: int) ->
         calls.append(len(batch))
         return np.array([ok[int(p.replacements[0][1:])] for p in batch])
 
+    def unscored(candidates: Sequence[Perturbation]) -> NDArray[np.float64]:
+        raise AssertionError("first_feasible takes the damages given, it does not score")
+
     empty = SubstitutionTable(SENTENCE.sent_id, "test", len(SENTENCE))
-    problem = SearchProblem(empty, 1, None, feasible, lambda: False)
+    problem = SearchProblem(empty, 1, unscored, feasible, lambda: False)
     found, checked = first_feasible(problem, candidates, damages, want=want, max_chunk=max_chunk)
     # Reference: walk the candidates one by one in order of damage, earlier first on ties.
     order = sorted(range(40), key=lambda i: (-damages[i], i))

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.json_types import JSONObject
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.constraints import ConstraintSpec
 from brittle.search.generators.base import GENERATORS
@@ -98,7 +99,7 @@ class AttackConfig:
         walk the options, at least 10 for ``sample`` (which draws among them)."""
         return self.candidates if self.search != "sample" else max(self.candidates, 10)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready mapping (tuples become lists; the default constraints are implied
         by ``max_syntax_distance`` and left out)."""
         data = asdict(self)
@@ -111,7 +112,7 @@ class AttackConfig:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AttackConfig:
+    def from_dict(cls, data: Mapping[str, Any]) -> AttackConfig:  # Any: decoded JSON
         """The configuration :meth:`to_dict` wrote (``config.json``)."""
         values = dict(data)
         values["probes"] = tuple(values["probes"])

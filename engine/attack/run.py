@@ -26,7 +26,6 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from brittle.engine.attack.assembly import AttackComponents, build_components
 from brittle.engine.attack.config import AttackConfig
@@ -34,11 +33,12 @@ from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 from brittle.engine.core.conllu import iter_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
-from brittle.engine.core.sentence import Sentence
+from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.core.versions import versions
-from brittle.engine.report import CONFIG_JSON, Digest, render_reports, write_json
+from brittle.engine.report import CONFIG_JSON, Digest, Summary, render_reports, write_json
 from brittle.engine.results import RESULTS, ResultRow, read_rows, repair_results
 from brittle.engine.rounds import Direct, run_rounds
+from brittle.search.generators.base import GENERATORS
 from brittle.search.scoring import CachedScorer, Objective
 from brittle.search.table import SubstitutionTable
 
@@ -75,8 +75,23 @@ def stream_sentences(config: AttackConfig) -> Iterator[Sentence]:
 
 def count_sentences(config: AttackConfig) -> int:
     """Sentences to attack, read (not kept) once up front: a bad sentence anywhere in
-    the treebank is reported with its line before any search starts."""
-    return sum(1 for _ in stream_sentences(config))
+    the treebank is reported with its line before any search starts, and so is a
+    column the generator reads that the treebank leaves blank."""
+    requires = GENERATORS.get(config.method).requires
+    survey = ColumnSurvey(frozenset(c for c in requires if c in SURVEYED))
+    for sentence in stream_sentences(config):
+        survey.add(sentence)
+    if survey.blank:
+        column = survey.blank[0]
+        raise ConfigError(
+            f"method {config.method!r} reads the {column.upper()} column, but "
+            f"{config.treebank} leaves it blank ('_' on every word)"
+        )
+    return survey.sentences
+
+
+#: Columns whose absence a survey can tell (FORM, ID and HEAD are always checked).
+SURVEYED = frozenset({"lemma", "upos", "xpos", "feats", "deprel"})
 
 
 def check_out_dir(out: Path, config: AttackConfig, *, resume: bool, overwrite: bool) -> None:
@@ -265,7 +280,7 @@ def run_attack(
     chunk_size: int = 16,
     cache_size: int = 100_000,
     lockstep: bool = True,
-) -> dict[str, Any]:
+) -> Summary:
     """Attack every sentence of ``config.treebank`` and write the reports to ``out``.
 
     The treebank is streamed ``chunk_size`` sentences at a time and every finished
@@ -313,7 +328,7 @@ def run_attack(
     return render_reports(out_dir, digest, config=config.to_dict(), versions=versions())
 
 
-def rerender(out: str | os.PathLike[str]) -> dict[str, Any]:
+def rerender(out: str | os.PathLike[str]) -> Summary:
     """Render summary.json, summary.md, plots and adversarial.conllu again from
     ``results.jsonl`` and the treebank; ``results.jsonl`` is only read."""
     out_dir = Path(out)

@@ -166,9 +166,11 @@ class SentenceSearch:
         sentence = self.sentence
         perturbed = session.applied(best)
         self.perturbed = perturbed
+        # Tasks in name order, as a row read back from results.jsonl has them, so the
+        # reports are the same whether they come from this run or from the file.
         tasks = {
             t: TaskScores(round(float(c), 6), round(float(a), 6), round(float(c - a), 6))
-            for t, c, a in zip(self.scorer.tasks, session.clean, after, strict=True)
+            for t, c, a in sorted(zip(self.scorer.tasks, session.clean, after, strict=True))
         }
         changed = sum(a != b for a, b in zip(sentence.forms, perturbed.forms, strict=True))
         syntax = None

@@ -18,20 +18,35 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Literal, overload
 
 __all__ = ["atomic_directory", "atomic_write"]
 
 
-@contextmanager
-def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
+@overload
+def atomic_write(
+    path: str | os.PathLike[str], mode: Literal["w"] = "w"
+) -> AbstractContextManager[IO[str]]: ...
+@overload
+def atomic_write(
+    path: str | os.PathLike[str], mode: Literal["wb"]
+) -> AbstractContextManager[IO[bytes]]: ...
+def atomic_write(
+    path: str | os.PathLike[str], mode: str = "w"
+) -> AbstractContextManager[IO[str] | IO[bytes]]:
     """Open a temporary file next to ``path`` and rename it over ``path`` on success.
 
-    Readers never see a half-written file: on error the temporary file is removed and
-    ``path`` is untouched.
+    ``mode`` is ``"w"`` (text, UTF-8, newlines as written) or ``"wb"`` (bytes). Readers
+    never see a half-written file: on error the temporary file is removed and ``path``
+    is untouched.
     """
+    return _atomic_file(path, mode)
+
+
+@contextmanager
+def _atomic_file(path: str | os.PathLike[str], mode: str) -> Iterator[IO[str] | IO[bytes]]:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -41,8 +56,8 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[A
     os.fchmod(fd, 0o666 & ~umask)
     try:
         binary = "b" in mode
-        kwargs: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
-        with os.fdopen(fd, mode, **kwargs) as handle:
+        encoding, newline = (None, None) if binary else ("utf-8", "")
+        with os.fdopen(fd, mode, encoding=encoding, newline=newline) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

@@ -58,6 +58,8 @@ class Registry(Generic[T]):
             registration so a wrong component fails where it is defined.
         packages: packages (or single modules) that hold the built-in components;
             all their modules are imported before a name is declared unknown.
+        item: what one component is called in messages (default: ``kind`` without
+            its final "s").
     """
 
     def __init__(
@@ -66,12 +68,14 @@ class Registry(Generic[T]):
         *,
         contract: type | None = None,
         packages: tuple[str, ...] = (),
+        item: str | None = None,
     ) -> None:
         if kind in REGISTRIES:
             raise ValueError(f"a registry of {kind} already exists")
         self.kind = kind
         self.contract = contract
         self.packages = packages
+        self.item = item or kind.removesuffix("s")
         self._entries: dict[str, Entry[T]] = {}
         REGISTRIES[kind] = self  # type-erased view for listings
 
@@ -114,7 +118,7 @@ class Registry(Generic[T]):
             return self._entries[name].obj
         except KeyError:
             known = ", ".join(sorted(self._entries)) or "none"
-            raise ConfigError(f"unknown {self.kind[:-1]} {name!r} (known: {known})") from None
+            raise ConfigError(f"unknown {self.item} {name!r} (known: {known})") from None
 
     def entry(self, name: str) -> Entry[T]:
         """The entry (name, object, help) of ``name``; :class:`ConfigError` if unknown."""

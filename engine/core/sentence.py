@@ -198,6 +198,13 @@ class Sentence:
         """DEPREL of each word."""
         return tuple(t.deprel for t in self.words)
 
+    def column(self, name: str) -> tuple[str, ...]:
+        """The raw text of one word column (``form``, ``lemma``, ``upos``, ``xpos``,
+        ``feats``, ``head``, ``deprel``, ``deps``, ``misc``), one item per word."""
+        if name not in COLUMNS or name == "id":
+            raise ValueError(f"unknown word column {name!r}")
+        return tuple(getattr(t, name) for t in self.words)
+
     @cached_property
     def metadata(self) -> dict[str, str]:
         """``# key = value`` comments as a mapping (keys without value map to ``""``)."""
@@ -299,3 +306,30 @@ class Sentence:
         """The block as CoNLL-U text, ending with the blank line that closes it."""
         lines = [*self.comments, *(t.line() for t in self.rows)]
         return "\n".join(lines) + "\n\n"
+
+
+@dataclass
+class ColumnSurvey:
+    """Which of some word columns are blank (``_`` on every word) in a stream of
+    sentences, gathered one sentence at a time.
+
+    Attributes:
+        columns: the columns asked about (CoNLL-U names; ``heads`` counts as ``head``).
+        sentences: sentences seen so far.
+    """
+
+    columns: frozenset[str]
+    sentences: int = 0
+    _filled: set[str] = field(default_factory=set)
+
+    def add(self, sentence: Sentence) -> None:
+        """Take one sentence into account."""
+        self.sentences += 1
+        for name in self.columns - self._filled:
+            if any(v != "_" for v in sentence.column(name)):
+                self._filled.add(name)
+
+    @property
+    def blank(self) -> list[str]:
+        """The asked columns no word had a value in, sorted (none before any sentence)."""
+        return sorted(self.columns - self._filled) if self.sentences else []

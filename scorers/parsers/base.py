@@ -79,8 +79,10 @@ class Parse:
 class Parser(Protocol):
     """What constraints and runs use: batches of sentences in, one parse each out."""
 
-    #: Stable registry name (``spacy``, ``stanza``, ``gold``).
-    name: str
+    @property
+    def name(self) -> str:
+        """Stable registry name (``spacy``, ``stanza``, ``gold``)."""
+        ...
 
     def prepare(self) -> None:
         """Load models now; raises ResourceMissingError when they are missing."""
@@ -103,7 +105,10 @@ PARSERS: Registry[Callable[..., Parser]] = Registry(
 class WordParser(Protocol):
     """A backend that parses pre-tokenized word sequences."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Stable registry name."""
+        ...
 
     def prepare(self) -> None:
         """Load models now; raises ResourceMissingError when they are missing."""

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brittle.engine.core.resources import load_spacy
 from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
 __all__ = ["UNUSED_COMPONENTS", "SpacyBackend", "doc_to_parse", "spacy_parser"]
 
@@ -22,7 +26,7 @@ __all__ = ["UNUSED_COMPONENTS", "SpacyBackend", "doc_to_parse", "spacy_parser"]
 UNUSED_COMPONENTS: tuple[str, ...] = ("lemmatizer", "ner")
 
 
-def doc_to_parse(doc: Any) -> Parse:
+def doc_to_parse(doc: Doc) -> Parse:
     """A spaCy ``Doc`` as a :class:`Parse` (one word per spaCy token).
 
     spaCy marks a root by making a token its own head; that becomes HEAD 0. Should the
@@ -58,18 +62,21 @@ class SpacyBackend:
     model: str | None = None
     batch_size: int = 64
     name: str = "spacy"
-    _nlp: Any = field(default=None, repr=False)
+    _nlp: Language | None = field(default=None, repr=False)
 
     def prepare(self) -> None:
         """Load the pipeline (once); raises ResourceMissingError when it is missing."""
+        self._load()
+
+    def _load(self) -> Language:
         if self._nlp is None:
             self._nlp = load_spacy(self.model)
+        return self._nlp
 
     @property
-    def nlp(self) -> Any:
+    def nlp(self) -> Language:
         """The loaded spaCy ``Language``."""
-        self.prepare()
-        return self._nlp
+        return self._load()
 
     @property
     def skipped(self) -> list[str]:
@@ -89,7 +96,7 @@ class SpacyBackend:
             "components": [n for n in self.nlp.pipe_names if n not in self.skipped],
         }
 
-    def make_doc(self, words: Words) -> Any:
+    def make_doc(self, words: Words) -> Doc:
         """A pre-tokenized ``Doc`` with one sentence and a space after every word."""
         from spacy.tokens import Doc
 

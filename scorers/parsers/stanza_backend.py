@@ -11,17 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from brittle.engine.core.errors import ResourceMissingError
 from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
+
+if TYPE_CHECKING:
+    from stanza import Pipeline
+    from stanza.models.common.doc import Document
 
 __all__ = ["StanzaBackend", "document_to_parses", "stanza_parser"]
 
 PROCESSORS = "tokenize,pos,lemma,depparse"
 
 
-def document_to_parses(document: Any) -> list[Parse]:
+def document_to_parses(document: Document) -> list[Parse]:
     """One :class:`Parse` per sentence of a Stanza ``Document``.
 
     Uses the syntactic words (``sentence.words``), whose ``head`` is already 1-based
@@ -59,7 +63,7 @@ class StanzaBackend:
     package: str = "default"
     batch_size: int = 256
     name: str = "stanza"
-    _nlp: Any = field(default=None, repr=False)
+    _nlp: Pipeline | None = field(default=None, repr=False)
 
     def _resolved_dir(self) -> str:
         if self.model_dir is not None:
@@ -72,8 +76,11 @@ class StanzaBackend:
 
     def prepare(self) -> None:
         """Build the pipeline once; missing models or package raise ResourceMissingError."""
+        self._pipeline()
+
+    def _pipeline(self) -> Pipeline:
         if self._nlp is not None:
-            return
+            return self._nlp
         try:
             import stanza
         except ImportError:
@@ -84,7 +91,7 @@ class StanzaBackend:
             ) from None
         where = self._resolved_dir()
         try:
-            self._nlp = stanza.Pipeline(
+            nlp = stanza.Pipeline(
                 "en",
                 dir=where,
                 package=self.package,
@@ -100,6 +107,8 @@ class StanzaBackend:
                 "python -c \"import stanza; stanza.download('en')\" on a machine with "
                 "internet, then copy the resources directory here",
             ) from None
+        self._nlp = nlp
+        return nlp
 
     def describe(self) -> dict[str, object]:
         """Backend, package and Stanza version."""
@@ -114,11 +123,11 @@ class StanzaBackend:
 
     def parse_words(self, batch: Sequence[Words]) -> list[Parse]:
         """One parse per word sequence, ``batch_size`` sentences per pipeline call."""
-        self.prepare()
+        nlp = self._pipeline()
         out: list[Parse] = []
         for start in range(0, len(batch), self.batch_size):
             chunk = [list(words) for words in batch[start : start + self.batch_size]]
-            parses = document_to_parses(self._nlp(chunk))
+            parses = document_to_parses(nlp(chunk))
             if len(parses) != len(chunk):
                 raise RuntimeError(
                     f"stanza returned {len(parses)} sentences for {len(chunk)} inputs"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
@@ -29,6 +29,9 @@ from brittle.search.generators.inflection import (
 )
 from brittle.search.generators.lexicon import WORDNET_POS
 from brittle.search.table import Candidate, SubstitutionTable
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 __all__ = ["CoPOS"]
 
@@ -55,13 +58,13 @@ class CoPOS(SubstitutionGenerator):
     multiword: Literal["skip", "hyphen"] = "skip"
     allow_capitalised: bool = False
     inflect: bool = True
-    wordnet: Any = None
+    wordnet: WordNetCorpusReader | None = None
     _synonyms: dict[tuple[str, str], tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _state: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _state: dict[str, WordNetCorpusReader] = field(default_factory=dict, init=False, repr=False)
 
-    def _wordnet(self) -> Any:
+    def _wordnet(self) -> WordNetCorpusReader:
         if self.wordnet is not None:
             return self.wordnet
         if "wordnet" not in self._state:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypedDict
 
 from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
@@ -31,6 +31,9 @@ from brittle.search.generators.inflection import match_case, regular_inflection,
 from brittle.search.generators.lexicon import WORDNET_POS
 from brittle.search.generators.vocabulary import glove
 from brittle.search.table import Candidate, SubstitutionTable
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 __all__ = ["Jabberwocky", "RealWords"]
 
@@ -48,7 +51,7 @@ class RealWords:
     """
 
     words: frozenset[str]
-    wordnet: Any = None
+    wordnet: WordNetCorpusReader | None = None
 
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str):
@@ -61,10 +64,17 @@ class RealWords:
         return False
 
 
-def wordnet_lemmas(wordnet: Any, pos: str | None) -> list[str]:
+def wordnet_lemmas(wordnet: WordNetCorpusReader, pos: str | None) -> list[str]:
     """One-word lowercase a-z lemma names of WordNet ``pos`` (``None``: every pos)."""
     names = wordnet.all_lemma_names(pos=pos) if pos is not None else wordnet.all_lemma_names()
     return sorted({n for n in names if n.isascii() and n.isalpha() and n.islower()})
+
+
+class _Loaded(TypedDict, total=False):
+    """What a :class:`Jabberwocky` loads on first use."""
+
+    wordnet: WordNetCorpusReader
+    known: RealWords
 
 
 @GENERATORS.register("jabberwocky", help="pronounceable pseudowords, inflected")
@@ -95,16 +105,16 @@ class Jabberwocky(SubstitutionGenerator):
     min_length: int = 3
     max_length: int = 9
     max_tries: int = 200
-    wordnet: Any = None
+    wordnet: WordNetCorpusReader | None = None
     real_words: Collection[str] | None = None
-    _state: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _state: _Loaded = field(default_factory=_Loaded, init=False, repr=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if not 1 <= self.min_length <= self.max_length:
             raise ValueError("need 1 <= min_length <= max_length")
 
-    def _wordnet(self) -> Any:
+    def _wordnet(self) -> WordNetCorpusReader:
         if self.wordnet is not None:
             return self.wordnet
         if "wordnet" not in self._state:

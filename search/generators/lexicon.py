@@ -13,7 +13,10 @@ and callers let candidates for other tags through unfiltered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 __all__ = ["DECIDABLE_UPOS", "WORDNET_POS", "PosLexicon"]
 
@@ -32,7 +35,7 @@ class PosLexicon:
             ``None`` for lemminflect only (no WordNet load).
     """
 
-    wordnet: Any = None
+    wordnet: WordNetCorpusReader | None = None
     _cache: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
 
     @staticmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -19,6 +19,8 @@ from brittle.engine.core import resources
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+    from torch import nn
+    from transformers import PreTrainedTokenizerBase
 
 __all__ = [
     "LoadedLM",
@@ -49,8 +51,8 @@ class LoadedLM:
 
     name: str
     kind: LMKind
-    tokenizer: Any
-    model: Any
+    tokenizer: PreTrainedTokenizerBase
+    model: nn.Module
     device: str
     pieces: PieceTable
 
@@ -109,8 +111,8 @@ def load_lm(
     if hit is not None:
         return hit
     tokenizer = AutoTokenizer.from_pretrained(path)
-    auto: Any = AutoModelForMaskedLM if resolved == "masked" else AutoModelForCausalLM
-    model = auto.from_pretrained(path, dtype=torch.float32)
+    auto = AutoModelForMaskedLM if resolved == "masked" else AutoModelForCausalLM
+    model: nn.Module = auto.from_pretrained(path, dtype=torch.float32)
     model = model.to(dev).eval()
     loaded = LoadedLM(path, resolved, tokenizer, model, dev, PieceTable.build(tokenizer))
     _LOADED[key] = loaded
@@ -144,7 +146,7 @@ class PieceTable:
         return ~self.starts_word & self.letters & ~self.special
 
     @classmethod
-    def build(cls, tokenizer: Any) -> PieceTable:
+    def build(cls, tokenizer: PreTrainedTokenizerBase) -> PieceTable:
         """Describe a tokenizer's vocabulary by decoding every token after a fixed one.
 
         Decoding ``[x, v]`` and removing the decoding of ``[x]`` shows whether ``v``
@@ -154,6 +156,8 @@ class PieceTable:
         size = len(tokenizer)
         anchor = tokenizer.encode("x", add_special_tokens=False)[:1]
         base = tokenizer.decode(anchor, clean_up_tokenization_spaces=False)
+        if not isinstance(base, str):  # one sequence decodes to one string
+            raise TypeError(f"decoding one token gave {type(base).__name__}, not str")
         decoded = tokenizer.batch_decode(
             [[*anchor, v] for v in range(size)], clean_up_tokenization_spaces=False
         )

@@ -29,14 +29,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from brittle.search.generators.lm import LoadedLM, fit_flags
 
 if TYPE_CHECKING:
+    import torch
     from numpy.typing import NDArray
+    from transformers import PreTrainedTokenizerBase
+    from transformers.cache_utils import Cache
 
 __all__ = ["next_words", "next_words_at", "sentence_logprobs"]
 
@@ -44,7 +47,7 @@ WordScores = list[tuple[str, float]]
 Completion = Literal["all", "unknown", "none"]
 
 
-def _start_id(tokenizer: Any) -> int | None:
+def _start_id(tokenizer: PreTrainedTokenizerBase) -> int | None:
     for name in ("bos_token_id", "eos_token_id"):
         value = getattr(tokenizer, name, None)
         if value is not None:
@@ -52,7 +55,7 @@ def _start_id(tokenizer: Any) -> int | None:
     return None
 
 
-def _pad_id(tokenizer: Any) -> int:
+def _pad_id(tokenizer: PreTrainedTokenizerBase) -> int:
     for name in ("pad_token_id", "eos_token_id", "bos_token_id"):
         value = getattr(tokenizer, name, None)
         if value is not None:
@@ -60,7 +63,9 @@ def _pad_id(tokenizer: Any) -> int:
     return 0
 
 
-def _left_padded(rows: Sequence[Sequence[int]], pad: int) -> tuple[Any, Any, Any]:
+def _left_padded(
+    rows: Sequence[Sequence[int]], pad: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``input_ids``, ``attention_mask``, ``position_ids``: long tensors (B, L)."""
     import torch
 
@@ -349,10 +354,10 @@ class _Stepper:
     def __init__(
         self,
         lm: LoadedLM,
-        cache: Any,
+        cache: Cache | None,
         rows: Sequence[Sequence[int]],
         queries: Sequence[_Query],
-        mask: Any,
+        mask: torch.Tensor,
         pads: Sequence[int],
     ) -> None:
         import torch
@@ -360,7 +365,7 @@ class _Stepper:
         self.lm = lm
         self.cache = cache
         self.use_cache = cache is not None and hasattr(cache, "batch_select_indices")
-        if self.use_cache:
+        if cache is not None and self.use_cache:
             index = torch.tensor([q.row for q in queries], dtype=torch.long)
             cache.batch_select_indices(index.to(lm.device))
             width = mask.shape[1]
@@ -369,7 +374,7 @@ class _Stepper:
             self.next_pos = torch.tensor([q.n_ctx for q in queries], dtype=torch.long)
         self.seqs = [list(rows[q.row][: q.n_ctx]) for q in queries]
 
-    def step(self, tokens: Any) -> Any:
+    def step(self, tokens: torch.Tensor) -> torch.Tensor:
         """Log-probabilities (candidates, V) of the token after appending ``tokens``."""
         import torch
 

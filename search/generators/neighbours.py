@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from brittle.search.generators.vocabulary import frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
 
 if TYPE_CHECKING:
+    import faiss
     from numpy.typing import NDArray
 
 __all__ = ["EmbeddingIndex", "Neighbours", "embedding_index"]
@@ -48,7 +49,7 @@ class EmbeddingIndex:
     """
 
     words: tuple[str, ...]
-    index: Any
+    index: faiss.Index
     row_of: dict[str, int]
     vectors: NDArray[np.float32]
 
@@ -125,7 +126,7 @@ class Neighbours(SubstitutionGenerator):
     same_pos: bool = True
     oversample: int = 5
     words: Sequence[str] | None = None
-    vectors: Any = None
+    vectors: NDArray[np.float32] | None = None
     lexicon: PosLexicon = field(default_factory=PosLexicon)
 
     def index(self) -> EmbeddingIndex:

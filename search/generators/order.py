@@ -35,7 +35,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from brittle.engine.core.sentence import Sentence
 from brittle.scorers.order import order_scores_batch
 from brittle.search.generators.base import GENERATORS, Generator, GeneratorFamily, sentence_rng
 from brittle.search.generators.units import Level, UnitSequence, load_tokenizer, units_of
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 __all__ = [
     "NeighbourFlip",
@@ -149,7 +152,9 @@ class Reordering(Generator):
     tokenizer: str | None = None
     keep_spaces: bool = False
     max_tries: int | None = None
-    _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _cache: dict[str, PreTrainedTokenizerBase] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if self.level not in ("word", "subword", "character"):

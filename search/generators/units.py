@@ -18,16 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from brittle.engine.core import resources
 from brittle.engine.core.sentence import Sentence
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 __all__ = ["Level", "UnitSequence", "load_tokenizer", "units_of"]
 
 Level = Literal["word", "subword", "character"]
 
-_TOKENIZERS: dict[str, Any] = {}
+_TOKENIZERS: dict[str, PreTrainedTokenizerBase] = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,7 +59,7 @@ class UnitSequence:
         return len(self.units)
 
 
-def load_tokenizer(name: str | None) -> Any:
+def load_tokenizer(name: str | None) -> PreTrainedTokenizerBase:
     """A ``transformers`` tokenizer by name or directory (``None``: the bundled MiniLM's).
 
     Resolved through :func:`brittle.engine.core.resources.resolve_model`; cached per process.
@@ -85,7 +88,9 @@ def _concatenated(units: Sequence[str]) -> str:
     return "".join(units)
 
 
-def units_of(sentence: Sentence, level: Level, *, tokenizer: Any = None) -> UnitSequence:
+def units_of(
+    sentence: Sentence, level: Level, *, tokenizer: PreTrainedTokenizerBase | None = None
+) -> UnitSequence:
     """The units of ``sentence`` at ``level`` (``tokenizer`` needed for ``subword``)."""
     forms = sentence.forms
     if level == "word":
@@ -107,5 +112,9 @@ def units_of(sentence: Sentence, level: Level, *, tokenizer: Any = None) -> Unit
         tokens = tuple(tokenizer.convert_ids_to_tokens(enc["input_ids"]))
         word_ids = enc.word_ids()
         owner = [w if w is not None else 0 for w in word_ids]
-        return UnitSequence(level, tokens, tuple(owner), tokenizer.convert_tokens_to_string)
+
+        def join(units: Sequence[str]) -> str:
+            return tokenizer.convert_tokens_to_string(list(units))
+
+        return UnitSequence(level, tokens, tuple(owner), join)
     raise ValueError(f"unknown level {level!r} (word, subword or character)")

@@ -40,5 +40,5 @@ class Strategy(ABC):
 
 #: Strategies by name (classes; build one with its parameters).
 STRATEGIES: Registry[type[Strategy]] = Registry(
-    "strategies", contract=Strategy, packages=("brittle.search.strategies",)
+    "strategies", contract=Strategy, packages=("brittle.search.strategies",), item="strategy"
 )

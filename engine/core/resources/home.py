@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 from brittle.engine.core.errors import ResourceMissingError
 
@@ -65,7 +65,7 @@ class ResourceStatus:
             return "missing"
         return "provision" if self.needs_provision else "ok"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | bool]:
         """A JSON-ready mapping (with ``state``)."""
         out = asdict(self)
         out["state"] = self.state
@@ -173,14 +173,14 @@ def hf_offline() -> Iterator[None]:
     left offline afterwards. Use it around loads meant to come from local directories,
     together with ``local_files_only=True``.
     """
-    hub_constants: Any = None
+    hub_constants: ModuleType | None = None
     with contextlib.suppress(ImportError):
         hub_constants = importlib.import_module("huggingface_hub.constants")
     saved_env = {name: os.environ.get(name) for name in _HUB_OFFLINE_VARS}
     saved_flag = getattr(hub_constants, "HF_HUB_OFFLINE", None)
     os.environ.update(dict.fromkeys(_HUB_OFFLINE_VARS, "1"))
     if hub_constants is not None:
-        hub_constants.HF_HUB_OFFLINE = True
+        vars(hub_constants)["HF_HUB_OFFLINE"] = True
     try:
         yield
     finally:
@@ -190,7 +190,7 @@ def hf_offline() -> Iterator[None]:
             else:
                 os.environ[name] = value
         if hub_constants is not None:
-            hub_constants.HF_HUB_OFFLINE = saved_flag
+            vars(hub_constants)["HF_HUB_OFFLINE"] = saved_flag
 
 
 def hub_offline_requested() -> bool:
