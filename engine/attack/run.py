@@ -170,8 +170,9 @@ class AttackRun:
         self.total = total
         results = self.out_dir / RESULTS
         repair_results(results)
-        previous = list_done(results)
+        previous: set[int] = set()
         for row in read_rows(results):
+            previous.add(row.index)
             self.progress.count(row)
         self._report()
         digest = Digest()
@@ -214,6 +215,7 @@ class AttackRun:
                         os.fsync(fd)
                     yield search.perturbed
         finally:
+            saved.close()
             os.close(fd)
 
     def _searches(self, chunk: Sequence[Sentence], start: int) -> list[SentenceSearch]:
@@ -252,11 +254,6 @@ class AttackRun:
                 finished(rows[-1])
             return rows
         return run_rounds(list(searches), handlers, on_done=lambda _, row: finished(row))
-
-
-def list_done(results: Path) -> set[int]:
-    """Indices of the sentences ``results.jsonl`` already holds."""
-    return {row.index for row in read_rows(results)}
 
 
 def _checked(row: ResultRow, sentence: Sentence, config: AttackConfig) -> Perturbation:
