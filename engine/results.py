@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -176,7 +176,7 @@ def iter_result_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, JSONV
                 raise BrittleInputError(p, lineno, f"not a JSON result row ({reason})") from None
 
 
-def read_rows(path: str | os.PathLike[str]) -> Iterator[ResultRow]:
+def read_rows(path: str | os.PathLike[str]) -> Generator[ResultRow, None, None]:
     """Stream the rows of a ``results.jsonl``, one line at a time.
 
     Raises:
