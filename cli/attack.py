@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brittle.cli.common import RegistryChoice, console
+from brittle.cli.common import RegistryChoice, console, err_console
 from brittle.cli.group import main
 from brittle.engine.attack import (
     AttackComponents,
@@ -21,6 +24,8 @@ from brittle.engine.attack import (
 from brittle.engine.attack import (
     Progress as AttackProgress,
 )
+from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
+from brittle.engine.core.lock import locked_directory
 from brittle.engine.report import Summary, iter_budget_runs, plot_drop_vs_budget
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
@@ -59,6 +64,71 @@ def print_summary(summary: Summary) -> None:
     )
 
 
+class PlainProgress:
+    """Progress as plain lines, for logs: one every ``every`` seconds, and the last."""
+
+    def __init__(self, label: str, *, every: float = 30.0) -> None:
+        self.label = label
+        self.every = every
+        self.started: float | None = None
+        self.last = 0.0
+
+    def __call__(self, progress: AttackProgress, total: int) -> None:
+        now = time.perf_counter()
+        if self.started is None:
+            self.started, self.last = now, now
+            err_console.print(f"{self.label}: {progress.done}/{total} sentences done, starting")
+            return
+        if now - self.last < self.every and progress.done < total:
+            return
+        self.last = now
+        rate = progress.done / max(now - self.started, 1e-9)
+        err_console.print(
+            f"{self.label}: {progress.done}/{total} sentences, {rate:.2f} sent/s, "
+            f"success {progress.success_rate:.0%}, mean drop {progress.mean_drop:.3f}"
+        )
+
+
+class BarProgress:
+    """A live progress bar on a terminal; it appears with the first sentence count."""
+
+    def __init__(self, label: str) -> None:
+        columns = (
+            TextColumn(f"[bold]{label}[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(
+                "{task.fields[rate]} sent/s · success {task.fields[success]} · "
+                "mean drop {task.fields[drop]}"
+            ),
+            TimeElapsedColumn(),
+        )
+        self.bar = Progress(*columns, console=console, transient=False)
+        self.task = self.bar.add_task(label, total=None, rate="–", success="–", drop="–")
+        self.started: tuple[float, int] | None = None
+
+    def __call__(self, progress: AttackProgress, total: int) -> None:
+        now = time.perf_counter()
+        if self.started is None:
+            self.bar.start()
+            self.started = (now, progress.done)
+        elapsed = now - self.started[0]
+        new = progress.done - self.started[1]
+        rate = f"{new / elapsed:.2f}" if elapsed > 0 and new else "–"
+        self.bar.update(
+            self.task,
+            total=total,
+            completed=progress.done,
+            rate=rate,
+            success=f"{progress.success_rate:.0%}",
+            drop=f"{progress.mean_drop:.3f}",
+        )
+
+    def stop(self) -> None:
+        if self.started is not None:
+            self.bar.stop()
+
+
 def run_with_progress(
     config: AttackConfig,
     out: Path,
@@ -67,42 +137,26 @@ def run_with_progress(
     overwrite: bool,
     label: str = "attack",
     components: AttackComponents | None = None,
+    checked: Preflight | None = None,
+    quiet: bool = False,
 ) -> Summary:
-    """Run one attack under a live progress bar (``components``: built once, reused)."""
-    columns = (
-        TextColumn(f"[bold]{label}[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(
-            "{task.fields[rate]} sent/s · success {task.fields[success]} · "
-            "mean drop {task.fields[drop]}"
-        ),
-        TimeElapsedColumn(),
-    )
-    # The bar appears with the first sentence count, after the treebank has been read
-    # and checked, so a bad input file gives its error alone.
-    bar = Progress(*columns, console=console, transient=False)
-    task = bar.add_task(label, total=None, rate="–", success="–", drop="–")
-    started: list[float] = []
+    """Run one attack with its progress shown: a live bar on a terminal, a plain line
+    every 30 s otherwise (logs), nothing with ``quiet``. Ctrl-C ends it with the count
+    of finished sentences and how to resume (exit status 130)."""
+    seen: list[tuple[int, int]] = [(0, checked.total if checked is not None else 0)]
+    bar: BarProgress | None = None
+    show: Callable[[AttackProgress, int], None] | None = None
+    if not quiet:
+        if console.is_terminal:
+            bar = BarProgress(label)
+            show = bar
+        else:
+            show = PlainProgress(label)
 
     def update(progress: AttackProgress, total: int) -> None:
-        import time
-
-        now = time.perf_counter()
-        if not started:
-            bar.start()
-            started.extend([now, progress.done])
-        elapsed = now - started[0]
-        new = progress.done - started[1]
-        rate = f"{new / elapsed:.2f}" if elapsed > 0 and new else "–"
-        bar.update(
-            task,
-            total=total,
-            completed=progress.done,
-            rate=rate,
-            success=f"{progress.success_rate:.0%}",
-            drop=f"{progress.mean_drop:.3f}",
-        )
+        seen[0] = (progress.done, total)
+        if show is not None:
+            show(progress, total)
 
     try:
         return run_attack(
@@ -112,9 +166,19 @@ def run_with_progress(
             overwrite=overwrite,
             on_sentence=update,
             components=components,
+            checked=checked,
         )
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.stop()
+            bar = None
+        done, total = seen[0]
+        err_console.print(
+            f"interrupted after {done}/{total} sentences; rerun with --resume to finish"
+        )
+        raise click.exceptions.Exit(130) from None
     finally:
-        if started:
+        if bar is not None:
             bar.stop()
 
 
@@ -188,13 +252,21 @@ def run_with_progress(
 @click.option(
     "--objective",
     default="",
-    help="Comma-separated tasks whose mean drop is maximised (default: every task of the probes).",
+    help="Comma-separated probe tasks (distance: its primary metric) or metrics "
+    "(distance.uuas, pos.pos_acc) whose mean drop is maximised (default: each probe's "
+    "primary metric). A name the probes do not give is refused with the valid ones.",
 )
 @click.option("--seed", default=0, show_default=True)
 @click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run in OUT.")
 @click.option("--overwrite", is_flag=True, help="Discard earlier results in OUT.")
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="No progress (the summary is still printed). Progress goes to a live bar on a "
+    "terminal and to a plain line every 30 s otherwise.",
+)
 def attack_command(
     treebank: Path,
     probes: tuple[Path, ...],
@@ -213,6 +285,7 @@ def attack_command(
     out: Path,
     resume: bool,
     overwrite: bool,
+    quiet: bool,
 ) -> None:
     """Find, per sentence of TREEBANK, the syntax-preserving perturbation that most
     damages the probes, and report how much they drop.
@@ -248,27 +321,39 @@ def attack_command(
         for tau in budgets
     }
     targets = {tau: out if len(budgets) == 1 else out / f"tau={tau}" for tau in budgets}
-    for tau in budgets:  # before loading anything: a clash with earlier results fails fast
+    # Every cheap check before anything loads: the treebank (read once), the probes,
+    # the objective, the output directories and any clash with earlier results.
+    first = configs[budgets[0]]
+    checked = preflight(first, out)
+    for warning in checked.warnings:
+        err_console.print(f"warning: {warning}")
+    for tau in budgets:
+        check_out_path(targets[tau])
         if targets[tau].is_dir() and not overwrite:
             check_out_dir(targets[tau], configs[tau], resume=resume, overwrite=False)
-    summaries = {}
-    components: AttackComponents | None = None
-    for tau in budgets:
-        config, target = configs[tau], targets[tau]
-        # The budget does not change probes, generator or parser: they load once.
-        with console.status("loading probes, model, generator and parser"):
-            components = build_components(config, reuse=components)
-        summaries[tau] = run_with_progress(
-            config,
-            target,
-            resume=resume,
-            overwrite=overwrite,
-            label=f"tau={tau}",
-            components=components,
-        )
-        print_summary(summaries[tau])
-    if len(budgets) > 1:
-        plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
+    with contextlib.ExitStack() as stack:
+        if len(budgets) > 1:  # each budget's run locks its own directory
+            stack.enter_context(locked_directory(out, "brittle attack"))
+        summaries = {}
+        components: AttackComponents | None = None
+        for tau in budgets:
+            config, target = configs[tau], targets[tau]
+            # The budget does not change probes, generator or parser: they load once.
+            with console.status("loading probes, model, generator and parser"):
+                components = build_components(config, reuse=components)
+            summaries[tau] = run_with_progress(
+                config,
+                target,
+                resume=resume,
+                overwrite=overwrite,
+                label=f"tau={tau}",
+                components=components,
+                checked=checked,
+                quiet=quiet,
+            )
+            print_summary(summaries[tau])
+        if len(budgets) > 1:
+            plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
     console.print(f"reports written to {out}")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TypeVar
@@ -9,7 +11,9 @@ from typing import TypeVar
 import click
 from click.shell_completion import CompletionItem
 from rich.console import Console
+from rich.progress import Progress, ProgressColumn
 
+from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.registry import Registry
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -18,6 +22,43 @@ F = TypeVar("F", bound=Callable[..., object])
 console = Console(highlight=False, soft_wrap=True)
 #: Console for warnings and notes on stderr.
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+#: Help text fragment of the file options that accept ``-``.
+DASH_HELP = "`-` writes to standard output (the messages then go to stderr)."
+
+
+def is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    """Whether an output option names standard output: ``-``, or a path to what
+    standard output is (``/dev/stdout``, or the file it is redirected to)."""
+    if path is None:
+        return False
+    name = os.fspath(path)
+    if name == STDOUT:
+        return True
+    try:
+        return os.path.samestat(os.stat(name), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # no such file; stdout has no descriptor
+        return False
+
+
+def message_console(*outputs: str | os.PathLike[str] | None) -> Console:
+    """Where a command prints tables and notes: stderr when one of its ``outputs`` is
+    standard output, so that stdout carries only the data."""
+    return err_console if any(is_stdout(p) for p in outputs) else console
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """An output path for messages (``-`` is standard output)."""
+    return "standard output" if os.fspath(path) == STDOUT else os.fspath(path)
+
+
+def progress_bar(*columns: str | ProgressColumn, on: Console = console) -> Progress:
+    """A transient progress display on ``on``, shown only on an interactive terminal.
+
+    Elsewhere (a pipe, a file, tests) it is disabled: rich would print nothing useful,
+    only a blank line when it stops.
+    """
+    return Progress(*columns, console=on, transient=True, disable=not on.is_interactive)
 
 
 def representation_run_options(command: F) -> F:
@@ -38,6 +79,23 @@ def representation_run_options(command: F) -> F:
     ):
         command = option(command)
     return command
+
+
+def quiet_option(command: F) -> F:
+    """``--quiet``: no progress and no notes, only results and errors (for commands
+    that do not take :func:`representation_run_options`, which has it)."""
+    option = click.option(
+        "--quiet", is_flag=True, help="No progress bars or notes; results and errors only."
+    )
+    return option(command)
+
+
+def verbose_option(command: F) -> F:
+    """``--verbose``: every stage and every training epoch, one line each."""
+    option = click.option(
+        "--verbose", is_flag=True, help="One line per stage and per training epoch."
+    )
+    return option(command)
 
 
 class RegistryChoice(click.ParamType):

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from brittle.cli.common import RegistryChoice, console
+from brittle.cli.common import RegistryChoice, console, progress_bar
 from brittle.cli.group import main
 from brittle.engine.compare_report import markdown_table, write_compare_outputs
 from brittle.engine.compare_run import compare_methods
+from brittle.engine.core.atomic import check_output
 from brittle.engine.core.registry import Registry
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
@@ -91,8 +92,10 @@ def _split_budgets(text: str) -> list[int]:
 @click.option(
     "--out",
     required=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Directory for compare-methods.md, .json and .png.",
+    metavar="DIR",
+    type=click.Path(path_type=Path),
+    help="Directory for compare-methods.md, .json and .png (created if needed; the "
+    "three files are written together, or none of them).",
 )
 def compare_methods_command(
     treebank: Path,
@@ -120,13 +123,14 @@ def compare_methods_command(
           --budgets 1,2,3 --limit 300 --out compare-ewt
     """
     budget_list = _split_budgets(budgets)
+    check_output(out, directory=True)
     columns = (
         TextColumn("[bold]{task.description}[/]"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    with progress_bar(*columns) as bar:
         tasks = {m: bar.add_task(m, total=None) for m in methods}
 
         def update(method: str, done: int, total: int) -> None:

@@ -7,10 +7,20 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from brittle.cli.common import console, err_console, representation_run_options
+from brittle.cli.common import (
+    console,
+    err_console,
+    representation_run_options,
+    verbose_option,
+)
 from brittle.cli.group import main
 from brittle.cli.probe_progress import RichReporter, format_metric
-from brittle.engine.evaluation import EvaluationReport, evaluate_probes, write_report_json
+from brittle.engine.evaluation import (
+    EvaluationReport,
+    check_evaluation,
+    evaluate_probes,
+    write_report_json,
+)
 
 
 def render_report(report: EvaluationReport) -> None:
@@ -63,8 +73,11 @@ def render_report(report: EvaluationReport) -> None:
     help="Training treebank(s) for the Majority baseline (default: the probes' training files).",
 )
 @click.option("--no-baselines", is_flag=True, help="Skip the Path and Majority baselines.")
-@click.option("--device", default=None, help="cuda or cpu (default: cuda when available).")
+@click.option(
+    "--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda when available)."
+)
 @representation_run_options
+@verbose_option
 def evaluate_command(
     treebank: Path,
     probes: tuple[Path, ...],
@@ -76,19 +89,25 @@ def evaluate_command(
     cache_dir: Path | None,
     no_cache: bool,
     quiet: bool,
+    verbose: bool,
 ) -> None:
     """Every applicable metric of each --probe on TREEBANK, plus Path and Majority trees.
 
     Example: brittle evaluate en_ewt-ud-test.conllu --probe probes/dist-1
     --probe probes/pos-1 --json results.json
+
+    The device, the treebanks and --json are checked before anything loads. Progress
+    goes to stderr: bars on a terminal, a plain line every 30 s in logs.
     """
     if not probes and no_baselines:
         raise click.UsageError("nothing to do: give --probe or drop --no-baselines")
+    reporter = RichReporter(quiet=quiet, verbose=verbose)
+    check_evaluation(treebank, majority_from=majority_from, device=device, json_path=json_path)
     if threads is not None:
         import torch
 
         torch.set_num_threads(max(1, threads))
-    with RichReporter(quiet=quiet) as reporter:
+    with reporter:
         report = evaluate_probes(
             treebank,
             list(probes),

@@ -6,15 +6,24 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brittle.cli.common import RegistryChoice, console
+from brittle.cli.common import (
+    DASH_HELP,
+    RegistryChoice,
+    console,
+    message_console,
+    progress_bar,
+    shown,
+)
 from brittle.cli.group import main
 from brittle.engine.perturb_run import (
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
     PerturbSummary,
+    check_perturb_outputs,
     perturb_treebank,
     write_perturb_outputs,
 )
@@ -35,8 +44,10 @@ def print_perturb_summary(
     summary: PerturbSummary,
     method: str,
     constraints: Sequence[Mapping[str, object]] = (),
+    *,
+    on: Console = console,
 ) -> None:
-    """The run's counts and means as a table (and the constraints it applied)."""
+    """The run's counts and means as a table (and the constraints it applied), on ``on``."""
 
     def fmt(x: float | None, spec: str = ".3f") -> str:
         return "–" if x is None else format(x, spec)
@@ -50,9 +61,9 @@ def print_perturb_summary(
     table.add_row("mean words changed (Hamming)", fmt(summary["mean_hamming"], ".2f"))
     table.add_row("mean syntax distance", fmt(summary["mean_syntax_distance"], ".4f"))
     table.add_row("POS preservation rate", fmt(summary["pos_preservation_rate"], ".1%"))
-    console.print(table)
+    on.print(table)
     if constraints:
-        console.print(f"constraints: {describe_constraints(constraints)}", markup=False)
+        on.print(f"constraints: {describe_constraints(constraints)}", markup=False)
 
 
 @main.command("perturb")
@@ -116,13 +127,16 @@ def print_perturb_summary(
 @click.option(
     "--out",
     required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Output CoNLL-U (written atomically).",
+    metavar="FILE",
+    type=click.Path(path_type=Path, allow_dash=True),
+    help=f"Output CoNLL-U (written atomically, together with --report). {DASH_HELP}",
 )
 @click.option(
     "--report",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Also write a JSON report: counts, means, per-sentence records, config, versions.",
+    metavar="FILE",
+    type=click.Path(path_type=Path, allow_dash=True),
+    help="Also write a JSON report: counts, means, per-sentence records, config, "
+    f"versions. {DASH_HELP}",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N sentences.")
 def perturb_command(
@@ -153,6 +167,9 @@ def perturb_command(
     or no draw within the budget) and sentences whose candidates all fail the
     constraints are written unchanged and counted apart.
 
+    --out and --report are written as a set: both, or (when one cannot be written)
+    neither, and files already there are left as they were.
+
     Example:
 
     \b
@@ -170,13 +187,15 @@ def perturb_command(
         enforce_pos=enforce_pos,
         constraints=constraints,
     )
+    check_perturb_outputs(out, report=report)
     columns = (
         TextColumn(f"[bold]{method}[/] tau={budget}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    say = message_console(out, report)
+    with progress_bar(*columns, on=say) as bar:
         task = bar.add_task("loading", total=None)
         result = perturb_treebank(
             treebank,
@@ -185,5 +204,5 @@ def perturb_command(
             progress=lambda done: bar.advance(task, done),
         )
     write_perturb_outputs(result, out, report=report)
-    print_perturb_summary(result.summary(), method, result.constraints)
-    console.print(f"wrote {out}" + (f" and {report}" if report else ""))
+    print_perturb_summary(result.summary(), method, result.constraints, on=say)
+    say.print(f"wrote {shown(out)}" + (f" and {shown(report)}" if report else ""), markup=False)

@@ -27,7 +27,7 @@ def resources_command(ctx: click.Context, provision: bool, as_json: bool) -> Non
     """Models and data brittle uses, where they are, and the fix for each missing one.
 
     Everything resolves offline first; the data home is $BRITTLE_HOME
-    (default ~/.cache/brittle). Exits with status 1 when something is missing.
+    (default ~/.cache/brittle). Exits with status 2 when something is missing.
     """
     statuses = resources.provision() if provision else resources.check_all()
     if as_json:
@@ -45,4 +45,4 @@ def resources_command(ctx: click.Context, provision: bool, as_json: bool) -> Non
     if missing:
         if not as_json:
             console.print(f"[red]missing:[/] {', '.join(missing)}")
-        ctx.exit(1)
+        ctx.exit(2)

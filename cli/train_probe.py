@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from brittle.cli.common import console, representation_run_options
+from brittle.cli.common import console, representation_run_options, verbose_option
 from brittle.cli.group import main
 from brittle.cli.probe_progress import RichReporter, format_metric
-from brittle.engine.probe_jobs import TrainJob, run_train_job
+from brittle.engine.probe_jobs import TrainJob, check_train_job, run_train_job
 from brittle.engine.probe_training import TrainConfig
 from brittle.scorers.representations import BackendRequest
 
@@ -100,7 +100,9 @@ from brittle.scorers.representations import BackendRequest
 @click.option(
     "--no-lowercase", is_flag=True, help="Static vectors: do not retry unknown words lowercased."
 )
-@click.option("--device", default=None, help="cuda or cpu (default: cuda when available).")
+@click.option(
+    "--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda when available)."
+)
 @click.option(
     "--dtype",
     default="float32",
@@ -109,6 +111,7 @@ from brittle.scorers.representations import BackendRequest
     help="Precision of the model (half precision on GPU).",
 )
 @representation_run_options
+@verbose_option
 def train_probe_command(
     treebanks: tuple[Path, ...],
     dev: Path,
@@ -136,16 +139,18 @@ def train_probe_command(
     cache_dir: Path | None,
     no_cache: bool,
     quiet: bool,
+    verbose: bool,
 ) -> None:
     """Train a TASK probe on TREEBANKS (CoNLL-U) and save it to --out.
 
     Example: brittle train-probe en_lines-ud-train.conllu en_ewt-ud-dev.conllu
     --dev en_lines-ud-dev.conllu --layer -5 --task distance --out probes/dist-5
-    """
-    if threads is not None:
-        import torch
 
-        torch.set_num_threads(max(1, threads))
+    Every option is checked before a treebank is read or a model loads. Progress goes
+    to stderr: bars on a terminal, a plain line every 30 s in logs; --verbose adds
+    one line per epoch, --quiet leaves only the results.
+    """
+    reporter = RichReporter(quiet=quiet, verbose=verbose)
     job = TrainJob(
         train=tuple(treebanks),
         dev=dev,
@@ -178,7 +183,12 @@ def train_probe_command(
         cache_dir=cache_dir,
         use_cache=not no_cache,
     )
-    with RichReporter(quiet=quiet) as reporter:
+    check_train_job(job)
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(max(1, threads))
+    with reporter:
         result = run_train_job(job, reporter=reporter)
     probe = result.probe
     table = Table(title=f"{probe.spec.task} probe ({probe.spec.arch}) on {probe.key.describe()}")

@@ -1,6 +1,7 @@
 """Writers for a :class:`~brittle.engine.compare_run.CompareResult`: Markdown, JSON, PNG.
 
-Writers only read the result; every file is written atomically.
+Writers only read the result; every file is written atomically, and
+:func:`write_compare_outputs` commits the three as one set.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from brittle.engine.compare_run import CompareResult, CompareRow
-from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.atomic import atomic_write, check_output, output_set
 from brittle.engine.report import write_json
 
 __all__ = ["JSON_NAME", "MARKDOWN_NAME", "PLOT_NAME", "markdown_table", "write_compare_outputs"]
@@ -122,21 +123,29 @@ def plot(result: CompareResult, path: str | os.PathLike[str]) -> None:
     ax_pos.set_ylabel("share of changed words keeping their tag")
     ax_pos.set_title("POS preservation (tagger on original)")
     fig.tight_layout()
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    os.replace(tmp, target)
+    try:
+        with atomic_write(path, "wb") as handle:
+            fig.savefig(handle, format="png", dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def write_compare_outputs(result: CompareResult, out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write ``compare-methods.{json,md,png}`` into ``out_dir``; returns the paths."""
+    """Write ``compare-methods.{json,md,png}`` into ``out_dir``; returns the paths.
+
+    The directory is created if needed. The three files are committed as one set: a
+    failure leaves none of them new (files of those names already there untouched, a
+    directory created for them removed).
+
+    Raises:
+        OutputError: ``out_dir`` is a file, or a file cannot be written.
+    """
+    check_output(out_dir, directory=True)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     paths = [out / JSON_NAME, out / MARKDOWN_NAME, out / PLOT_NAME]
-    write_json(paths[0], result.to_dict())
-    with atomic_write(paths[1]) as handle:
-        handle.write(markdown_report(result))
-    plot(result, paths[2])
+    with output_set():
+        write_json(paths[0], result.to_dict())
+        with atomic_write(paths[1]) as handle:
+            handle.write(markdown_report(result))
+        plot(result, paths[2])
     return paths

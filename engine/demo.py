@@ -16,6 +16,7 @@ from pathlib import Path
 from brittle.data import default_treebank_path
 from brittle.engine.attack import AttackConfig
 from brittle.engine.core.conllu import read_conllu, write_conllu
+from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import data_home
 from brittle.engine.probe_jobs import Reporter, TrainJob, run_train_job
 from brittle.engine.probe_training import TrainConfig
@@ -58,8 +59,26 @@ def prepare_demo(home: Path | None = None) -> DemoPlan:
     return DemoPlan(root, paths["train"], paths["dev"], paths["attack"], probes)
 
 
+def check_demo_out(out: Path) -> None:
+    """``out`` can hold the reports (absent or a directory); checked before training.
+
+    Raises:
+        ConfigError: ``out`` or one of its existing parents is a file.
+    """
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a directory for the reports")
+    for parent in out.parents:  # the first existing ancestor must be a directory
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(f"--out {out}: {parent} is a file, not a directory")
+            break
+
+
 def train_demo_probes(plan: DemoPlan, *, reporter: Reporter | None = None) -> list[Path]:
-    """Train the demo probes that are not cached yet; returns the ones trained."""
+    """Train the demo probes that are not cached yet; returns the ones trained.
+
+    ``reporter`` hears each probe's stages and epochs and one note per trained probe.
+    """
     trained = []
     for task, out in zip(DEMO_TASKS, plan.probes, strict=True):
         if (out / "probe.json").exists():

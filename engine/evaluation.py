@@ -16,15 +16,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONLike, JSONObject, JSONValue
 from brittle.engine.probe_data import encode_split_layers, read_treebanks
 from brittle.engine.probe_jobs import NullReporter, Reporter, default_cache
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics
 from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_gold import golds_of
-from brittle.scorers.representations import reopen_backend
+from brittle.scorers.representations import check_device, reopen_backend
 
-__all__ = ["EvaluationReport", "ProbeResult", "evaluate_probes", "write_report_json"]
+__all__ = [
+    "EvaluationReport",
+    "ProbeResult",
+    "check_evaluation",
+    "evaluate_probes",
+    "write_report_json",
+]
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,41 @@ def _unique_names(paths: Sequence[Path]) -> list[str]:
     return names
 
 
+def _check_input(path: Path, what: str) -> None:
+    if not path.exists():
+        raise ConfigError(f"{what} {path} not found")
+    if path.is_dir():
+        raise ConfigError(f"{what} {path} is a directory, not a CoNLL-U file")
+
+
+def check_evaluation(
+    treebank: Path,
+    *,
+    majority_from: Sequence[Path] = (),
+    device: str | None = None,
+    json_path: Path | None = None,
+) -> None:
+    """The mistakes of an evaluation that show before anything is read or loaded: the
+    device, the treebanks, and a ``--json`` path that cannot become a file.
+
+    Raises:
+        ConfigError: the first mistake found, as one line naming the option.
+    """
+    check_device(device)
+    _check_input(Path(treebank), "treebank")
+    for path in majority_from:
+        _check_input(Path(path), "--majority-from treebank")
+    if json_path is not None:
+        target = Path(json_path)
+        if target.is_dir():
+            raise ConfigError(f"--json {target} is a directory; give a file name")
+        for parent in target.parents:  # the first existing ancestor must be a directory
+            if parent.exists():
+                if not parent.is_dir():
+                    raise ConfigError(f"--json {target}: {parent} is a file, not a directory")
+                break
+
+
 def evaluate_probes(
     treebank: Path,
     probe_dirs: Sequence[Path],
@@ -150,10 +192,16 @@ def evaluate_probes(
         baselines: compute the baselines at all.
         cache_dir: representation cache directory (``None``: the default).
         use_cache: use the disk cache for transformer vectors.
-        device: device for models and probes.
+        device: device for models and probes (checked first, see
+            :func:`check_evaluation`).
         reporter: progress.
+
+    Raises:
+        ConfigError: a device this machine lacks or a missing treebank, before anything
+            is read; a probe that does not fit its model.
     """
     rep = reporter or NullReporter()
+    check_evaluation(treebank, majority_from=majority_from, device=device)
     sentences = read_treebanks([treebank])
     golds = golds_of(sentences)
     loaded = [Probe.load(p) for p in probe_dirs]

@@ -14,8 +14,8 @@ the run's tau), ``pos`` (measured only, or enforced with ``enforce_pos``) and
 labelled by the run's ``tree_labels``.
 
 Results are data (:class:`PerturbResult`); :func:`write_perturb_outputs` writes the
-CoNLL-U and the JSON report atomically. Nothing depends on timing or process state, so
-the same seed gives byte-identical files.
+CoNLL-U and the JSON report atomically, as one set (both or neither). Nothing depends
+on timing or process state, so the same seed gives byte-identical files.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from typing import Literal, TypedDict, TypeVar
 
 import numpy as np
 
+from brittle.engine.core.atomic import STDOUT, check_output, output_set
 from brittle.engine.core.conllu import iter_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
@@ -60,6 +61,7 @@ __all__ = [
     "PerturbResult",
     "PerturbSummary",
     "SentenceRecord",
+    "check_perturb_outputs",
     "check_requirements",
     "chunks",
     "make_generator",
@@ -517,13 +519,46 @@ def perturb_treebank(
     )
 
 
+def check_perturb_outputs(
+    out: str | os.PathLike[str], *, report: str | os.PathLike[str] | None = None
+) -> None:
+    """Fail before the run when the outputs clearly cannot be written.
+
+    Raises:
+        ConfigError: ``out`` and ``report`` name the same file.
+        OutputError: an output is a directory, lies under a file, or its directory
+            does not accept new files.
+    """
+    if report is not None and _same_output(out, report):
+        raise ConfigError(f"--out and --report both name {os.fspath(out)}; give two files")
+    check_output(out)
+    if report is not None:
+        check_output(report)
+
+
+def _same_output(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    if STDOUT in (os.fspath(a), os.fspath(b)):
+        return os.fspath(a) == os.fspath(b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def write_perturb_outputs(
     result: PerturbResult,
     out: str | os.PathLike[str],
     *,
     report: str | os.PathLike[str] | None = None,
 ) -> None:
-    """Write the perturbed CoNLL-U (and the JSON report), each atomically."""
-    write_conllu(result.sentences, out)
-    if report is not None:
-        write_json(Path(report), result.report())
+    """Write the perturbed CoNLL-U (and the JSON report) as one set.
+
+    Both are finished in temporary files and renamed into place together, so a failure
+    leaves neither (and earlier files of those names untouched). ``-`` is standard
+    output; devices, FIFOs and symbolic links are written as
+    :func:`~brittle.engine.core.atomic.atomic_write` says.
+
+    Raises:
+        OutputError: an output cannot be written.
+    """
+    with output_set():
+        write_conllu(result.sentences, out)
+        if report is not None:
+            write_json(Path(report), result.report())

@@ -21,6 +21,7 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
+from brittle.scorers.probe_tasks import PROBE_TASKS
 from brittle.scorers.representations import reopen_backend
 from brittle.search.scoring import Evaluation
 
@@ -40,6 +41,61 @@ class _Group:
     members: list[int]
 
 
+@dataclass(frozen=True)
+class ProbeColumns:
+    """The task columns a set of probes gives an attack.
+
+    Attributes:
+        prefixes: each probe's name in the columns: its task, with ``#2``, ``#3``
+            appended when several probes share a task.
+        columns: ``<prefix>.<metric>`` for every metric an attack can lower, in order.
+        primary: ``<prefix>.<primary metric>`` of each probe.
+    """
+
+    prefixes: tuple[str, ...]
+    columns: tuple[str, ...]
+    primary: tuple[str, ...]
+
+    def objective(self, names: Sequence[str]) -> tuple[str, ...]:
+        """The columns ``--objective`` names: a column (``distance.uuas``) or a probe
+        (``distance``: its primary metric); empty names mean every primary metric.
+
+        Raises:
+            ConfigError: a name that is neither (the message lists the valid ones).
+        """
+        if not names:
+            return self.primary
+        out: list[str] = []
+        for name in names:
+            if name in self.columns:
+                out.append(name)
+            elif name in self.prefixes:
+                out.append(self.primary[self.prefixes.index(name)])
+            else:
+                valid = ", ".join((*self.prefixes, *self.columns))
+                raise ConfigError(f"--objective {name!r} names no probe task or metric ({valid})")
+        return tuple(dict.fromkeys(out))
+
+
+def probe_columns(tasks: Sequence[str]) -> ProbeColumns:
+    """The columns of probes of ``tasks`` (registered task names, in probe order)."""
+    prefixes: list[str] = []
+    seen: dict[str, int] = {}
+    for task in tasks:
+        seen[task] = seen.get(task, 0) + 1
+        prefixes.append(task if seen[task] == 1 else f"{task}#{seen[task]}")
+    classes = [PROBE_TASKS.get(task) for task in tasks]
+    columns = tuple(
+        f"{prefix}.{metric}"
+        for prefix, cls in zip(prefixes, classes, strict=True)
+        for metric in cls.attack_metrics()
+    )
+    primary = tuple(
+        f"{prefix}.{cls.primary}" for prefix, cls in zip(prefixes, classes, strict=True)
+    )
+    return ProbeColumns(tuple(prefixes), columns, primary)
+
+
 class ProbeEvaluator:
     """Per-task metrics of candidate sentences under a set of probes.
 
@@ -54,24 +110,12 @@ class ProbeEvaluator:
     def __init__(self, probes: Sequence[Probe], groups: list[_Group]) -> None:
         self.probes = list(probes)
         self.groups = groups
-        prefixes: list[str] = []
-        seen: dict[str, int] = {}
-        for probe in self.probes:
-            task = probe.spec.task
-            seen[task] = seen.get(task, 0) + 1
-            prefixes.append(task if seen[task] == 1 else f"{task}#{seen[task]}")
         #: Metrics of each probe, in column order.
         self._metrics = [probe.task.attack_metrics() for probe in self.probes]
+        columns = probe_columns([probe.spec.task for probe in self.probes])
         #: The primary task of each probe: what an attack lowers by default.
-        self.primary = tuple(
-            f"{prefix}.{probe.task.primary}"
-            for prefix, probe in zip(prefixes, self.probes, strict=True)
-        )
-        self._tasks = tuple(
-            f"{prefix}.{metric}"
-            for prefix, metrics in zip(prefixes, self._metrics, strict=True)
-            for metric in metrics
-        )
+        self.primary = columns.primary
+        self._tasks = columns.columns
         self._originals: dict[str, NDArray[np.float32]] = {}
 
     @classmethod

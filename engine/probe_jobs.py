@@ -1,7 +1,9 @@
 """The ``train-probe`` job: read treebanks, extract (or map) vectors, train, save.
 
-The CLI builds a :class:`TrainJob` and calls :func:`run_train_job`; progress goes to a
-:class:`Reporter` (the CLI's draws rich progress bars, tests pass none).
+The CLI builds a :class:`TrainJob`, checks it (:func:`check_train_job`: every option
+mistake is found before a treebank is read or a model loads) and calls
+:func:`run_train_job`; progress goes to a :class:`Reporter` (the CLI's draws bars on a
+terminal and plain lines in logs, tests pass none).
 """
 
 from __future__ import annotations
@@ -14,22 +16,36 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import data_home
 from brittle.engine.probe_data import encode_split, oov_info, read_treebanks
 from brittle.engine.probe_training import TrainConfig, train_probe
+from brittle.scorers.probe import METADATA
 from brittle.scorers.probe_tasks import PROBE_TASKS, ProbeSpec
 from brittle.scorers.repcache import DiskCache
-from brittle.scorers.representations import BackendRequest, open_backend
+from brittle.scorers.representations import BackendRequest, check_device, open_backend
 
 if TYPE_CHECKING:
     from brittle.engine.probe_training import EpochLog, TrainResult
     from brittle.scorers.representations import RepresentationBackend
 
-__all__ = ["NullReporter", "Reporter", "TrainJob", "default_cache", "run_train_job"]
+__all__ = [
+    "NullReporter",
+    "Reporter",
+    "TrainJob",
+    "check_train_job",
+    "default_cache",
+    "run_train_job",
+]
 
 
 class Reporter(Protocol):
-    """Where long jobs report progress."""
+    """Where long jobs report progress.
+
+    A job runs in stages (reading vectors, training...); each stage is ``start``, any
+    number of ``advance`` and ``finish``. How much of it is shown is the reporter's
+    business: the CLI's draws bars on a terminal and plain lines in logs, prints epochs
+    only when asked to be verbose and notes unless asked to be quiet.
+    """
 
     def start(self, what: str, total: int | None) -> None:
-        """A stage of ``total`` units begins."""
+        """A stage of ``total`` units begins (``None``: unknown)."""
 
     def advance(self, n: int) -> None:
         """``n`` more units of the current stage are done."""
@@ -38,10 +54,10 @@ class Reporter(Protocol):
         """The current stage is over."""
 
     def epoch(self, log: EpochLog) -> None:
-        """A training epoch ended."""
+        """A training epoch ended (the training stage also advances by one)."""
 
     def note(self, message: str) -> None:
-        """Something worth telling the user."""
+        """Something worth telling the user, one line (e.g. a probe was trained)."""
 
 
 class NullReporter:
@@ -115,18 +131,74 @@ class TrainJob:
     use_cache: bool = True
 
 
-def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainResult:
-    """Train and save the probe of ``job``; returns the training result."""
-    rep = reporter or NullReporter()
+def _check_treebank(path: Path, what: str) -> None:
+    if not path.exists():
+        raise ConfigError(f"{what} {path} not found")
+    if path.is_dir():
+        raise ConfigError(f"{what} {path} is a directory, not a CoNLL-U file")
+
+
+def _check_out(out: Path) -> None:
+    """``out`` can become the probe directory: absent, empty, or a probe to replace."""
+    if out.is_file():
+        raise ConfigError(f"--out {out} is a file; give a directory")
+    if out.is_dir():
+        if not (out / METADATA).is_file() and any(out.iterdir()):
+            raise ConfigError(
+                f"--out {out} is a non-empty directory that is not a probe (no {METADATA}); "
+                "give a new or empty directory, or a probe directory to replace"
+            )
+        return
+    for parent in out.parents:  # the first existing ancestor must be a directory
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(f"--out {out}: {parent} is a file, not a directory")
+            break
+
+
+def check_train_job(job: TrainJob) -> None:
+    """Every mistake in ``job`` that shows without reading a treebank or loading a model.
+
+    The task, the sizes (``rank``, ``hidden``, ``margin``; the optimisation settings
+    check themselves in :class:`TrainConfig`), the devices, that every treebank exists
+    and that ``out`` can become the probe directory (absent, empty or a probe).
+    :func:`run_train_job` calls it first; a CLI calls it before it shows any progress.
+
+    Raises:
+        ConfigError: the first mistake found, as one line naming the option.
+    """
     known = PROBE_TASKS.names()  # built-in and plug-in tasks
     if job.task not in known:
         raise ConfigError(f"unknown probe task {job.task!r} (known: {', '.join(known)})")
-    if job.out.exists() and job.out.is_file():
-        raise ConfigError(f"--out {job.out} is a file; give a directory")
+    if job.rank is not None and job.rank < 1:
+        raise ConfigError(f"--rank must be at least 1 (got {job.rank})")
+    if job.hidden < 1:
+        raise ConfigError(f"--hidden must be at least 1 (got {job.hidden})")
+    if not job.margin >= 0:  # also NaN
+        raise ConfigError(f"--margin must not be negative (got {job.margin:g})")
+    check_device(job.request.device)
+    if job.config is not None:
+        check_device(job.config.device)
+    if not job.train:
+        raise ConfigError("no training treebank given")
+    for path in job.train:
+        _check_treebank(Path(path), "training treebank")
+    _check_treebank(Path(job.dev), "--dev treebank")
+    _check_out(Path(job.out))
+
+
+def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainResult:
+    """Train and save the probe of ``job``; returns the training result.
+
+    ``job`` is checked first (:func:`check_train_job`), so a mistake costs no training.
+    Progress: a stage per split's vectors, then a training stage of ``epochs`` units
+    (one per epoch), then one note saying what was trained.
+    """
+    rep = reporter or NullReporter()
+    check_train_job(job)
     config = job.config or TrainConfig()
     train_sents = read_treebanks(job.train)
     dev_sents = read_treebanks([job.dev])
-    rep.note(f"{len(train_sents)} training and {len(dev_sents)} dev sentences")
     backend = open_backend(job.request, backend=job.backend)
     try:
         key = backend.key(job.layer)
@@ -161,7 +233,12 @@ def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainRe
         }
         if oov is not None:
             info["oov"] = oov
-        rep.start(f"training {job.task} ({job.arch})", None)
+
+        def on_epoch(log: EpochLog) -> None:
+            rep.epoch(log)
+            rep.advance(1)
+
+        rep.start(f"training {job.task} ({job.arch})", config.epochs)
         result = train_probe(
             spec,
             key,
@@ -170,10 +247,24 @@ def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainRe
             config=config,
             backend=backend.describe(),
             info=info,
-            on_epoch=rep.epoch,
+            on_epoch=on_epoch,
         )
         rep.finish()
         result.probe.save(job.out)
+        rep.note(_trained_line(result, len(train_sents), len(dev_sents)))
         return result
     finally:
         backend.close()
+
+
+def _trained_line(result: TrainResult, n_train: int, n_dev: int) -> str:
+    """One line saying what was trained, e.g. ``trained distance probe (linear) on ...``."""
+    probe = result.probe
+    dev_loss = probe.info.get("dev_loss")
+    loss = f", dev loss {dev_loss:.4f}" if isinstance(dev_loss, float) else ""
+    stopped = ", stopped early" if result.stopped_early else ""
+    return (
+        f"trained {probe.spec.task} probe ({probe.spec.arch}) on {probe.key.describe()}: "
+        f"best epoch {result.best_epoch} of {len(result.history)}{stopped}{loss} "
+        f"({n_train:,} training, {n_dev:,} dev sentences)"
+    )

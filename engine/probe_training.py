@@ -22,7 +22,7 @@ import numpy as np
 from brittle.engine.core.errors import ConfigError
 from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_tasks import ProbeSpec, task_for
-from brittle.scorers.representations import pick_device
+from brittle.scorers.representations import check_device, pick_device
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -45,7 +45,11 @@ class TrainConfig:
         weight_decay: Adam weight decay.
         min_delta: smallest dev-loss decrease that counts as an improvement.
         seed: seeds torch and the batch order.
-        device: ``cuda``/``cpu``; ``None`` picks ``cuda`` when available.
+        device: ``cuda``/``cpu``/``mps``; ``None`` picks ``cuda`` when available.
+
+    Raises:
+        ConfigError: a count below 1, a learning rate that is not positive, a negative
+            weight decay, a device this machine does not have.
     """
 
     epochs: int = 40
@@ -58,10 +62,20 @@ class TrainConfig:
     device: str | None = None
 
     def __post_init__(self) -> None:
-        if self.epochs < 1 or self.patience < 1 or self.batch_size < 1:
-            raise ConfigError("epochs, patience and batch size must be positive")
-        if not self.lr > 0:
-            raise ConfigError("the learning rate must be positive")
+        for option, value in (
+            ("--epochs", self.epochs),
+            ("--patience", self.patience),
+            ("--batch-size", self.batch_size),
+        ):
+            if value < 1:
+                raise ConfigError(f"{option} must be at least 1 (got {value})")
+        if not self.lr > 0:  # also NaN
+            raise ConfigError(f"--lr (the learning rate) must be positive (got {self.lr:g})")
+        if not self.weight_decay >= 0:
+            raise ConfigError(f"weight decay must not be negative (got {self.weight_decay:g})")
+        if not self.min_delta >= 0:
+            raise ConfigError(f"min_delta must not be negative (got {self.min_delta:g})")
+        check_device(self.device)
 
     def to_dict(self) -> dict[str, int | float]:
         """JSON-ready form."""

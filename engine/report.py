@@ -43,6 +43,8 @@ class Summary(TypedDict):
     """``summary.json``: the attack's summary (see :func:`summarize`)."""
 
     sentences: int
+    treebank_sentences: int | None
+    complete: bool
     tasks: dict[str, TaskSummary]
     epsilon_l2: float | None
     epsilon_cosine: float | None
@@ -51,6 +53,7 @@ class Summary(TypedDict):
     mean_syntax_distance: float | None
     mean_hamming: float | None
     config: JSONObject
+    inputs: JSONObject
     versions: dict[str, str]
 
 
@@ -137,6 +140,8 @@ def summarize(
     *,
     config: Mapping[str, JSONValue],
     versions: Mapping[str, str],
+    inputs: JSONObject | None = None,
+    total: int | None = None,
 ) -> Summary:
     """The summary of an attack (Algorithms 2 and 3 of La Malfa et al.).
 
@@ -160,6 +165,8 @@ def summarize(
     n = d.sentences
     return {
         "sentences": n,
+        "treebank_sentences": total,
+        "complete": total is None or n >= total,
         "tasks": tasks,
         "epsilon_l2": _round(_mean(d.epsilon_l2)),
         "epsilon_cosine": _round(_mean(d.epsilon_cosine)),
@@ -168,12 +175,33 @@ def summarize(
         "mean_syntax_distance": _round(_mean(d.syntax_distance)),
         "mean_hamming": _round(_mean(d.hamming)),
         "config": dict(config),
+        "inputs": dict(inputs or {}),
         "versions": dict(versions),
     }
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
+
+
+def incomplete_note(summary: Summary) -> list[str]:
+    """The warning lines of a summary that covers only part of the treebank."""
+    if summary["complete"]:
+        return []
+    return [
+        f"**Incomplete:** {summary['sentences']} of {summary['treebank_sentences']} "
+        "sentences (the run was interrupted; `brittle attack ... --resume` finishes it).",
+        "",
+    ]
+
+
+def measured_in(summary: Summary) -> list[str]:
+    """The line that says which representation epsilon is measured in (the first
+    probe's), when the summary records the probes."""
+    probes = summary["inputs"].get("probes")
+    if not isinstance(probes, list) or not probes or not isinstance(probes[0], dict):
+        return []
+    return [f"Measured in the first probe's representation: {probes[0].get('representation')}.", ""]
 
 
 def render_markdown(summary: Summary) -> str:
@@ -186,6 +214,7 @@ def render_markdown(summary: Summary) -> str:
         f"`{cfg.get('method', '?')}`, search `{cfg.get('search', '?')}`, budget "
         f"tau = {cfg.get('budget', '?')}, seed {cfg.get('seed', '?')}.",
         "",
+        *incomplete_note(summary),
         "## Worst-case drop per task (Algorithm 3)",
         "",
         "| task | clean | perturbed | mean drop | std drop |",
@@ -204,6 +233,7 @@ def render_markdown(summary: Summary) -> str:
         "| ---: | ---: |",
         f"| {_fmt(summary['epsilon_l2'])} | {_fmt(summary['epsilon_cosine'])} |",
         "",
+        *measured_in(summary),
         "## Search",
         "",
         "| success rate | queries per sentence | mean syntax distance | mean words changed |",
@@ -307,10 +337,16 @@ def render_reports(
     *,
     config: Mapping[str, JSONValue],
     versions: Mapping[str, str],
+    inputs: JSONObject | None = None,
+    total: int | None = None,
 ) -> Summary:
-    """Write summary.json, summary.md and plots/ for one attack directory."""
+    """Write summary.json, summary.md and plots/ for one attack directory.
+
+    ``inputs`` (treebank and probe hashes) and ``total`` (sentences the run covers) go
+    into the summary, which says when it covers only part of the treebank.
+    """
     digest = rows if isinstance(rows, Digest) else Digest.of(rows)
-    summary = summarize(digest, config=config, versions=versions)
+    summary = summarize(digest, config=config, versions=versions, inputs=inputs, total=total)
     write_json(out / SUMMARY_JSON, summary)
     with atomic_write(out / SUMMARY_MD) as handle:
         handle.write(render_markdown(summary))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.conllu import ReadStats, iter_conllu
 from brittle.engine.core.sentence import Sentence
 
@@ -121,3 +123,15 @@ def treebank_stats(
     stats = sentences_stats(stream(), [str(p) for p in paths])
     problems = tuple(str(err) for err in read.skipped)
     return TreebankStats(**{**stats.__dict__, "problems": problems})
+
+
+def write_stats_json(stats: TreebankStats, path: str | os.PathLike[str]) -> None:
+    """``stats`` as indented JSON with a final newline, written by
+    :func:`~brittle.engine.core.atomic.atomic_write` (``-``: standard output).
+
+    Raises:
+        OutputError: ``path`` cannot be written (a directory, a full disk...).
+    """
+    with atomic_write(path) as handle:
+        json.dump(stats.to_dict(), handle, indent=2)
+        handle.write("\n")

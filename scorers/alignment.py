@@ -22,7 +22,10 @@ Long sentences: when a sentence has more content tokens than the model's window,
 cut into overlapping windows (``window`` content tokens, consecutive windows sharing
 ``overlap`` tokens), each wrapped in the model's own special tokens, and every token
 takes its hidden state from the window where it is farthest from an edge. Nothing is
-truncated.
+truncated. Sentences are tokenized with the tokenizer's length warning off
+(``verbose=False``): its "Token indices sequence length is longer than the specified
+maximum sequence length" concerns a single pass over the whole sentence, which never
+happens here.
 
 Pooling (``first``, ``mean``, ``last``) is expressed as a selection: each row position
 either feeds one word or nothing, and the word vector is the mean over the positions
@@ -205,6 +208,7 @@ def _align_word_ids(
         [list(words) for words in sentences],
         is_split_into_words=True,
         add_special_tokens=False,
+        verbose=False,  # no "longer than the maximum sequence length": windows cut it
     )
     if not getattr(enc, "is_fast", True):
         raise NotImplementedError("word_ids() needs a fast tokenizer")
@@ -237,7 +241,12 @@ def _align_offsets(
         spans.append(np.stack([s, e], axis=1))
         texts.append(" ".join(words))
     try:
-        enc = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)
+        enc = tokenizer(
+            texts,
+            add_special_tokens=False,
+            return_offsets_mapping=True,
+            verbose=False,  # no "longer than the maximum sequence length": windows cut it
+        )
     except (NotImplementedError, ValueError, TypeError) as err:
         raise ConfigError(
             f"this tokenizer supports neither word_ids nor offset mappings ({err}); "

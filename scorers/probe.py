@@ -15,10 +15,12 @@ the original sentence) and :meth:`Probe.aggregate` the corpus metrics.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -218,26 +220,17 @@ class Probe:
             expect: the representation the caller will feed; a different model, layer
                 or pooling is a :class:`ConfigError`.
         """
-        import torch
-
-        path = Path(directory)
-        meta_path = path / METADATA
-        if not meta_path.is_file():
-            raise ResourceMissingError(
-                f"probe {str(directory)!r}",
-                [str(meta_path)],
-                "train one with `brittle train-probe ... --out DIR`",
-            )
-        try:
-            meta = json.loads(meta_path.read_text())
-            spec = ProbeSpec.from_dict(meta["spec"])
-            key = RepresentationKey.from_dict(meta["representation"])
-        except (KeyError, ValueError, TypeError) as err:
-            raise ConfigError(f"{meta_path}: not a probe description ({err})") from err
-        if int(meta.get("format", 0)) > FORMAT_VERSION:
-            raise ConfigError(f"{path} was written by a newer brittle (format {meta['format']})")
+        description = describe_probe(directory)
+        path, spec, key, meta = (
+            description.path,
+            description.spec,
+            description.key,
+            description.meta,
+        )
         if expect is not None:
             cls._mismatch(key, expect, spec.task)
+        import torch  # deferred: loads torch
+
         task = task_for(spec.task)
         net = task.build(spec)
         try:
@@ -258,7 +251,13 @@ class Probe:
             "backend",
         }
         info = {k: v for k, v in meta.items() if k not in reserved}
-        probe = cls(spec, key, net=net, backend=meta.get("backend"), info=info)
+        raw = meta.get("backend")
+        backend = (
+            {k: v for k, v in raw.items() if v is None or isinstance(v, str | int | bool)}
+            if isinstance(raw, dict)
+            else None
+        )
+        probe = cls(spec, key, net=net, backend=backend, info=info)
         probe.info["path"] = str(path)
         return probe
 
@@ -275,6 +274,63 @@ class Probe:
                 f"{expect.describe()}: use the same model, layer and pooling "
                 "(or train a probe for this one)"
             )
+
+
+@dataclass(frozen=True)
+class ProbeDescription:
+    """What a probe directory says about itself, read without loading torch.
+
+    Attributes:
+        path: the directory.
+        spec: the probe's hyper-parameters (its task among them).
+        key: the representation it was trained on (backend, model, layer, pooling).
+        meta: the whole ``probe.json``.
+    """
+
+    path: Path
+    spec: ProbeSpec
+    key: RepresentationKey
+    meta: dict[str, JSONValue]
+
+    def sha256(self) -> str:
+        """Hash of ``probe.json`` and the weights: which probe exactly a report used."""
+        digest = hashlib.sha256()
+        for name in (METADATA, WEIGHTS):
+            with (self.path / name).open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        return digest.hexdigest()
+
+
+def describe_probe(directory: str | os.PathLike[str]) -> ProbeDescription:
+    """The description of a probe directory (cheap: no torch, no weights read).
+
+    Raises:
+        ResourceMissingError: ``directory`` holds no ``probe.json``.
+        ConfigError: ``probe.json`` is not a probe description, was written by a newer
+            brittle, or its weights file is missing.
+    """
+    path = Path(directory)
+    meta_path = path / METADATA
+    if not meta_path.is_file():
+        raise ResourceMissingError(
+            f"probe {str(directory)!r}",
+            [str(meta_path)],
+            "train one with `brittle train-probe ... --out DIR`",
+        )
+    try:
+        meta = json.loads(meta_path.read_text())
+        if not isinstance(meta, dict):
+            raise TypeError("not a JSON object")
+        spec = ProbeSpec.from_dict(meta["spec"])
+        key = RepresentationKey.from_dict(meta["representation"])
+    except (KeyError, ValueError, TypeError, OSError) as err:
+        raise ConfigError(f"{meta_path}: not a probe description ({err})") from err
+    if int(meta.get("format", 0)) > FORMAT_VERSION:
+        raise ConfigError(f"{path} was written by a newer brittle (format {meta['format']})")
+    if not (path / WEIGHTS).is_file():
+        raise ConfigError(f"{path} has no {WEIGHTS}: the probe was not saved completely")
+    return ProbeDescription(path, spec, key, meta)
 
 
 def _json_default(obj: object) -> JSONValue:

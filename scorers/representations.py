@@ -27,6 +27,7 @@ embedding output and ``L`` the last layer; negative indices count from the outpu
 from __future__ import annotations
 
 import abc
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ __all__ = [
     "RepresentationBackend",
     "RepresentationKey",
     "backend_for",
+    "check_device",
     "guess_backend",
     "normalise_layer",
     "offsets_of",
@@ -408,10 +410,64 @@ def open_backend(request: BackendRequest, *, backend: str = "auto") -> Represent
     return backend_for(name).open(request)
 
 
+#: ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (what :func:`check_device` accepts).
+_DEVICE = re.compile(r"(cpu|cuda(?::(\d+))?|mps)")
+
+
+def check_device(device: str | None) -> str | None:
+    """``device`` normalised (lower case, trimmed) once this machine is known to have it;
+    ``None`` stays ``None`` (the device is then picked when something loads).
+
+    Only ``cuda`` and ``mps`` import torch (to ask it); ``cpu`` and ``None`` are free.
+
+    Raises:
+        ConfigError: an unknown device string, ``cuda`` on a machine or torch build
+            without CUDA (or an index past its GPUs), ``mps`` without MPS.
+    """
+    if device is None:
+        return None
+    name = device.strip().lower()
+    match = _DEVICE.fullmatch(name)
+    if match is None:
+        raise ConfigError(f"unknown device {device!r} (known: cpu, cuda, cuda:N, mps)")
+    if name == "cpu":
+        return name
+    import torch
+
+    if name == "mps":
+        if not torch.backends.mps.is_available():
+            raise ConfigError(
+                f"device {device!r} is not available: MPS needs Apple silicon and a torch "
+                "build with MPS support; use --device cpu"
+            )
+        return name
+    if not torch.cuda.is_available():
+        why = (
+            f"this torch build ({torch.__version__}) has no CUDA support"
+            if torch.version.cuda is None
+            else "no CUDA GPU is visible"
+        )
+        raise ConfigError(f"device {device!r} is not available: {why}; use --device cpu")
+    index = match.group(2)
+    count = torch.cuda.device_count()
+    if index is not None and int(index) >= count:
+        raise ConfigError(
+            f"device {device!r} is not available: this machine has {count} CUDA GPU(s), "
+            f"cuda:0 to cuda:{count - 1}"
+        )
+    return name
+
+
 def pick_device(device: str | None) -> str:
-    """``device`` if given, else ``cuda`` when available, else ``cpu``."""
-    if device:
-        return device
+    """``device`` if given (checked by :func:`check_device`), else ``cuda`` when
+    available, else ``cpu``.
+
+    Raises:
+        ConfigError: ``device`` is unknown or not available here.
+    """
+    checked = check_device(device) if device else None
+    if checked:
+        return checked
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"

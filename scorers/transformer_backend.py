@@ -78,7 +78,9 @@ class TransformerEncoder(RepresentationBackend):
     Args:
         model: hub id or local directory; ``None`` is the bundled MiniLM encoder.
         pooling: ``first``, ``mean`` or ``last`` subword of each word.
-        device: ``cuda``/``cpu``; ``None`` picks ``cuda`` when available.
+        device: ``cpu``, ``cuda[:N]`` or ``mps``, checked before anything loads
+            (:func:`~brittle.scorers.representations.check_device`); ``None`` picks
+            ``cuda`` when available.
         dtype: ``float32``; ``float16``/``bfloat16`` run the model in half precision
             (``float16`` only on GPU). Outputs are float32 either way.
         batch_size: most rows per forward pass.
@@ -112,8 +114,8 @@ class TransformerEncoder(RepresentationBackend):
             raise ConfigError(f"unknown dtype {dtype!r} (known: {', '.join(_DTYPES)})")
         if batch_size < 1 or max_tokens < 1:
             raise ConfigError("batch_size and max_tokens must be positive")
+        self.device = pick_device(device)  # an unavailable device fails before loading
         name, source = canonical_model(model)
-        self.device = pick_device(device)
         if dtype == "float16" and not self.device.startswith("cuda"):
             raise ConfigError("float16 needs a GPU; use float32 (or bfloat16) on CPU")
         try:

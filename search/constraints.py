@@ -165,6 +165,12 @@ class Constraint(ABC):
     def from_spec(cls, value: str | None, context: ConstraintContext) -> Constraint:
         """The constraint for ``NAME[:VALUE]``; :class:`ConfigError` for a bad value."""
 
+    @classmethod
+    def check_spec(cls, value: str | None) -> None:
+        """Refuse (``ConfigError``) a ``VALUE`` that :meth:`from_spec` would refuse,
+        building nothing (runs check specs before any model or parser loads)."""
+        return None
+
     @abstractmethod
     def check(self, batch: CandidateBatch) -> ConstraintResult:
         """Mask and values for every candidate of ``batch``."""
@@ -198,8 +204,9 @@ class ConstraintSpec:
         name, sep, value = text.strip().partition(":")
         if not name:
             raise ConfigError(f"constraint {text!r}: expected NAME or NAME:VALUE")
-        CONSTRAINTS.get(name)
-        return cls(name, value if sep else None)
+        spec = cls(name, value if sep else None)
+        CONSTRAINTS.get(name).check_spec(spec.value)
+        return spec
 
     def __str__(self) -> str:
         return self.name if self.value is None else f"{self.name}:{self.value}"
@@ -249,10 +256,16 @@ class BudgetConstraint(Constraint):
 
     @classmethod
     def from_spec(cls, value: str | None, context: ConstraintContext) -> BudgetConstraint:
-        tau = _number(value, "budget", context.tau)
+        cls.check_spec(value)
+        return cls(int(_number(value, "budget", context.tau)))
+
+    @classmethod
+    def check_spec(cls, value: str | None) -> None:
+        tau = _number(value, "budget", 0)
         if tau != int(tau):
             raise ConfigError(f"budget: expected a whole number of words, got {value!r}")
-        return cls(int(tau))
+        if tau < 0:
+            raise ConfigError(f"budget tau must be >= 0, got {value}")
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "tau": self.tau}
@@ -297,9 +310,16 @@ class PosConstraint(Constraint):
 
     @classmethod
     def from_spec(cls, value: str | None, context: ConstraintContext) -> PosConstraint:
+        cls.check_spec(value)
         if value is None:
             return cls(context.parser())
         return cls(context.parser(), min_rate=_number(value, "pos", 1.0), enforce=True)
+
+    @classmethod
+    def check_spec(cls, value: str | None) -> None:
+        rate = _number(value, "pos", 1.0)
+        if not 0.0 <= rate <= 1.0:
+            raise ConfigError(f"pos min_rate must lie in [0, 1], got {rate}")
 
     def __post_init__(self) -> None:
         if self.reference not in ("gold", "parsed"):
@@ -374,8 +394,15 @@ class SyntaxConstraint(Constraint):
 
     @classmethod
     def from_spec(cls, value: str | None, context: ConstraintContext) -> SyntaxConstraint:
+        cls.check_spec(value)
         limit = _number(value, "syntax", context.max_syntax_distance)
         return cls(context.parser(), max_distance=limit)
+
+    @classmethod
+    def check_spec(cls, value: str | None) -> None:
+        limit = _number(value, "syntax", 0.0)
+        if not limit >= 0:
+            raise ConfigError(f"max syntax distance must be >= 0, got {limit}")
 
     def __post_init__(self) -> None:
         if not self.max_distance >= 0:

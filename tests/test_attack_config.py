@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from brittle.cli.main import main
-from brittle.engine.attack import AttackConfig, run_attack
-from brittle.engine.attack.run import count_sentences
+from brittle.engine.attack import AttackConfig
+from brittle.engine.attack.preflight import count_sentences
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.sentence import ColumnSurvey
@@ -148,9 +148,8 @@ def test_a_column_the_generator_reads_must_not_be_blank(tmp_path: Path) -> None:
             cols[4] = "_"
         lines.append("\t".join(cols))
     blank.write_text("\n".join(lines) + "\n")
-    out = tmp_path / "out"
     with pytest.raises(ConfigError, match=r"reads the XPOS column, but .* leaves it blank"):
-        run_attack(config(treebank=str(blank), method="copos"), out)
+        count_sentences(config(treebank=str(blank), method="copos"))
     assert count_sentences(config(treebank=str(blank), method="shuffle", search="sample")) == len(
         read_conllu(TREEBANK)
     )

@@ -112,7 +112,7 @@ def test_resources_lists_every_resource_and_exit_status(tmp_path: Path, monkeypa
     names = {d["name"] for d in data}
     assert names == {"wordnet", "encoder", "glove", "spacy", "causal-lm"}
     missing = [d for d in data if d["state"] == "missing"]
-    assert result.exit_code == (1 if missing else 0)
+    assert result.exit_code == (2 if missing else 0)
     for d in missing:
         assert d["fix"]
 

@@ -107,7 +107,7 @@ def test_user_errors(tmp_path: Path, bert_dir: Path) -> None:
     result = train(tmp_path / "p", "--model", "random:8", "--task", "constituency")
     assert result.exit_code == 2 and "unknown probe task" in result.output
     result = run("evaluate", str(TREEBANK), "--probe", str(tmp_path / "absent"))
-    assert result.exit_code == 1 and "train-probe" in result.output
+    assert result.exit_code == 2 and "train-probe" in result.output
     result = run("evaluate", str(TREEBANK), "--no-baselines")
     assert result.exit_code == 2
 

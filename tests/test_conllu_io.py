@@ -6,9 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from brittle.cli.main import main
 from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.conllu import (
     ReadStats,
@@ -243,6 +245,107 @@ def test_skip_invalid_reads_past_bad_sentences(tmp_path: Path) -> None:
     assert stats.sentences == 1
     assert len(stats.skipped) == 1
     assert stats.skipped[0].line == 4
+
+
+# --------------------------------------------------------- control characters
+def _read_error(path: Path) -> str:
+    with pytest.raises(BrittleInputError) as info:
+        read_conllu(path)
+    return str(info.value)
+
+
+def test_nul_in_form_names_file_line_and_column(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD.replace("\tsleeps\t", "\tsle\x00eps\t"))
+    assert _read_error(path) == f"{path}:5: FORM of word 3 contains a control character (U+0000)"
+
+
+def test_control_character_in_lemma_names_file_line_and_column(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD.replace("\tbark\tbark\t", "\tbark\tba\x1brk\t"))
+    assert _read_error(path) == (
+        f"{path}:11: LEMMA of word 2 contains a control character (U+001B)"
+    )
+
+
+def test_control_character_in_comment_names_file_and_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD.replace("# text = Dogs bark.", "# text = Dogs\x07 bark."))
+    assert _read_error(path) == f"{path}:9: comment contains a control character (U+0007)"
+
+
+@pytest.mark.parametrize(
+    ("line", "column", "where"),
+    [
+        (3, 0, "ID"),
+        (3, 3, "UPOS of word 1"),
+        (4, 5, "FEATS of word 2"),
+        (4, 6, "HEAD of word 2"),
+        (6, 9, "MISC of word 4"),
+    ],
+)
+def test_control_character_in_other_columns(
+    tmp_path: Path, line: int, column: int, where: str
+) -> None:
+    lines = GOOD.split("\n")
+    cols = lines[line - 1].split("\t")
+    cols[column] = cols[column][:1] + "\x85" + cols[column][1:]
+    path = _write(tmp_path, _replace_line(GOOD, line, "\t".join(cols)))
+    assert _read_error(path) == f"{path}:{line}: {where} contains a control character (U+0085)"
+
+
+def test_control_character_in_multiword_token_and_empty_node(tmp_path: Path) -> None:
+    text = (FIXTURES / "mwt_empty.conllu").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    mwt = next(i for i, ln in enumerate(lines) if ln.split("\t")[0] == "2-3")
+    empty = next(i for i, ln in enumerate(lines) if ln.split("\t")[0] == "5.1")
+    for index, owner in ((mwt, "multiword token 2-3"), (empty, "empty node 5.1")):
+        cols = lines[index].split("\t")
+        cols[1] += "\x00"
+        bad = lines.copy()
+        bad[index] = "\t".join(cols)
+        path = _write(tmp_path, "\n".join(bad))
+        assert _read_error(path) == (
+            f"{path}:{index + 1}: FORM of {owner} contains a control character (U+0000)"
+        )
+
+
+@pytest.mark.parametrize("code", [c for c in [*range(0x20), *range(0x7F, 0xA0)] if c != 0x09])
+def test_every_control_character_except_tab_is_rejected(tmp_path: Path, code: int) -> None:
+    path = _write(tmp_path, GOOD.replace("\tcat\tcat\t", f"\tc{chr(code)}at\tcat\t"))
+    with pytest.raises(BrittleInputError) as info:
+        read_conllu(path)
+    assert info.value.line == 4
+    if code != 0x0A:  # LF ends the line, so the line is cut short instead
+        assert info.value.problem == f"FORM of word 2 contains a control character (U+{code:04X})"
+
+
+@pytest.mark.parametrize("char", ["\u00ad", "\u200b", "\u200c", "\u200d", "\u200e", "\u2060"])
+def test_format_characters_are_accepted_and_round_trip(tmp_path: Path, char: str) -> None:
+    text = GOOD.replace("\tsleeps\tsleep\t", f"\tsle{char}eps\tsle{char}ep\t").replace(
+        "# text = Dogs bark.", f"# text = Dogs{char} bark."
+    )
+    path = _write(tmp_path, text, "cf.conllu")
+    sentences = read_conllu(path)
+    assert sentences[0].forms[2] == f"sle{char}eps"
+    out = tmp_path / "out.conllu"
+    write_conllu(sentences, out)
+    assert out.read_bytes() == path.read_bytes()
+
+
+def test_stats_prints_control_character_error_and_exits_2(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD.replace("\tsleeps\t", "\tsle\x00eps\t"), "x.conllu")
+    result = CliRunner().invoke(main, ["stats", str(path)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"error: {path}:5: FORM of word 3 contains a control character (U+0000)\n"
+    )
+
+
+def test_skip_invalid_skips_sentence_with_control_character(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD.replace("\tsleeps\t", "\tsle\x00eps\t"))
+    stats = ReadStats()
+    with pytest.warns(UserWarning, match="control character"):
+        sentences = read_conllu(path, skip_invalid=True, stats=stats)
+    assert [s.sent_id for s in sentences] == ["s2"]
+    assert stats.skipped[0].line == 5
 
 
 # -------------------------------------------------------------- fuzzing

@@ -23,6 +23,11 @@ def test_demo_trains_attacks_and_reports(tmp_path: Path, monkeypatch) -> None:
     result = CliRunner().invoke(main, ["demo", "--out", str(out), "--limit", "4"])
     assert result.exit_code == 0, result.output
     assert "Worst-case drop per task" in result.output
+    lines = result.output.splitlines()
+    trained = [line for line in lines if line.startswith("trained ")]
+    assert len(trained) == 2, result.output  # one line per probe trained
+    assert not any(line.lstrip().startswith("epoch ") for line in lines)  # only with --verbose
+    assert "━" not in result.stderr  # not a terminal: plain lines, no bars
     summary = json.loads((out / "summary.json").read_text())
     assert summary["sentences"] == 4
     assert {"distance.uuas", "pos.pos_acc"} <= set(summary["tasks"])

@@ -451,8 +451,10 @@ def test_bad_constraint_names_are_config_errors(constraints: tuple[str, ...], me
 
 
 def test_bad_constraint_values_fail_before_the_run() -> None:
-    config = PerturbConfig(method="fixed", constraints=("syntax:wide",))
+    # Refused when the config is built (the spec is checked there) or, at the latest,
+    # when the constraints are: either way before any sentence is read.
     with pytest.raises(ConfigError, match="expected a number"):
+        config = PerturbConfig(method="fixed", constraints=("syntax:wide",))
         perturb_constraints(config, CachedParser(ChainParser()))
 
 
@@ -625,7 +627,7 @@ def test_cli_perturb_without_stanza_models_names_the_fix(
         "--limit", "2", "--out", str(tmp_path / "o.conllu"),
     ]  # fmt: skip
     result = CliRunner().invoke(main, args)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "Stanza English models" in result.output and "stanza.download" in result.output
     assert str(tmp_path) in result.output
     assert not (tmp_path / "o.conllu").exists()

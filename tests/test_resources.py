@@ -446,7 +446,7 @@ def test_cli_reports_check_all(home: Path) -> None:
     result = CliRunner().invoke(main, ["resources", "--json"])
     rows = json.loads(result.output)
     assert rows == [s.to_dict() for s in resources.check_all()]
-    assert result.exit_code == (1 if any(r["state"] == "missing" for r in rows) else 0)
+    assert result.exit_code == (2 if any(r["state"] == "missing" for r in rows) else 0)
 
 
 def test_provision_reports_what_it_cannot_do(

@@ -68,6 +68,8 @@ class AttackConfig:
             raise ConfigError("--query-budget must be at least 2 (the clean sentence + one)")
         if self.max_syntax_distance < 0:
             raise ConfigError("--max-syntax-distance must be >= 0")
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError(f"--limit must be at least 1, got {self.limit}")
         generator = GENERATORS.get(self.method)
         strategy = STRATEGIES.get(self.search)
         PARSERS.get(self.parser)

@@ -29,16 +29,26 @@ from pathlib import Path
 
 from brittle.engine.attack.assembly import AttackComponents, build_components
 from brittle.engine.attack.config import AttackConfig
+from brittle.engine.attack.preflight import (
+    INPUTS_JSON,
+    Preflight,
+    check_inputs,
+    count_sentences,
+    preflight,
+    stream_sentences,
+    treebank_inputs,
+)
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
-from brittle.engine.core.conllu import iter_conllu, write_conllu
+from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.lock import locked_directory
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
-from brittle.engine.core.sentence import ColumnSurvey, Sentence
+from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
+from brittle.engine.probe_eval import ProbeColumns
 from brittle.engine.report import CONFIG_JSON, Digest, Summary, render_reports, write_json
 from brittle.engine.results import RESULTS, ResultRow, read_rows, repair_results
 from brittle.engine.rounds import Direct, run_rounds
-from brittle.search.generators.base import GENERATORS
 from brittle.search.scoring import CachedScorer, Objective
 from brittle.search.table import SubstitutionTable
 
@@ -66,32 +76,6 @@ class Progress:
         self.done += 1
         self.successes += bool(row.success)
         self.drop_sum += float(row.damage)
-
-
-def stream_sentences(config: AttackConfig) -> Iterator[Sentence]:
-    """The treebank's sentences one at a time, up to ``config.limit``."""
-    return itertools.islice(iter_conllu(config.treebank), config.limit)
-
-
-def count_sentences(config: AttackConfig) -> int:
-    """Sentences to attack, read (not kept) once up front: a bad sentence anywhere in
-    the treebank is reported with its line before any search starts, and so is a
-    column the generator reads that the treebank leaves blank."""
-    requires = GENERATORS.get(config.method).requires
-    survey = ColumnSurvey(frozenset(c for c in requires if c in SURVEYED))
-    for sentence in stream_sentences(config):
-        survey.add(sentence)
-    if survey.blank:
-        column = survey.blank[0]
-        raise ConfigError(
-            f"method {config.method!r} reads the {column.upper()} column, but "
-            f"{config.treebank} leaves it blank ('_' on every word)"
-        )
-    return survey.sentences
-
-
-#: Columns whose absence a survey can tell (FORM, ID and HEAD are always checked).
-SURVEYED = frozenset({"lemma", "upos", "xpos", "feats", "deprel"})
 
 
 def check_out_dir(out: Path, config: AttackConfig, *, resume: bool, overwrite: bool) -> None:
@@ -154,7 +138,10 @@ class AttackRun:
         self.chunk_size = chunk_size
         self.lockstep = lockstep
         self.scorer = CachedScorer(components.evaluator, cache_size=cache_size)
-        tasks = config.objective or components.evaluator.primary or self.scorer.tasks
+        evaluator = components.evaluator
+        probes = tuple(name.rpartition(".")[0] for name in evaluator.primary)
+        columns = ProbeColumns(probes, evaluator.tasks, evaluator.primary)
+        tasks = columns.objective(config.objective) or self.scorer.tasks
         self.objective = Objective.mean_of(list(tasks))
         self.services = RoundServices(components, self.scorer)
         self.progress = Progress()
@@ -273,6 +260,7 @@ def run_attack(
     resume: bool = False,
     overwrite: bool = False,
     components: AttackComponents | None = None,
+    checked: Preflight | None = None,
     on_sentence: Callable[[Progress, int], None] | None = None,
     chunk_size: int = 16,
     cache_size: int = 100_000,
@@ -284,7 +272,8 @@ def run_attack(
     sentence goes straight to ``results.jsonl``, so memory does not grow with the
     treebank: besides the scores cache (at most ``cache_size`` rows of a few floats),
     the reports keep a few floats per sentence (see
-    :class:`~brittle.engine.report.Digest`).
+    :class:`~brittle.engine.report.Digest`). ``out`` is locked for the run: a second
+    run into it is refused with the name of the first.
 
     Args:
         config: the attack settings.
@@ -293,6 +282,9 @@ def run_attack(
         overwrite: discard earlier results in ``out``.
         components: pre-built components (tests, benchmarks, several budgets); built
             from ``config`` otherwise.
+        checked: the result of :func:`~brittle.engine.attack.preflight.preflight` when
+            the caller ran it already (the CLI does, before loading anything); run here
+            otherwise (with ``components`` given, only the treebank is checked).
         on_sentence: called after each sentence with the running totals and the total
             number of sentences (progress bars).
         chunk_size: sentences whose candidate tables are generated in one batch and
@@ -307,22 +299,35 @@ def run_attack(
     if chunk_size < 1:
         raise ConfigError(f"chunk size must be at least 1, got {chunk_size}")
     out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
-    total = count_sentences(config)
-    comps = components if components is not None else build_components(config)
-    write_json(out_dir / CONFIG_JSON, config.to_dict())
-    run = AttackRun(
-        config,
-        out_dir,
-        comps,
-        on_sentence=on_sentence,
-        chunk_size=chunk_size,
-        cache_size=cache_size,
-        lockstep=lockstep,
-    )
-    digest = run.run(total)
-    return render_reports(out_dir, digest, config=config.to_dict(), versions=versions())
+    if checked is None and components is None:
+        checked = preflight(config, out_dir)
+    total = checked.total if checked is not None else count_sentences(config)
+    inputs = checked.inputs(config) if checked is not None else treebank_inputs(config, total)
+    with locked_directory(out_dir, "brittle attack"):
+        check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
+        if resume:
+            check_inputs(out_dir, inputs)
+        comps = components if components is not None else build_components(config)
+        write_json(out_dir / CONFIG_JSON, config.to_dict())
+        write_json(out_dir / INPUTS_JSON, inputs)
+        run = AttackRun(
+            config,
+            out_dir,
+            comps,
+            on_sentence=on_sentence,
+            chunk_size=chunk_size,
+            cache_size=cache_size,
+            lockstep=lockstep,
+        )
+        digest = run.run(total)
+        return render_reports(
+            out_dir,
+            digest,
+            config=config.to_dict(),
+            versions=versions(),
+            inputs=inputs,
+            total=total,
+        )
 
 
 def rerender(out: str | os.PathLike[str]) -> Summary:
@@ -334,12 +339,25 @@ def rerender(out: str | os.PathLike[str]) -> Summary:
         raise ConfigError(f"{out_dir} has no {CONFIG_JSON}: not an attack output directory")
     config = AttackConfig.from_dict(json.loads(saved.read_text()))
     digest = Digest()
-    write_conllu(_replayed(config, out_dir / RESULTS, digest), out_dir / ADVERSARIAL)
-    return render_reports(out_dir, digest, config=config.to_dict(), versions=versions())
+    total = [0]
+    write_conllu(_replayed(config, out_dir / RESULTS, digest, total), out_dir / ADVERSARIAL)
+    recorded = out_dir / INPUTS_JSON
+    inputs = json.loads(recorded.read_text()) if recorded.exists() else {}
+    return render_reports(
+        out_dir,
+        digest,
+        config=config.to_dict(),
+        versions=versions(),
+        inputs=inputs,
+        total=total[0],
+    )
 
 
-def _replayed(config: AttackConfig, results: Path, digest: Digest) -> Iterator[Sentence]:
-    """The perturbed sentence of every row, treebank and rows read side by side."""
+def _replayed(
+    config: AttackConfig, results: Path, digest: Digest, total: list[int]
+) -> Iterator[Sentence]:
+    """The perturbed sentence of every row, treebank and rows read side by side;
+    ``total[0]`` counts the treebank's sentences (up to the limit)."""
     rows = read_rows(results)
     last = -1
 
@@ -354,8 +372,9 @@ def _replayed(config: AttackConfig, results: Path, digest: Digest) -> Iterator[S
 
     row = following()
     for index, sentence in enumerate(stream_sentences(config)):
+        total[0] = index + 1
         if row is None:
-            return
+            continue
         if row.index != index:
             continue
         digest.add(row)

@@ -5,11 +5,19 @@ line number; the values of the ID, HEAD and FEATS columns are checked with the
 ``conllu`` package's own field parsers, and comments are read with its pair parser.
 Every column is kept as raw text, so ``write_conllu(read_conllu(p))`` reproduces a
 valid file byte for byte.
+
+Control characters (Unicode category Cc, such as NUL or ESC) are an error in any column
+of a token line and in comments; only TAB (between columns) and LF (the line end) are
+allowed. This is stricter than UD's validator, which only checks whitespace and NFC.
+Format characters (category Cf: soft hyphen, zero-width space, ZWJ/ZWNJ, direction
+marks) are accepted: they are legitimate text in some treebanks, and UD's validator
+accepts them too.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -29,6 +37,13 @@ __all__ = [
     "read_conllu",
     "write_conllu",
 ]
+
+
+_COLUMN_NAMES = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+
+# Every character of category Cc (U+0000-U+001F and U+007F-U+009F) except TAB (U+0009).
+# One search per line keeps the check in C; the slow path only runs on an error.
+_find_control = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]").search
 
 
 @dataclass
@@ -133,6 +148,9 @@ def _parse_block(block: list[tuple[int, str]], name: str, start: int, index: int
     seen_ids: dict[str, int] = {}
     expected_word = 1
     for lineno, text in block:
+        bad = _find_control(text)
+        if bad is not None:
+            raise BrittleInputError(name, lineno, _control_problem(text, bad.start()))
         if text.startswith("#"):
             if rows:
                 raise BrittleInputError(
@@ -147,7 +165,7 @@ def _parse_block(block: list[tuple[int, str]], name: str, start: int, index: int
             raise BrittleInputError(
                 name, lineno, f"expected 10 tab-separated columns, found {len(cols)}"
             )
-        if any(c == "" for c in cols):
+        if "" in cols:
             empty = [i + 1 for i, c in enumerate(cols) if c == ""]
             raise BrittleInputError(
                 name, lineno, f"empty column {empty[0]} (use '_' for an empty value)"
@@ -202,6 +220,27 @@ def _parse_block(block: list[tuple[int, str]], name: str, start: int, index: int
     if not sent_id:
         sent_id = f"{Path(name).name}#{index + 1}"
     return Sentence(sent_id, tuple(comments), tuple(rows), source=name, line=start)
+
+
+def _control_problem(text: str, pos: int) -> str:
+    """Where the control character at ``text[pos]`` is, for the error message."""
+    found = f"contains a control character (U+{ord(text[pos]):04X})"
+    if text.startswith("#"):
+        return f"comment {found}"
+    column = text.count("\t", 0, pos)
+    if column == 0:
+        return f"ID {found}"
+    tid = text.split("\t", 1)[0]
+    if tid.isascii() and tid.isdigit():
+        owner = f"word {tid}"
+    elif "-" in tid:
+        owner = f"multiword token {tid}"
+    elif "." in tid:
+        owner = f"empty node {tid}"
+    else:
+        owner = f"token {tid!r}"
+    where = _COLUMN_NAMES[column] if column < len(_COLUMN_NAMES) else f"column {column + 1}"
+    return f"{where} of {owner} {found}"
 
 
 def _token_lines(block: list[tuple[int, str]]) -> list[tuple[int, str]]:
