@@ -210,22 +210,26 @@ def run_with_progress(
 @click.option("--beam-width", default=4, show_default=True, help="Beam width for --search beam.")
 @click.option(
     "--budget",
+    "-t",
     default="3",
     show_default=True,
     help="Most words substituted (tau); a list like 1,2,3 runs each into OUT/tau=K.",
 )
 @click.option(
     "--candidates",
+    "-b",
     default=20,
     show_default=True,
     help="sample: random perturbations drawn (b); greedy/beam: options per position.",
 )
 @click.option(
     "--max-syntax-distance",
+    "-d",
     default=0.2,
     show_default=True,
     help="Largest normalised tree edit distance between the parses of the original "
-    "and the perturbation.",
+    "and the perturbation (the default syntax constraint). Looser than perturb's 0.1: "
+    "an attack keeps the most damaging candidate, perturb the least disturbing one.",
 )
 @click.option(
     "--parser",

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 import click
 from click.shell_completion import CompletionItem
 from rich.console import Console
-from rich.progress import Progress, ProgressColumn
+from rich.progress import Progress, ProgressColumn, TaskID
 
 from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.registry import Registry
@@ -52,13 +54,64 @@ def shown(path: str | os.PathLike[str]) -> str:
     return "standard output" if os.fspath(path) == STDOUT else os.fspath(path)
 
 
-def progress_bar(*columns: str | ProgressColumn, on: Console = console) -> Progress:
-    """A transient progress display on ``on``, shown only on an interactive terminal.
+@dataclass
+class _LogTask:
+    description: str
+    total: float | None
+    done: float = 0.0
+    shown: float = field(default_factory=time.perf_counter)
 
-    Elsewhere (a pipe, a file, tests) it is disabled: rich would print nothing useful,
-    only a blank line when it stops.
-    """
-    return Progress(*columns, console=on, transient=True, disable=not on.is_interactive)
+
+class LogProgress:
+    """Progress for logs (output that is not a terminal): a plain line per task every
+    ``every`` seconds and when it completes; the same calls as a rich ``Progress``."""
+
+    def __init__(self, on: Console, *, every: float = 30.0) -> None:
+        self.on = on
+        self.every = every
+        self.tasks: list[_LogTask] = []
+
+    def __enter__(self) -> LogProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, description: str, total: float | None = None) -> TaskID:
+        self.tasks.append(_LogTask(description, total))
+        return TaskID(len(self.tasks) - 1)
+
+    def update(
+        self, task: TaskID, *, total: float | None = None, completed: float | None = None
+    ) -> None:
+        if total is not None:
+            self.tasks[task].total = total
+        if completed is not None:
+            self._moved(self.tasks[task], completed)
+
+    def advance(self, task: TaskID, advance: float = 1) -> None:
+        self._moved(self.tasks[task], self.tasks[task].done + advance)
+
+    def _moved(self, task: _LogTask, done: float) -> None:
+        task.done = done
+        now = time.perf_counter()
+        finished = task.total is not None and done >= task.total
+        if finished or now - task.shown >= self.every:
+            task.shown = now
+            of = "" if task.total is None else f"/{task.total:g}"
+            self.on.print(f"{task.description}: {done:g}{of}", markup=False, highlight=False)
+
+
+def progress_bar(
+    *columns: str | ProgressColumn, on: Console = console, quiet: bool = False
+) -> Progress | LogProgress:
+    """Progress on ``on``: a transient rich bar on an interactive terminal, a plain line
+    every 30 s elsewhere (logs), nothing with ``quiet``."""
+    if quiet:
+        return Progress(*columns, console=on, disable=True)
+    if on.is_interactive:
+        return Progress(*columns, console=on, transient=True)
+    return LogProgress(on)
 
 
 def representation_run_options(command: F) -> F:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from brittle.cli.common import RegistryChoice, console, progress_bar
+from brittle.cli.common import RegistryChoice, console, progress_bar, quiet_option
 from brittle.cli.group import main
 from brittle.engine.compare_report import markdown_table, write_compare_outputs
 from brittle.engine.compare_run import compare_methods
@@ -63,10 +63,14 @@ def _split_budgets(text: str) -> list[int]:
     help="Comma-separated generators to compare (`brittle list generators`).",
 )
 @click.option(
+    "--budget",
+    "-t",
     "--budgets",
+    "budgets",
     default="1,2,3",
     show_default=True,
-    help="Comma-separated tau values (most words changed per perturbation).",
+    help="Comma-separated tau values (most words changed per perturbation), as in "
+    "`brittle attack --budget` (--budgets is accepted too).",
 )
 @click.option(
     "--candidates",
@@ -74,7 +78,8 @@ def _split_budgets(text: str) -> list[int]:
     default=10,
     show_default=True,
     type=click.IntRange(min=1),
-    help="Random perturbations drawn per sentence, method and tau.",
+    help="Random perturbations drawn per sentence, method and tau (fewer than perturb's "
+    "20: this is drawn for every method and tau).",
 )
 @click.option(
     "--parser",
@@ -97,6 +102,7 @@ def _split_budgets(text: str) -> list[int]:
     help="Directory for compare-methods.md, .json and .png (created if needed; the "
     "three files are written together, or none of them).",
 )
+@quiet_option
 def compare_methods_command(
     treebank: Path,
     methods: tuple[str, ...],
@@ -106,6 +112,7 @@ def compare_methods_command(
     seed: int,
     limit: int | None,
     out: Path,
+    quiet: bool,
 ) -> None:
     """Measure how far each method moves the parse, against random sentence pairs.
 
@@ -120,7 +127,7 @@ def compare_methods_command(
 
     \b
       brittle compare-methods en_ewt-ud-test.conllu --methods copos,coco,random \\
-          --budgets 1,2,3 --limit 300 --out compare-ewt
+          --budget 1,2,3 --limit 300 --out compare-ewt
     """
     budget_list = _split_budgets(budgets)
     check_output(out, directory=True)
@@ -130,7 +137,7 @@ def compare_methods_command(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with progress_bar(*columns) as bar:
+    with progress_bar(*columns, quiet=quiet) as bar:
         tasks = {m: bar.add_task(m, total=None) for m in methods}
 
         def update(method: str, done: int, total: int) -> None:

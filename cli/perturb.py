@@ -16,6 +16,7 @@ from brittle.cli.common import (
     console,
     message_console,
     progress_bar,
+    quiet_option,
     shown,
 )
 from brittle.cli.group import main
@@ -98,7 +99,8 @@ def print_perturb_summary(
     type=click.FloatRange(min=0.0),
     help="Largest normalised tree edit distance between the parse of the original and "
     "the parse of a candidate (0 = identical parse; 'inf' turns the check off); the "
-    "threshold of a `syntax` constraint given without a value.",
+    "threshold of a `syntax` constraint given without a value. Tighter than attack's "
+    "0.2: perturb keeps the least disturbing candidate to build a test set.",
 )
 @click.option(
     "--parser",
@@ -139,6 +141,7 @@ def print_perturb_summary(
     f"versions. {DASH_HELP}",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N sentences.")
+@quiet_option
 def perturb_command(
     treebank: Path,
     method: str,
@@ -152,6 +155,7 @@ def perturb_command(
     out: Path,
     report: Path | None,
     limit: int | None,
+    quiet: bool,
 ) -> None:
     """Perturb every sentence of TREEBANK while keeping its syntax, and write CoNLL-U.
 
@@ -195,8 +199,8 @@ def perturb_command(
         TimeElapsedColumn(),
     )
     say = message_console(out, report)
-    with progress_bar(*columns, on=say) as bar:
-        task = bar.add_task("loading", total=None)
+    with progress_bar(*columns, on=say, quiet=quiet) as bar:
+        task = bar.add_task(f"perturb {method} tau={budget}", total=None)
         result = perturb_treebank(
             treebank,
             config,

@@ -247,3 +247,43 @@ def test_a_killed_runs_lock_is_taken_over(
     assert (out / LOCK_NAME).exists()  # the stale lock file stays behind
     result = attack(probes, out)
     assert result.exit_code == 0, result.output
+
+
+def test_perturb_and_compare_progress_in_logs_and_quiet(tmp_path: Path) -> None:
+    base = ["--method", "shuffle", "--parser", "gold", "--out"]
+    logged = CliRunner().invoke(main, ["perturb", str(TREEBANK), *base, str(tmp_path / "a")])
+    assert logged.exit_code == 0, logged.output
+    assert "perturb shuffle tau=1: 3/3" in logged.output
+    quiet = CliRunner().invoke(
+        main, ["perturb", str(TREEBANK), *base, str(tmp_path / "b"), "--quiet"]
+    )
+    assert quiet.exit_code == 0 and "tau=1: 3/3" not in quiet.output
+    compare = CliRunner().invoke(
+        main,
+        [
+            "compare-methods",
+            str(TREEBANK),
+            "--methods",
+            "shuffle",
+            "-t",
+            "1",
+            "--parser",
+            "gold",
+            "--out",
+            str(tmp_path / "c"),
+        ],
+    )
+    assert compare.exit_code == 0, compare.output
+    assert "shuffle: " in compare.output
+
+
+def test_probes_of_different_representations_are_warned_about(
+    tmp_path: Path, loads: list[AttackConfig]
+) -> None:
+    one = make_probe(tmp_path / "one", model="model-a")
+    two = make_probe(tmp_path / "two", "pos", model="model-b")
+    result = attack((one, two), tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    warning = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "epsilon is measured in the first one" in warning[0]
+    assert "model-a" in warning[0] and "model-b" in warning[0]

@@ -560,7 +560,8 @@ def test_ctrl_c_while_committing_leaves_nothing(fifo: Path) -> None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130
-    assert err.splitlines() == ["interrupted"] and out == ""
+    assert err.splitlines() == ["interrupted"]
+    assert all(line.startswith("perturb shuffle") for line in out.splitlines())  # progress
     assert [p.name for p in tmp_path.iterdir()] == [fifo.name]
 
 

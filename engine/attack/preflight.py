@@ -131,7 +131,7 @@ def preflight(config: AttackConfig, out: Path | None = None) -> Preflight:
     columns = probe_columns([p.spec.task for p in probes])
     objective = columns.objective(config.objective)
     warnings: list[str] = []
-    representations = {(p.key.backend, p.key.model, p.key.pooling) for p in probes}
+    representations = {(p.key.backend, p.key.model, p.key.layer, p.key.pooling) for p in probes}
     if len(representations) > 1:
         first = probes[0].key.describe()
         warnings.append(
