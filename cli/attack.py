@@ -260,6 +260,17 @@ def run_with_progress(
     "(distance.uuas, pos.pos_acc) whose mean drop is maximised (default: each probe's "
     "primary metric). A name the probes do not give is refused with the valid ones.",
 )
+@click.option(
+    "--option",
+    "-o",
+    "generator_options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An option of the generator (repeat for several): e.g. -o level=character "
+    "-o rho=0.3 for reorderings, -o kind=masked -o model=DIR for coco, "
+    "-o eligibility.include_upos=NOUN,ADJ. `brittle list generators` lists each "
+    "generator's options.",
+)
 @click.option("--seed", default=0, show_default=True)
 @click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
@@ -290,6 +301,7 @@ def attack_command(
     resume: bool,
     overwrite: bool,
     quiet: bool,
+    generator_options: tuple[str, ...],
 ) -> None:
     """Find, per sentence of TREEBANK, the syntax-preserving perturbation that most
     damages the probes, and report how much they drop.
@@ -321,6 +333,7 @@ def attack_command(
             limit=limit,
             objective=tasks,
             constraints=constraints,
+            generator_options=generator_options,
         )
         for tau in budgets
     }

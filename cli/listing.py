@@ -15,6 +15,7 @@ import brittle.search.strategies.base  # noqa: F401
 from brittle.cli.common import console, err_console
 from brittle.cli.group import main
 from brittle.engine.core.registry import PLUGIN_ERRORS, REGISTRIES, load_components
+from brittle.search.generators.options import option_help
 
 
 @main.command("list")
@@ -39,7 +40,12 @@ def list_command(kind: str | None) -> None:
     table.add_column("what it does")
     for k in kinds:
         for entry in REGISTRIES[k].entries():
-            table.add_row(k, entry.name, entry.help)
+            text = entry.help
+            if k == "generators" and isinstance(entry.obj, type):
+                names = option_help(entry.obj)
+                if names:
+                    text += f"\noptions (-o NAME=VALUE): {', '.join(names)}"
+            table.add_row(k, entry.name, text)
     console.print(table)
     for plugin, error in PLUGIN_ERRORS:
         err_console.print(f"warning: the plug-in {plugin} failed to load: {error}")

@@ -125,6 +125,17 @@ def print_perturb_summary(
     help="Also reject candidates whose changed words get another UPOS from the tagger "
     "(a `pos` constraint without a value is enforced; always measured and reported).",
 )
+@click.option(
+    "--option",
+    "-o",
+    "generator_options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An option of the generator (repeat for several): e.g. -o level=character "
+    "-o rho=0.3 for reorderings, -o kind=masked -o model=DIR for coco, "
+    "-o eligibility.include_upos=NOUN,ADJ. `brittle list generators` lists each "
+    "generator's options.",
+)
 @click.option("--seed", default=0, show_default=True, help="Same seed, byte-identical output.")
 @click.option(
     "--out",
@@ -156,6 +167,7 @@ def perturb_command(
     report: Path | None,
     limit: int | None,
     quiet: bool,
+    generator_options: tuple[str, ...],
 ) -> None:
     """Perturb every sentence of TREEBANK while keeping its syntax, and write CoNLL-U.
 
@@ -190,6 +202,7 @@ def perturb_command(
         limit=limit,
         enforce_pos=enforce_pos,
         constraints=constraints,
+        generator_options=generator_options,
     )
     check_perturb_outputs(out, report=report)
     columns = (

@@ -53,6 +53,7 @@ from brittle.search.constraints import (
     changed_words,
 )
 from brittle.search.generators.base import GENERATORS, Generator, stable_hash
+from brittle.search.generators.options import parse_options
 
 __all__ = [
     "DEFAULT_CONSTRAINTS",
@@ -152,6 +153,7 @@ class PerturbConfig:
     tree_labels: TreeLabels = "deprel"
     chunk_size: int = 64
     constraints: tuple[str, ...] = ()
+    generator_options: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -164,10 +166,17 @@ class PerturbConfig:
             raise ConfigError(f"--limit must be at least 1, got {self.limit}")
         if self.chunk_size < 1:
             raise ConfigError(f"chunk size must be at least 1, got {self.chunk_size}")
+        self.parsed_generator_options()  # an unknown option or bad value fails here
         names = [spec.name for spec in self.constraint_specs]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ConfigError(f"constraint {', '.join(repeated)} given more than once")
+
+    def parsed_generator_options(self) -> dict[str, object]:
+        """``generator_options`` (``NAME=VALUE``) as the generator's keyword arguments."""
+        if not self.generator_options:
+            return {}
+        return parse_options(GENERATORS.get(self.method), self.generator_options)
 
     @property
     def constraint_specs(self) -> tuple[ConstraintSpec, ...]:
@@ -196,6 +205,10 @@ class PerturbConfig:
             out["constraints"] = list(self.constraints)
         else:
             del out["constraints"]
+        if self.generator_options:
+            out["generator_options"] = list(self.generator_options)
+        else:
+            del out["generator_options"]
         return out
 
 
@@ -499,7 +512,8 @@ def perturb_treebank(
         ConfigError: an unknown name, a bad option, a missing column.
         ResourceMissingError: a model or lexicon is not installed.
     """
-    generator = make_generator(config.method, **dict(generator_options or {}))
+    options = {**config.parsed_generator_options(), **dict(generator_options or {})}
+    generator = make_generator(config.method, **options)
     parser = make_parser(config.parser, **dict(parser_options or {}))
     constraints = perturb_constraints(config, parser)
     sentences = read_treebank(path, limit=config.limit)

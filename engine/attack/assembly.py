@@ -44,9 +44,11 @@ class AttackComponents:
 def build_generator(config: AttackConfig) -> Generator:
     """The generator ``config.method`` names, with the options the search needs."""
     cls = GENERATORS.get(config.method)
+    options = config.parsed_generator_options()  # typed by the generator's fields
+    build: Callable[..., Generator] = cls
     if issubclass(cls, SubstitutionGenerator):
-        return cls(top_k=config.options_per_position)
-    return cls()
+        return build(top_k=config.options_per_position, **options)
+    return build(**options)
 
 
 def build_components(

@@ -11,6 +11,7 @@ from brittle.engine.core.json_types import JSONObject
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.constraints import ConstraintSpec
 from brittle.search.generators.base import GENERATORS
+from brittle.search.generators.options import parse_options
 from brittle.search.strategies.base import STRATEGIES
 
 
@@ -36,6 +37,8 @@ class AttackConfig:
         objective: tasks whose mean drop is maximised (empty: every task).
         constraints: constraint specs ``NAME[:VALUE]`` (empty: the default,
             ``syntax`` at ``max_syntax_distance``).
+        generator_options: the generator's own options, ``NAME=VALUE`` (``top_k`` is
+            ``candidates``).
 
     Raises:
         ConfigError: a value out of range, an unknown component, or a strategy that
@@ -56,6 +59,7 @@ class AttackConfig:
     limit: int | None = None
     objective: tuple[str, ...] = field(default_factory=tuple)
     constraints: tuple[str, ...] = field(default_factory=tuple)
+    generator_options: tuple[str, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -75,6 +79,7 @@ class AttackConfig:
         PARSERS.get(self.parser)
         for spec in self.constraint_specs:
             ConstraintSpec.parse(spec)
+        self.parsed_generator_options()
         if generator.family not in strategy.supports:
             able = sorted(
                 n for n in STRATEGIES.names() if generator.family in STRATEGIES.get(n).supports
@@ -88,6 +93,14 @@ class AttackConfig:
     def constraint_specs(self) -> tuple[str, ...]:
         """The constraints applied: ``constraints``, or ``syntax`` at the default threshold."""
         return self.constraints or (f"syntax:{self.max_syntax_distance}",)
+
+    def parsed_generator_options(self) -> dict[str, object]:
+        """``generator_options`` as the generator's keyword arguments (checked)."""
+        return parse_options(
+            GENERATORS.get(self.method),
+            self.generator_options,
+            reserved={"top_k": "--candidates"},
+        )
 
     @property
     def strategy_parameters(self) -> dict[str, object]:
@@ -107,10 +120,12 @@ class AttackConfig:
         data = asdict(self)
         data["probes"] = list(self.probes)
         data["objective"] = list(self.objective)
-        if self.constraints:
-            data["constraints"] = list(self.constraints)
-        else:
-            del data["constraints"]
+        for name in ("constraints", "generator_options"):
+            value = getattr(self, name)
+            if value:
+                data[name] = list(value)
+            else:
+                del data[name]
         return data
 
     @classmethod
@@ -120,4 +135,5 @@ class AttackConfig:
         values["probes"] = tuple(values["probes"])
         values["objective"] = tuple(values.get("objective", ()))
         values["constraints"] = tuple(values.get("constraints", ()))
+        values["generator_options"] = tuple(values.get("generator_options", ()))
         return cls(**values)

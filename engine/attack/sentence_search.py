@@ -33,8 +33,8 @@ from brittle.search.table import SubstitutionTable
 #: A constraint check's result on m candidates: the joint mask (m,) and the syntax
 #: distances (m,) when a ``syntax`` constraint is among the constraints.
 Checked = tuple[NDArray[np.bool_], NDArray[np.float64] | None]
-#: A reorder sampling request: (sentence, how many, seed).
-SampleRequest = tuple[Sentence, int, int]
+#: A reorder sampling request: (sentence, how many, seed, tau: the most units moved).
+SampleRequest = tuple[Sentence, int, int, int]
 
 #: The three kinds of request a search sends.
 SCORE: Channel[Request, tuple[NDArray[np.float64], int]] = Channel("score")
@@ -68,7 +68,10 @@ class RoundServices:
     def sample(self, requests: list[SampleRequest]) -> list[list[Perturbation]]:
         """Random perturbations drawn by the generator itself (reorderings)."""
         generator = self.components.generator
-        return [list(generator.perturb([s], b=count, seed=seed)[0]) for s, count, seed in requests]
+        return [
+            list(generator.perturb([s], b=count, seed=seed, tau=tau)[0])
+            for s, count, seed, tau in requests
+        ]
 
     def handlers(self) -> dict[str, Handler]:
         """The handlers :func:`~brittle.engine.rounds.run_rounds` serves requests with."""
@@ -137,7 +140,7 @@ class SentenceSearch:
 
     def _sample(self, count: int, rng: np.random.Generator) -> list[Perturbation]:
         seed = int(rng.integers(2**31 - 1))
-        return SAMPLE.ask(self.client, (self.sentence, count, seed))
+        return SAMPLE.ask(self.client, (self.sentence, count, seed, self.config.budget))
 
     # ------------------------------------------------------------ the job
     def __call__(self, client: Requester) -> ResultRow:
