@@ -62,6 +62,9 @@ def print_perturb_summary(
     table.add_row("mean words changed (Hamming)", fmt(summary["mean_hamming"], ".2f"))
     table.add_row("mean syntax distance", fmt(summary["mean_syntax_distance"], ".4f"))
     table.add_row("POS preservation rate", fmt(summary["pos_preservation_rate"], ".1%"))
+    if summary["mean_dnd"] is not None:
+        table.add_row("mean DND (word order, 0 = unchanged)", fmt(summary["mean_dnd"]))
+        table.add_row("mean IDC (word order, 0 = unchanged)", fmt(summary["mean_idc"]))
     on.print(table)
     if constraints:
         on.print(f"constraints: {describe_constraints(constraints)}", markup=False)

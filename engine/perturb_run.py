@@ -40,6 +40,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.report import write_json
 from brittle.scorers.hamming import hamming_batch
+from brittle.scorers.order import order_scores_batch
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parser
 from brittle.search.best_of_b import SampleOutcome, best_of_batch, distinct_candidates
@@ -98,6 +99,8 @@ class PerturbSummary(TypedDict):
     mean_hamming: float | None
     pos_preservation_rate: float | None
     words_compared_for_pos: int
+    mean_dnd: float | None
+    mean_idc: float | None
 
 
 #: Called with the number of sentences just finished.
@@ -231,6 +234,8 @@ class SentenceRecord:
         pos_kept: of those, how many kept their UPOS (``None`` when a perturbation was
             chosen but no ``pos`` constraint measured it).
         perturbation: the ``# perturbation`` description of the choice.
+        dnd, idc: for a reordering, the displacement scores of its word order
+            (Clouatre et al.; 0 = unchanged); ``None`` for substitutions.
     """
 
     sent_id: str
@@ -243,6 +248,8 @@ class SentenceRecord:
     changed: int = 0
     pos_kept: int | None = 0
     perturbation: str | None = None
+    dnd: float | None = None
+    idc: float | None = None
 
 
 @dataclass(frozen=True)
@@ -292,6 +299,8 @@ class PerturbResult:
             "mean_hamming": mean_or_none([r.hamming for r in done]),
             "pos_preservation_rate": kept / changed if changed else None,
             "words_compared_for_pos": changed,
+            "mean_dnd": mean_or_none([r.dnd for r in done]),
+            "mean_idc": mean_or_none([r.idc for r in done]),
         }
 
     def report(self) -> dict[str, object]:
@@ -404,6 +413,10 @@ def _record(outcome: SampleOutcome) -> SentenceRecord:
         pos_kept: int | None = None
     else:
         pos_kept = 0 if pos is None or math.isnan(pos) else round(pos * changed)
+    dnd = idc = None
+    if p.order is not None:
+        scores = order_scores_batch([np.asarray(p.order, dtype=np.int64)])
+        dnd, idc = round(float(scores[0][0]), 6), round(float(scores[1][0]), 6)
     return SentenceRecord(
         sent_id=original.sent_id,
         words=len(original),
@@ -413,6 +426,8 @@ def _record(outcome: SampleOutcome) -> SentenceRecord:
         hamming=round(hamming),
         syntax=outcome.value("syntax"),
         changed=changed,
+        dnd=dnd,
+        idc=idc,
         pos_kept=pos_kept,
         perturbation=describe(p, original),
     )

@@ -52,6 +52,8 @@ class Summary(TypedDict):
     queries_per_sentence: float | None
     mean_syntax_distance: float | None
     mean_hamming: float | None
+    mean_dnd: float | None
+    mean_idc: float | None
     config: JSONObject
     inputs: JSONObject
     versions: dict[str, str]
@@ -100,6 +102,8 @@ class Digest:
     hamming: array[float] = field(default_factory=lambda: array("d"))
     queries: array[float] = field(default_factory=lambda: array("d"))
     syntax_distance: array[float] = field(default_factory=lambda: array("d"))
+    dnd: array[float] = field(default_factory=lambda: array("d"))
+    idc: array[float] = field(default_factory=lambda: array("d"))
 
     @classmethod
     def of(cls, rows: Iterable[ResultRow]) -> Digest:
@@ -129,6 +133,9 @@ class Digest:
             if row.epsilon_cosine is not None:
                 self.epsilon_cosine.append(float(row.epsilon_cosine))
             self.hamming.append(float(row.hamming))
+            if row.dnd is not None and row.idc is not None:
+                self.dnd.append(row.dnd)
+                self.idc.append(row.idc)
 
 
 def _float(x: float | None) -> float:
@@ -174,6 +181,8 @@ def summarize(
         "queries_per_sentence": _round(_mean(d.queries) or 0.0),
         "mean_syntax_distance": _round(_mean(d.syntax_distance)),
         "mean_hamming": _round(_mean(d.hamming)),
+        "mean_dnd": _round(_mean(d.dnd)),
+        "mean_idc": _round(_mean(d.idc)),
         "config": dict(config),
         "inputs": dict(inputs or {}),
         "versions": dict(versions),
@@ -191,6 +200,17 @@ def incomplete_note(summary: Summary) -> list[str]:
     return [
         f"**Incomplete:** {summary['sentences']} of {summary['treebank_sentences']} "
         "sentences (the run was interrupted; `brittle attack ... --resume` finishes it).",
+        "",
+    ]
+
+
+def order_lines(summary: Summary) -> list[str]:
+    """The word-order displacement of reorderings (none for substitutions)."""
+    if summary["mean_dnd"] is None:
+        return []
+    return [
+        f"Word order of the chosen reorderings: mean DND {_fmt(summary['mean_dnd'])}, "
+        f"mean IDC {_fmt(summary['mean_idc'])} (Clouatre et al.; 0 = unchanged).",
         "",
     ]
 
@@ -241,6 +261,7 @@ def render_markdown(summary: Summary) -> str:
         f"| {_fmt(summary['success_rate'])} | {_fmt(summary['queries_per_sentence'], 1)} | "
         f"{_fmt(summary['mean_syntax_distance'])} | {_fmt(summary['mean_hamming'], 2)} |",
         "",
+        *order_lines(summary),
         "## Configuration",
         "",
         "```json",

@@ -46,7 +46,9 @@ class ResultRow:
     """What the attack found for one sentence (see docs/attack.md, "Output files").
 
     Word positions are 0-based. ``seconds`` is the only field that differs between two
-    runs with the same seed.
+    runs with the same seed. ``dnd`` and ``idc`` (Clouatre et al.'s displacement
+    scores of the word order, 0 = unchanged) are set for reorderings only, and only
+    then written.
     """
 
     index: int
@@ -71,6 +73,8 @@ class ResultRow:
     epsilon_l2: float | None
     epsilon_cosine: float | None
     seconds: float
+    dnd: float | None = None
+    idc: float | None = None
 
     @property
     def perturbation(self) -> Perturbation:
@@ -86,7 +90,7 @@ class ResultRow:
 
     def to_json(self) -> JSONObject:
         """The row as a JSON-ready mapping (tuples as lists)."""
-        return {
+        data: JSONObject = {
             "index": self.index,
             "sent_id": self.sent_id,
             "success": self.success,
@@ -110,6 +114,9 @@ class ResultRow:
             "epsilon_cosine": self.epsilon_cosine,
             "seconds": self.seconds,
         }
+        if self.dnd is not None:
+            data["dnd"], data["idc"] = self.dnd, self.idc
+        return data
 
     def to_line(self) -> bytes:
         """The row as one ``results.jsonl`` line (sorted keys, UTF-8, final newline)."""
@@ -123,7 +130,7 @@ class ResultRow:
             KeyError: naming the first missing field; ValueError/TypeError: a field of
                 the wrong kind (:func:`read_rows` turns both into a line error).
         """
-        missing = [f for f in cls.__slots__ if f not in data]
+        missing = [f for f in cls.__slots__ if f not in data and f not in ("dnd", "idc")]
         if missing:
             raise KeyError(", ".join(missing))
         order = data["order"]
@@ -153,6 +160,8 @@ class ResultRow:
             epsilon_l2=data["epsilon_l2"],
             epsilon_cosine=data["epsilon_cosine"],
             seconds=float(data["seconds"]),
+            dnd=None if data.get("dnd") is None else float(data["dnd"]),
+            idc=None if data.get("idc") is None else float(data["idc"]),
         )
 
 

@@ -123,6 +123,7 @@ def test_rows_round_trip_and_bad_rows_name_their_line(tmp_path: Path) -> None:
     rows = [_row(0), _row(1)]
     path.write_bytes(b"".join(r.to_line() for r in rows))
     assert list(read_rows(path)) == rows
+    assert "dnd" not in json.loads(rows[0].to_line())  # substitutions have no word-order scores
     assert rows[1].perturbation.replacements == ("kitty",)
     data = json.loads(rows[1].to_line())
     del data["queries"]

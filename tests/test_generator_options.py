@@ -121,7 +121,11 @@ def test_perturb_takes_generator_options(tmp_path: Path) -> None:
     args += ["--budget", "2", "--out", str(out), "--report", str(report), "-o", "rho=1.0"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert json.loads(report.read_text())["config"]["generator_options"] == ["rho=1.0"]
+    data = json.loads(report.read_text())
+    assert data["config"]["generator_options"] == ["rho=1.0"]
+    assert data["methods"]["neighbour-flip"]["mean_dnd"] > 0
+    assert all(r["dnd"] > 0 for r in data["sentences"] if r["status"] == "perturbed")
+    assert "mean DND" in result.output
     bad = CliRunner().invoke(main, [*args[:-2], "-o", "level=character"])
     assert bad.exit_code == 2
     assert "cannot be written as CoNLL-U" in bad.output

@@ -24,6 +24,7 @@ from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.results import ResultRow, TaskScores
 from brittle.engine.rounds import Channel, Handler, Requester
+from brittle.scorers.order import order_scores_batch
 from brittle.search.constraints import CandidateBatch
 from brittle.search.generators.base import sentence_rng
 from brittle.search.problem import SearchProblem
@@ -179,6 +180,10 @@ class SentenceSearch:
         syntax = None
         if not best.is_identity and best in self._syntax:
             syntax = round(self._syntax[best], 6)
+        dnd = idc = None
+        if best.order is not None:
+            scores = order_scores_batch([np.asarray(best.order, dtype=np.int64)])
+            dnd, idc = round(float(scores[0][0]), 6), round(float(scores[1][0]), 6)
         return ResultRow(
             index=self.index,
             sent_id=sentence.sent_id,
@@ -202,4 +207,6 @@ class SentenceSearch:
             epsilon_l2=round(session.max_l2, 6) if session.scored else None,
             epsilon_cosine=round(session.min_cosine, 6) if session.scored else None,
             seconds=round(time.perf_counter() - start, 4),
+            dnd=dnd,
+            idc=idc,
         )
