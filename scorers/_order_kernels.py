@@ -56,35 +56,62 @@ def order_scores(
 
 
 @njit(cache=True)
-def match_occurrences(
-    sorted_codes: NDArray[np.int64],
-    sorted_pos: NDArray[np.int64],
+def match_tiles(
+    original: NDArray[np.int64],
     perturbed: NDArray[np.int64],
     perms: NDArray[np.int64],
     bad: NDArray[np.bool_],
 ) -> None:  # pragma: no cover - jit
-    """Recover the permutation of each perturbed row against one original.
+    """Recover, for each perturbed row, a permutation that keeps moved runs whole.
 
-    sorted_codes / sorted_pos: the original's unit codes sorted stably and their
-    positions, both (k,). perturbed: (m, k) codes. For each row, the n-th occurrence of a
-    code is matched to the n-th occurrence of that code in the original: ``perms[r, j]``
-    receives its original position. ``bad[r]`` is set when the row is not a reordering.
+    A repeated unit (a space, a ``the``) could come from any of its occurrences; the
+    n-th-to-n-th rule cuts every moved phrase at each repeat and inflates DND. This is
+    greedy string tiling: the longest common run of unmatched units is matched first
+    (the earliest in the perturbed row, then in the original, on ties), then the
+    longest of what is left, until every unit is matched. O(k^2) per tile.
+
+    original: (k,) codes; perturbed: (m, k) codes; perms: (m, k) output; bad: (m,)
+    output, set where the row is not a reordering (a unit is left unmatched).
     """
     m, k = perturbed.shape
-    # used[s]: occurrences of the code starting at s consumed in row stamp[s]
-    used = np.zeros(k, dtype=np.int64)
-    stamp = np.full(k, -1, dtype=np.int64)
+    used = np.zeros(k, dtype=np.bool_)
+    done = np.zeros(k, dtype=np.bool_)
+    prev = np.zeros(k + 1, dtype=np.int64)
+    cur = np.zeros(k + 1, dtype=np.int64)
     for r in range(m):
         bad[r] = False
-        for j in range(k):
-            c = perturbed[r, j]
-            start = np.searchsorted(sorted_codes, c)
-            if start < k and stamp[start] != r:
-                stamp[start] = r
-                used[start] = 0
-            slot = start + used[start] if start < k else k
-            if slot >= k or sorted_codes[slot] != c:
+        used[:] = False
+        done[:] = False
+        left = k
+        while left > 0:
+            best = 0
+            best_i = -1
+            best_j = -1
+            prev[:] = 0
+            for j in range(k):
+                cur[0] = 0
+                for i in range(k):
+                    if done[j] or used[i] or perturbed[r, j] != original[i]:
+                        cur[i + 1] = 0
+                    else:
+                        cur[i + 1] = prev[i] + 1
+                        length = cur[i + 1]
+                        # a run ending at (i, j) starts at (i - length + 1, j - length + 1)
+                        sj = j - length + 1
+                        si = i - length + 1
+                        if length > best or (
+                            length == best and (sj < best_j or (sj == best_j and si < best_i))
+                        ):
+                            best = length
+                            best_i = si
+                            best_j = sj
+                for i in range(k + 1):
+                    prev[i] = cur[i]
+            if best == 0:
                 bad[r] = True
                 break
-            used[start] += 1
-            perms[r, j] = sorted_pos[slot]
+            for t in range(best):
+                perms[r, best_j + t] = best_i + t
+                used[best_i + t] = True
+                done[best_j + t] = True
+            left -= best

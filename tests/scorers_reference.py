@@ -108,6 +108,40 @@ def permutation_ref(
     return out
 
 
+def tile_permutation_ref(
+    original: Sequence[Hashable], perturbed: Sequence[Hashable]
+) -> list[int] | None:
+    """Greedy string tiling, plainly: match the longest common run of unmatched units
+    (earliest in ``perturbed``, then in ``original``), repeat; None if a unit is left."""
+    k = len(original)
+    if len(perturbed) != k:
+        return None
+    used = [False] * k
+    out: list[int | None] = [None] * k
+    while None in out:
+        best = (0, -1, -1)
+        for j in range(k):
+            for i in range(k):
+                length = 0
+                while (
+                    j + length < k
+                    and i + length < k
+                    and out[j + length] is None
+                    and not used[i + length]
+                    and perturbed[j + length] == original[i + length]
+                ):
+                    length += 1
+                if length > best[0]:
+                    best = (length, i, j)
+        length, i, j = best
+        if length == 0:
+            return None
+        for t in range(length):
+            out[j + t] = i + t
+            used[i + t] = True
+    return [int(x) for x in out if x is not None]
+
+
 # ------------------------------------------------------------------ tree edit distance
 class _Node:
     def __init__(self, label: Hashable) -> None:
