@@ -68,7 +68,8 @@ def match_tiles(
     n-th-to-n-th rule cuts every moved phrase at each repeat and inflates DND. This is
     greedy string tiling: the longest common run of unmatched units is matched first
     (the earliest in the perturbed row, then in the original, on ties), then the
-    longest of what is left, until every unit is matched. O(k^2) per tile.
+    longest of what is left, until every unit is matched. O(k^2) per tile; once only
+    single units are left they are matched in one O(k^2) pass.
 
     original: (k,) codes; perturbed: (m, k) codes; perms: (m, k) output; bad: (m,)
     output, set where the row is not a reordering (a unit is left unmatched).
@@ -109,6 +110,26 @@ def match_tiles(
                     prev[i] = cur[i]
             if best == 0:
                 bad[r] = True
+                break
+            if best == 1:
+                # Only single units are left, and none can continue a neighbour's run
+                # (that would be a run of two): the earliest unused occurrence, in order,
+                # is what tiling one unit at a time would choose. O(k^2) instead of
+                # O(k^3) for a thoroughly shuffled row.
+                for j in range(k):
+                    if done[j]:
+                        continue
+                    found = -1
+                    for i in range(k):
+                        if not used[i] and original[i] == perturbed[r, j]:
+                            found = i
+                            break
+                    if found < 0:
+                        bad[r] = True
+                        break
+                    perms[r, j] = found
+                    used[found] = True
+                    done[j] = True
                 break
             for t in range(best):
                 perms[r, best_j + t] = best_i + t
