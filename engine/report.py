@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
@@ -55,6 +55,7 @@ class Summary(TypedDict):
     mean_dnd: float | None
     mean_idc: float | None
     config: JSONObject
+    objective: list[str]
     inputs: JSONObject
     versions: dict[str, str]
 
@@ -149,6 +150,7 @@ def summarize(
     versions: Mapping[str, str],
     inputs: JSONObject | None = None,
     total: int | None = None,
+    objective: Sequence[str] = (),
 ) -> Summary:
     """The summary of an attack (Algorithms 2 and 3 of La Malfa et al.).
 
@@ -184,6 +186,7 @@ def summarize(
         "mean_dnd": _round(_mean(d.dnd)),
         "mean_idc": _round(_mean(d.idc)),
         "config": dict(config),
+        "objective": list(objective),
         "inputs": dict(inputs or {}),
         "versions": dict(versions),
     }
@@ -202,6 +205,13 @@ def incomplete_note(summary: Summary) -> list[str]:
         "sentences (the run was interrupted; `brittle attack ... --resume` finishes it).",
         "",
     ]
+
+
+def objective_line(summary: Summary) -> list[str]:
+    """The line that names the objective the search maximised."""
+    if not summary["objective"]:
+        return []
+    return [f"Objective: the mean drop of {', '.join(summary['objective'])}.", ""]
 
 
 def order_lines(summary: Summary) -> list[str]:
@@ -237,6 +247,7 @@ def render_markdown(summary: Summary) -> str:
         *incomplete_note(summary),
         "## Worst-case drop per task (Algorithm 3)",
         "",
+        *objective_line(summary),
         "| task | clean | perturbed | mean drop | std drop |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
@@ -249,7 +260,8 @@ def render_markdown(summary: Summary) -> str:
         "",
         "## Representation distance (Algorithm 2)",
         "",
-        "| epsilon (farthest L2) | epsilon (lowest cosine) |",
+        "| epsilon L2 (mean of per-sentence farthest) "
+        "| epsilon cosine (mean of per-sentence lowest) |",
         "| ---: | ---: |",
         f"| {_fmt(summary['epsilon_l2'])} | {_fmt(summary['epsilon_cosine'])} |",
         "",
@@ -360,6 +372,7 @@ def render_reports(
     versions: Mapping[str, str],
     inputs: JSONObject | None = None,
     total: int | None = None,
+    objective: Sequence[str] = (),
 ) -> Summary:
     """Write summary.json, summary.md and plots/ for one attack directory.
 
@@ -367,7 +380,9 @@ def render_reports(
     into the summary, which says when it covers only part of the treebank.
     """
     digest = rows if isinstance(rows, Digest) else Digest.of(rows)
-    summary = summarize(digest, config=config, versions=versions, inputs=inputs, total=total)
+    summary = summarize(
+        digest, config=config, versions=versions, inputs=inputs, total=total, objective=objective
+    )
     write_json(out / SUMMARY_JSON, summary)
     with atomic_write(out / SUMMARY_MD) as handle:
         handle.write(render_markdown(summary))

@@ -123,6 +123,13 @@ def test_objective_takes_a_task_or_a_metric(
     result = attack(probes, tmp_path / "a", "--objective", "distance")
     assert result.exit_code == 0, result.output
     assert loads[0].objective == ("distance",)
+    for _ in range(2):  # the run's summary, then the one `brittle report` renders
+        summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+        assert summary["objective"] == ["distance.uuas"]  # the task's primary metric
+        md = (tmp_path / "a" / "summary.md").read_text()
+        assert "Objective: the mean drop of distance.uuas." in md
+        assert "epsilon L2 (mean of per-sentence farthest)" in md
+        assert CliRunner().invoke(main, ["report", str(tmp_path / "a")]).exit_code == 0
 
 
 def test_summary_records_inputs_and_report_marks_incomplete_runs(

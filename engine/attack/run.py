@@ -308,8 +308,6 @@ def run_attack(
         if resume:
             check_inputs(out_dir, inputs)
         comps = components if components is not None else build_components(config)
-        write_json(out_dir / CONFIG_JSON, config.to_dict())
-        write_json(out_dir / INPUTS_JSON, inputs)
         run = AttackRun(
             config,
             out_dir,
@@ -319,6 +317,10 @@ def run_attack(
             cache_size=cache_size,
             lockstep=lockstep,
         )
+        # The objective as resolved against the probes, for the reports.
+        inputs = {**inputs, "objective": list(run.objective.weights)}
+        write_json(out_dir / CONFIG_JSON, config.to_dict())
+        write_json(out_dir / INPUTS_JSON, inputs)
         digest = run.run(total)
         return render_reports(
             out_dir,
@@ -327,6 +329,7 @@ def run_attack(
             versions=versions(),
             inputs=inputs,
             total=total,
+            objective=list(run.objective.weights),
         )
 
 
@@ -343,6 +346,8 @@ def rerender(out: str | os.PathLike[str]) -> Summary:
     write_conllu(_replayed(config, out_dir / RESULTS, digest, total), out_dir / ADVERSARIAL)
     recorded = out_dir / INPUTS_JSON
     inputs = json.loads(recorded.read_text()) if recorded.exists() else {}
+    resolved = inputs.get("objective")
+    objective = [str(t) for t in resolved] if isinstance(resolved, list) else []
     return render_reports(
         out_dir,
         digest,
@@ -350,6 +355,7 @@ def rerender(out: str | os.PathLike[str]) -> Summary:
         versions=versions(),
         inputs=inputs,
         total=total[0],
+        objective=objective,
     )
 
 
