@@ -8,12 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_generators_helpers import CATS, make_sentence
 
+from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
-from brittle.engine.core.perturbation import apply_perturbation
+from brittle.engine.core.perturbation import REORDER_NOTE, Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence, Token
 from brittle.scorers.order import char_permutation, order_scores, token_permutation
 from brittle.search.generators import NeighbourFlip, PhraseShuffle, Shuffle
 from brittle.search.generators.order import Reordering, tree_phrases
+
+from support import FIXTURES
 
 MAT = """
 1 The the DET DT _ 2 det
@@ -200,3 +203,15 @@ def test_seeds_differ_and_sentences_are_independent() -> None:
     assert Shuffle().reorder([s2], b=3, seed=0)[0] == a[1]
     assert Shuffle().reorder([s1], b=3, seed=1)[0] != a[0]
     assert np.all([r.sentence_id == "mat" for r in a[0]])
+
+
+def test_a_reordering_says_what_it_cannot_keep() -> None:
+    """Multiword-token lines, empty nodes and (with empty nodes) DEPS describe the old
+    order: they are dropped, and the sentence says so in a comment."""
+    notes = []
+    for sentence in read_conllu(FIXTURES / "mwt_empty.conllu"):
+        order = tuple(reversed(range(len(sentence))))
+        out = apply_perturbation(sentence, Perturbation(sentence.sent_id, "shuffle", order=order))
+        assert all(t.kind == "word" for t in out.rows)
+        notes.append(out.metadata.get(REORDER_NOTE))
+    assert notes == ["1 multiword token line(s)", "1 empty node(s), DEPS", None]

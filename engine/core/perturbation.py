@@ -134,7 +134,32 @@ def _reorder(sentence: Sentence, p: Perturbation) -> Sentence:
         if i != j:
             tok = tok.with_misc(OrigPosition=str(i + 1), Perturbation=p.method)
         rows.append(tok)
-    return replace(sentence, rows=tuple(rows))
+    reordered = replace(sentence, rows=tuple(rows))
+    dropped = _dropped_by_reordering(sentence, has_empty)
+    return reordered.with_metadata(REORDER_NOTE, dropped) if dropped else reordered
+
+
+#: Comment key that says what a reordering could not keep.
+REORDER_NOTE = "brittle_reorder_dropped"
+
+
+def _dropped_by_reordering(sentence: Sentence, has_empty: bool) -> str:
+    """What a word reordering drops, as one phrase (empty when nothing).
+
+    Multiword-token lines (``don't`` over ``do`` + ``n't``) and empty nodes describe
+    the original word order and cannot follow the words; DEPS is cleared when empty
+    nodes are dropped (it may point at them) and renumbered otherwise.
+    """
+    ranges = sum(1 for t in sentence.rows if t.kind == "multiword")
+    empty = sum(1 for t in sentence.rows if t.kind == "empty")
+    parts = []
+    if ranges:
+        parts.append(f"{ranges} multiword token line(s)")
+    if empty:
+        parts.append(f"{empty} empty node(s)")
+    if has_empty and any(t.deps != "_" for t in sentence.words):
+        parts.append("DEPS")
+    return ", ".join(parts)
 
 
 def _renumber_deps(deps: str, new_index: list[int]) -> str:
