@@ -11,7 +11,12 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brittle.cli.common import RegistryChoice, console, err_console
+from brittle.cli.common import (
+    RegistryChoice,
+    console,
+    err_console,
+    generator_options_option,
+)
 from brittle.cli.group import main
 from brittle.engine.attack import (
     AttackComponents,
@@ -260,17 +265,7 @@ def run_with_progress(
     "(distance.uuas, pos.pos_acc) whose mean drop is maximised (default: each probe's "
     "primary metric). A name the probes do not give is refused with the valid ones.",
 )
-@click.option(
-    "--option",
-    "-o",
-    "generator_options",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="An option of the generator (repeat for several): e.g. -o level=character "
-    "-o rho=0.3 for reorderings, -o kind=masked -o model=DIR for coco, "
-    "-o eligibility.include_upos=NOUN,ADJ. `brittle list generators` lists each "
-    "generator's options.",
-)
+@generator_options_option
 @click.option("--seed", default=0, show_default=True)
 @click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")

@@ -143,6 +143,23 @@ def quiet_option(command: F) -> F:
     return option(command)
 
 
+def generator_options_option(command: F) -> F:
+    """``-o/--option NAME=VALUE`` (repeatable): the generator's own options, for the
+    commands that build one generator (``attack``, ``perturb``)."""
+    option = click.option(
+        "--option",
+        "-o",
+        "generator_options",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="An option of the generator (repeat for several): e.g. -o level=character "
+        "-o rho=0.3 for reorderings, -o kind=masked -o model=DIR for coco, "
+        "-o eligibility.include_upos=NOUN,ADJ. `brittle list generators` lists each "
+        "generator's options.",
+    )
+    return option(command)
+
+
 def verbose_option(command: F) -> F:
     """``--verbose``: every stage and every training epoch, one line each."""
     option = click.option(

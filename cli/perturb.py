@@ -14,6 +14,7 @@ from brittle.cli.common import (
     DASH_HELP,
     RegistryChoice,
     console,
+    generator_options_option,
     message_console,
     progress_bar,
     quiet_option,
@@ -128,17 +129,7 @@ def print_perturb_summary(
     help="Also reject candidates whose changed words get another UPOS from the tagger "
     "(a `pos` constraint without a value is enforced; always measured and reported).",
 )
-@click.option(
-    "--option",
-    "-o",
-    "generator_options",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="An option of the generator (repeat for several): e.g. -o level=character "
-    "-o rho=0.3 for reorderings, -o kind=masked -o model=DIR for coco, "
-    "-o eligibility.include_upos=NOUN,ADJ. `brittle list generators` lists each "
-    "generator's options.",
-)
+@generator_options_option
 @click.option("--seed", default=0, show_default=True, help="Same seed, byte-identical output.")
 @click.option(
     "--out",

@@ -40,7 +40,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.report import write_json
 from brittle.scorers.hamming import hamming_batch
-from brittle.scorers.order import order_scores_batch
+from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parser
 from brittle.search.best_of_b import SampleOutcome, best_of_batch, distinct_candidates
@@ -415,8 +415,8 @@ def _record(outcome: SampleOutcome) -> SentenceRecord:
         pos_kept = 0 if pos is None or math.isnan(pos) else round(pos * changed)
     dnd = idc = None
     if p.order is not None:
-        scores = order_scores_batch([np.asarray(p.order, dtype=np.int64)])
-        dnd, idc = round(float(scores[0][0]), 6), round(float(scores[1][0]), 6)
+        scores = permutation_scores(p.order)
+        dnd, idc = round(scores.dnd, 6), round(scores.idc, 6)
     return SentenceRecord(
         sent_id=original.sent_id,
         words=len(original),

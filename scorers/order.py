@@ -46,6 +46,7 @@ __all__ = [
     "order_scores",
     "order_scores_batch",
     "pad_permutations",
+    "permutation_scores",
     "token_permutation",
     "token_permutation_batch",
 ]
@@ -254,7 +255,9 @@ def idc_batch(
     return order_scores_batch(perms, lengths, check=check)[1]
 
 
-def _single(perm: ArrayLike) -> OrderScores:
+def permutation_scores(perm: ArrayLike) -> OrderScores:
+    """DND and IDC of one permutation (1-D; ``perm[j]`` is the original index of the
+    unit now at position ``j``)."""
     arr = np.asarray(perm)
     if arr.ndim != 1:
         raise ScorerInputError(f"a permutation must be 1-D, got shape {arr.shape}")
@@ -264,12 +267,12 @@ def _single(perm: ArrayLike) -> OrderScores:
 
 def idc(perm: ArrayLike) -> float:
     """Index displacement count of one permutation (int array (k,)); 0.0 for k <= 1."""
-    return _single(perm).idc
+    return permutation_scores(perm).idc
 
 
 def dnd(perm: ArrayLike) -> float:
     """Direct neighbour displacement of one permutation (int array (k,)); 0.0 for k <= 1."""
-    return _single(perm).dnd
+    return permutation_scores(perm).dnd
 
 
 def order_scores(
@@ -281,7 +284,7 @@ def order_scores(
         NotAPermutationError: when ``perturbed`` is not a reordering of ``original``.
     """
     if isinstance(original, str) and isinstance(perturbed, str):
-        return _single(char_permutation(original, perturbed))
+        return permutation_scores(char_permutation(original, perturbed))
     if isinstance(original, str) or isinstance(perturbed, str):
         raise ScorerInputError("compare two texts or two token sequences, not one of each")
-    return _single(token_permutation(original, perturbed))
+    return permutation_scores(token_permutation(original, perturbed))

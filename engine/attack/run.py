@@ -41,6 +41,7 @@ from brittle.engine.attack.preflight import (
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.lock import locked_directory
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
@@ -321,16 +322,7 @@ def run_attack(
         inputs = {**inputs, "objective": list(run.objective.weights)}
         write_json(out_dir / CONFIG_JSON, config.to_dict())
         write_json(out_dir / INPUTS_JSON, inputs)
-        digest = run.run(total)
-        return render_reports(
-            out_dir,
-            digest,
-            config=config.to_dict(),
-            versions=versions(),
-            inputs=inputs,
-            total=total,
-            objective=list(run.objective.weights),
-        )
+        return _render(out_dir, run.run(total), config, inputs, total)
 
 
 def rerender(out: str | os.PathLike[str]) -> Summary:
@@ -346,6 +338,14 @@ def rerender(out: str | os.PathLike[str]) -> Summary:
     write_conllu(_replayed(config, out_dir / RESULTS, digest, total), out_dir / ADVERSARIAL)
     recorded = out_dir / INPUTS_JSON
     inputs = json.loads(recorded.read_text()) if recorded.exists() else {}
+    return _render(out_dir, digest, config, inputs, total[0])
+
+
+def _render(
+    out_dir: Path, digest: Digest, config: AttackConfig, inputs: JSONObject, total: int
+) -> Summary:
+    """The reports of a run, the same whether it just ran or is rendered again: the
+    objective comes from ``inputs.json``, where the run recorded it as resolved."""
     resolved = inputs.get("objective")
     objective = [str(t) for t in resolved] if isinstance(resolved, list) else []
     return render_reports(
@@ -354,7 +354,7 @@ def rerender(out: str | os.PathLike[str]) -> Summary:
         config=config.to_dict(),
         versions=versions(),
         inputs=inputs,
-        total=total[0],
+        total=total,
         objective=objective,
     )
 

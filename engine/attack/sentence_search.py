@@ -24,7 +24,7 @@ from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.results import ResultRow, TaskScores
 from brittle.engine.rounds import Channel, Handler, Requester
-from brittle.scorers.order import order_scores_batch
+from brittle.scorers.order import permutation_scores
 from brittle.search.constraints import CandidateBatch
 from brittle.search.generators.base import sentence_rng
 from brittle.search.problem import SearchProblem
@@ -182,8 +182,8 @@ class SentenceSearch:
             syntax = round(self._syntax[best], 6)
         dnd = idc = None
         if best.order is not None:
-            scores = order_scores_batch([np.asarray(best.order, dtype=np.int64)])
-            dnd, idc = round(float(scores[0][0]), 6), round(float(scores[1][0]), 6)
+            scores = permutation_scores(best.order)
+            dnd, idc = round(scores.dnd, 6), round(scores.idc, 6)
         return ResultRow(
             index=self.index,
             sent_id=sentence.sent_id,
