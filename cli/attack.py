@@ -16,6 +16,8 @@ from brittle.cli.common import (
     console,
     err_console,
     generator_options_option,
+    lm_and_sense_options,
+    shorthand_generator_options,
 )
 from brittle.cli.group import main
 from brittle.engine.attack import (
@@ -144,6 +146,7 @@ def run_with_progress(
     components: AttackComponents | None = None,
     checked: Preflight | None = None,
     quiet: bool = False,
+    quality: bool = False,
 ) -> Summary:
     """Run one attack with its progress shown: a live bar on a terminal, a plain line
     every 30 s otherwise (logs), nothing with ``quiet``. Ctrl-C ends it with the count
@@ -172,6 +175,7 @@ def run_with_progress(
             on_sentence=update,
             components=components,
             checked=checked,
+            quality=quality,
         )
     except KeyboardInterrupt:
         if bar is not None:
@@ -248,9 +252,9 @@ def run_with_progress(
     "constraints",
     multiple=True,
     metavar="NAME[:VALUE]",
-    help="A constraint every kept perturbation satisfies, e.g. syntax:0.2, pos:1, budget "
-    "(repeat for several; `brittle list constraints`). Default: syntax at "
-    "--max-syntax-distance.",
+    help="A constraint every kept perturbation satisfies, e.g. syntax:0.2, pos:1, budget, "
+    "similarity:0.8, fluency:8/changed, retag (repeat for several; `brittle list "
+    "constraints`, docs/constraints.md). Default: syntax at --max-syntax-distance.",
 )
 @click.option(
     "--query-budget",
@@ -266,6 +270,13 @@ def run_with_progress(
     "primary metric). A name the probes do not give is refused with the valid ones.",
 )
 @generator_options_option
+@lm_and_sense_options
+@click.option(
+    "--quality",
+    is_flag=True,
+    help="Also measure each kept perturbation: surprisal increase (bundled SmolLM2), "
+    "sentence similarity (MiniLM), re-tag agreement; in results.jsonl and the summary.",
+)
 @click.option("--seed", default=0, show_default=True)
 @click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
@@ -297,6 +308,10 @@ def attack_command(
     overwrite: bool,
     quiet: bool,
     generator_options: tuple[str, ...],
+    lm: str | None,
+    lm_kind: str | None,
+    sense: str | None,
+    quality: bool,
 ) -> None:
     """Find, per sentence of TREEBANK, the syntax-preserving perturbation that most
     damages the probes, and report how much they drop.
@@ -311,6 +326,8 @@ def attack_command(
       --method copos --search beam --budget 3 --out attack-ewt
     """
     budgets = _parse_budgets(budget)
+    shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
+    generator_options = (*shorthands[method], *generator_options)
     tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
     configs = {
         tau: AttackConfig(
@@ -362,6 +379,7 @@ def attack_command(
                 components=components,
                 checked=checked,
                 quiet=quiet,
+                quality=quality,
             )
             print_summary(summaries[tau])
         if len(budgets) > 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -17,6 +17,8 @@ from rich.progress import Progress, ProgressColumn, TaskID
 
 from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.registry import Registry
+from brittle.search.generators.base import GENERATORS
+from brittle.search.generators.options import shorthand_options
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -158,6 +160,74 @@ def generator_options_option(command: F) -> F:
         "generator's options.",
     )
     return option(command)
+
+
+def lm_and_sense_options(command: F) -> F:
+    """``--lm``, ``--lm-kind`` and ``--sense``: the language model of ``coco`` and the
+    sense mode of ``copos``, as flags (each is a shorthand for ``-o NAME=VALUE`` on
+    every generator of the run that has the option)."""
+    options = [
+        click.option(
+            "--lm",
+            "lm",
+            metavar="MODEL",
+            help="Language model of coco: a local directory or hub id (default: the bundled "
+            "SmolLM2, causal). Short for -o model=MODEL.",
+        ),
+        click.option(
+            "--lm-kind",
+            "lm_kind",
+            type=click.Choice(["auto", "causal", "masked"]),
+            help="How coco uses --lm: causal (proposes from the left context, then ranks by "
+            "the whole sentence's log-probability) or masked (the word masked, the whole "
+            "sentence visible). Default auto: from the model's config. Short for -o kind=.",
+        ),
+        click.option(
+            "--sense",
+            type=click.Choice(["context", "first", "all"]),
+            help="Which WordNet senses copos draws synonyms from: context (default: "
+            "synonyms ranked by how well the substituted sentence keeps the original's "
+            "meaning, docs/substitutions.md), first (the most frequent sense only) or all "
+            "(every sense, in WordNet order). Short for -o sense=.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def quality_options(command: F) -> F:
+    """``--quality/--no-quality`` and ``--device``: measure how natural the perturbations
+    are (causal LM surprisal, MiniLM sentence similarity, re-tag agreement), and where
+    the models of the constraints and of that measurement run."""
+    options = [
+        click.option(
+            "--quality/--no-quality",
+            default=True,
+            show_default=True,
+            help="Measure the kept perturbations: surprisal increase (bits per word, bundled "
+            "SmolLM2), sentence similarity (MiniLM cosine), re-tag agreement; loads both "
+            "models (--no-quality is faster).",
+        ),
+        click.option(
+            "--device",
+            help="Torch device of the model-based constraints and quality models "
+            "(default: cuda when available, else cpu).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def shorthand_generator_options(
+    methods: Sequence[str], *, lm: str | None, lm_kind: str | None, sense: str | None
+) -> dict[str, tuple[str, ...]]:
+    """Per method, the ``NAME=VALUE`` options that :func:`lm_and_sense_options` set."""
+    generators = {name: GENERATORS.get(name) for name in GENERATORS.names()}
+    return shorthand_options(
+        methods, generators, {"--lm": lm, "--lm-kind": lm_kind, "--sense": sense}
+    )
 
 
 def verbose_option(command: F) -> F:

@@ -7,7 +7,15 @@ from pathlib import Path
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-from brittle.cli.common import RegistryChoice, console, progress_bar, quiet_option
+from brittle.cli.common import (
+    RegistryChoice,
+    console,
+    lm_and_sense_options,
+    progress_bar,
+    quality_options,
+    quiet_option,
+    shorthand_generator_options,
+)
 from brittle.cli.group import main
 from brittle.engine.compare_report import markdown_table, write_compare_outputs
 from brittle.engine.compare_run import compare_methods
@@ -15,6 +23,7 @@ from brittle.engine.core.atomic import check_output
 from brittle.engine.core.registry import Registry
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
+from brittle.search.generators.options import parse_options
 
 
 class RegistryList(click.ParamType):
@@ -102,6 +111,8 @@ def _split_budgets(text: str) -> list[int]:
     help="Directory for compare-methods.md, .json and .png (created if needed; the "
     "three files are written together, or none of them).",
 )
+@lm_and_sense_options
+@quality_options
 @quiet_option
 def compare_methods_command(
     treebank: Path,
@@ -113,6 +124,11 @@ def compare_methods_command(
     limit: int | None,
     out: Path,
     quiet: bool,
+    lm: str | None,
+    lm_kind: str | None,
+    sense: str | None,
+    quality: bool,
+    device: str | None,
 ) -> None:
     """Measure how far each method moves the parse, against random sentence pairs.
 
@@ -130,6 +146,8 @@ def compare_methods_command(
           --budget 1,2,3 --limit 300 --out compare-ewt
     """
     budget_list = _split_budgets(budgets)
+    shorthands = shorthand_generator_options(methods, lm=lm, lm_kind=lm_kind, sense=sense)
+    options = {m: parse_options(GENERATORS.get(m), specs) for m, specs in shorthands.items()}
     check_output(out, directory=True)
     columns = (
         TextColumn("[bold]{task.description}[/]"),
@@ -151,6 +169,9 @@ def compare_methods_command(
             parser=parser,
             seed=seed,
             limit=limit,
+            generator_options=options,
+            quality=quality,
+            device=device,
             progress=update,
         )
     paths = write_compare_outputs(result, out)

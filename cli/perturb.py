@@ -15,9 +15,12 @@ from brittle.cli.common import (
     RegistryChoice,
     console,
     generator_options_option,
+    lm_and_sense_options,
     message_console,
     progress_bar,
+    quality_options,
     quiet_option,
+    shorthand_generator_options,
     shown,
 )
 from brittle.cli.group import main
@@ -27,6 +30,7 @@ from brittle.engine.perturb_run import (
     PerturbSummary,
     check_perturb_outputs,
     perturb_treebank,
+    summary_lines,
     write_perturb_outputs,
 )
 from brittle.scorers.parsers.base import PARSERS
@@ -50,22 +54,11 @@ def print_perturb_summary(
     on: Console = console,
 ) -> None:
     """The run's counts and means as a table (and the constraints it applied), on ``on``."""
-
-    def fmt(x: float | None, spec: str = ".3f") -> str:
-        return "–" if x is None else format(x, spec)
-
     table = Table(title=f"perturb --method {method} ({summary['sentences']} sentences)")
     table.add_column("what")
     table.add_column("value", justify="right")
-    table.add_row("perturbed", str(summary["perturbed"]))
-    table.add_row("unchanged (no candidate drawn)", str(summary["unchanged"]))
-    table.add_row("rejected by the constraints", str(summary["rejected"]))
-    table.add_row("mean words changed (Hamming)", fmt(summary["mean_hamming"], ".2f"))
-    table.add_row("mean syntax distance", fmt(summary["mean_syntax_distance"], ".4f"))
-    table.add_row("POS preservation rate", fmt(summary["pos_preservation_rate"], ".1%"))
-    if summary["mean_dnd"] is not None:
-        table.add_row("mean DND (word order, 0 = unchanged)", fmt(summary["mean_dnd"]))
-        table.add_row("mean IDC (word order, 0 = unchanged)", fmt(summary["mean_idc"]))
+    for what, value in summary_lines(summary):
+        table.add_row(what, value)
     on.print(table)
     if constraints:
         on.print(f"constraints: {describe_constraints(constraints)}", markup=False)
@@ -119,9 +112,11 @@ def print_perturb_summary(
     "constraints",
     multiple=True,
     metavar="NAME[:VALUE]",
-    help="A constraint every kept perturbation satisfies, e.g. budget, pos, pos:1, "
-    "syntax:0.2 (repeat for several; `brittle list constraints`). Default: budget at "
-    "--budget, pos (measured only) and syntax at --max-syntax-distance.",
+    help="A constraint every kept perturbation satisfies, e.g. budget, pos, syntax:0.2, "
+    "fluency (LM surprisal increase, fluency:8/changed), similarity (MiniLM cosine, "
+    "similarity:0.8), retag (repeat for several; `brittle list constraints`, "
+    "docs/constraints.md). Default: budget at --budget, pos (measured only) and syntax "
+    "at --max-syntax-distance.",
 )
 @click.option(
     "--enforce-pos",
@@ -130,6 +125,8 @@ def print_perturb_summary(
     "(a `pos` constraint without a value is enforced; always measured and reported).",
 )
 @generator_options_option
+@lm_and_sense_options
+@quality_options
 @click.option("--seed", default=0, show_default=True, help="Same seed, byte-identical output.")
 @click.option(
     "--out",
@@ -162,6 +159,11 @@ def perturb_command(
     limit: int | None,
     quiet: bool,
     generator_options: tuple[str, ...],
+    lm: str | None,
+    lm_kind: str | None,
+    sense: str | None,
+    quality: bool,
+    device: str | None,
 ) -> None:
     """Perturb every sentence of TREEBANK while keeping its syntax, and write CoNLL-U.
 
@@ -186,6 +188,8 @@ def perturb_command(
       brittle perturb en_ewt-ud-test.conllu --method copos --budget 2 \\
           --candidates 20 --out ewt-copos.conllu --report ewt-copos.json
     """
+    shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
+    generator_options = (*shorthands[method], *generator_options)
     config = PerturbConfig(
         method=method,
         budget=budget,
@@ -197,6 +201,8 @@ def perturb_command(
         enforce_pos=enforce_pos,
         constraints=constraints,
         generator_options=generator_options,
+        quality=quality,
+        device=device,
     )
     check_perturb_outputs(out, report=report)
     columns = (

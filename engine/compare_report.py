@@ -15,7 +15,14 @@ from brittle.engine.compare_run import CompareResult, CompareRow
 from brittle.engine.core.atomic import atomic_write, check_output, output_set
 from brittle.engine.report import write_json
 
-__all__ = ["JSON_NAME", "MARKDOWN_NAME", "PLOT_NAME", "markdown_table", "write_compare_outputs"]
+__all__ = [
+    "JSON_NAME",
+    "MARKDOWN_NAME",
+    "PLOT_NAME",
+    "markdown_table",
+    "quality_table",
+    "write_compare_outputs",
+]
 
 JSON_NAME = "compare-methods.json"
 MARKDOWN_NAME = "compare-methods.md"
@@ -70,6 +77,56 @@ def markdown_table(result: CompareResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def quality_table(result: CompareResult) -> str:
+    """How natural the drawn candidates leave the sentences, per method and budget, as
+    a Markdown table (empty when quality was not measured)."""
+    rows = result.method_rows()
+    if all(r.mean_surprisal_increase is None for r in rows):
+        return ""
+    header = [
+        "method",
+        "tau",
+        "words changed",
+        "surprisal increase (bits/word)",
+        "similarity (MiniLM cosine)",
+        "retag agreement (gold)",
+        "DND",
+        "IDC",
+    ]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] * 2 + ["---:"] * (len(header) - 2)) + "|",
+    ]
+    for r in rows:
+        cells = [
+            r.method,
+            str(r.budget),
+            _fmt(r.mean_words_changed, ".2f"),
+            _fmt(r.mean_surprisal_increase, "+.3f"),
+            _fmt(r.mean_similarity),
+            _fmt(r.pos_gold, ".1%"),
+            _fmt(r.mean_dnd),
+            _fmt(r.mean_idc),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _quality_section(result: CompareResult) -> str:
+    table = quality_table(result)
+    if not table:
+        return ""
+    return (
+        "\n## Quality of the drawn perturbations\n\n" + table + "\n"
+        "Means over every drawn perturbation. `surprisal increase`: the causal LM's mean "
+        "surprisal per word of the perturbed sentence minus the original's (bits; 0 = "
+        "reads as well). `similarity`: cosine of the MiniLM sentence embeddings of "
+        "original and perturbation (1 = same meaning). `retag agreement`: share of changed "
+        "words the tagger tags with their gold UPOS. `DND`/`IDC`: displacement of the word "
+        "order of reorderings (Clouatre et al.; 0 = unchanged).\n"
+    )
+
+
 def markdown_report(result: CompareResult) -> str:
     """A short Markdown page: settings, the table, the column legend."""
     c = result.config
@@ -87,6 +144,7 @@ def markdown_report(result: CompareResult) -> str:
         "distance among a sentence's perturbations. `POS kept`: share of changed words "
         "whose tag on the perturbed sentence equals the gold UPOS / the tagger's tag on "
         "the original. References compare the parses of two different sentences.\n"
+        + _quality_section(result)
     )
 
 

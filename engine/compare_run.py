@@ -16,8 +16,14 @@ sentences of the same treebank:
   the size effect, so it is the stricter reference.
 
 A method "preserves syntax" to the extent that its mean distance stays well below the
-references. POS preservation is reported against the gold UPOS and against the
-tagger's own tags on the original (which cancels tagger errors).
+references. POS preservation is reported against the gold UPOS (the re-tag agreement)
+and against the tagger's own tags on the original (which cancels tagger errors).
+
+Every row also says how many words its candidates change (substituted or moved) and,
+for reorderings, their mean DND and IDC (Clouatre et al.). With ``quality`` on, every
+drawn candidate is also measured for how natural it leaves the sentence
+(:class:`~brittle.search.quality.QualityMeter`): the causal LM's surprisal increase in
+bits per word and the MiniLM sentence similarity.
 """
 
 from __future__ import annotations
@@ -43,10 +49,12 @@ from brittle.engine.perturb_run import (
     read_treebank,
 )
 from brittle.scorers.hamming import hamming_batch
+from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parse, Parser
 from brittle.search.constraints import TreeLabels, changed_words, parse_distances
 from brittle.search.generators.base import Generator, SubstitutionGenerator, sentence_rng
+from brittle.search.quality import PairQuality, QualityMeter
 from brittle.search.sampling import sample_substitutions
 
 __all__ = [
@@ -81,6 +89,10 @@ class CompareConfig:
         tree_labels: node labels of the main distance (``deprel``); the unlabelled
             distance (tree shape only) is always reported beside it.
         chunk_size: sentences per generator/parser call.
+        quality: measure every drawn candidate's surprisal increase and sentence
+            similarity (loads the causal LM and the sentence encoder).
+        device: torch device of the quality models (``None``: ``cuda`` when
+            available, else ``cpu``).
     """
 
     methods: tuple[str, ...]
@@ -91,6 +103,8 @@ class CompareConfig:
     limit: int | None = None
     tree_labels: TreeLabels = "deprel"
     chunk_size: int = 64
+    quality: bool = True
+    device: str | None = None
 
     def __post_init__(self) -> None:
         if not self.methods:
@@ -124,7 +138,12 @@ class CompareRow:
         pos_tagger: share of changed words whose new tag equals the tagger's tag on
             the original.
         mean_hamming: mean words changed per candidate (FORM Hamming distance).
-        seconds: wall time of this row (generation + parsing).
+        seconds: wall time of this row (generation + parsing + quality).
+        mean_words_changed: mean words substituted or moved per candidate.
+        mean_surprisal_increase: mean over candidates of the causal LM's surprisal
+            increase, bits per word (``None``: quality not measured).
+        mean_similarity: mean over candidates of the MiniLM sentence similarity.
+        mean_dnd, mean_idc: for reorderings, the mean displacement of the word order.
     """
 
     method: str
@@ -141,6 +160,11 @@ class CompareRow:
     pos_tagger: float | None
     mean_hamming: float | None
     seconds: float = 0.0
+    mean_words_changed: float | None = None
+    mean_surprisal_increase: float | None = None
+    mean_similarity: float | None = None
+    mean_dnd: float | None = None
+    mean_idc: float | None = None
 
 
 @dataclass(frozen=True)
@@ -189,6 +213,17 @@ class _Tally:
     pos_gold: int = 0
     pos_tagger: int = 0
     hamming: int = 0
+    words_changed: int = 0
+    surprisal: list[float] = field(default_factory=list)
+    similarity: list[float] = field(default_factory=list)
+    dnd: list[float] = field(default_factory=list)
+    idc: list[float] = field(default_factory=list)
+
+    def add_quality(self, measured: Sequence[PairQuality]) -> None:
+        """Take the quality of some candidates into account."""
+        for q in measured:
+            self.surprisal.append(q.surprisal_increase)
+            self.similarity.append(q.similarity)
 
     def row(self, method: str, budget: int | None, seconds: float) -> CompareRow:
         d = np.asarray(self.per_sentence, dtype=np.float64)
@@ -207,7 +242,16 @@ class _Tally:
             pos_tagger=self.pos_tagger / self.pos_words if self.pos_words else None,
             mean_hamming=self.hamming / self.candidates if self.candidates else None,
             seconds=round(seconds, 2),
+            mean_words_changed=self.words_changed / self.candidates if self.candidates else None,
+            mean_surprisal_increase=_round(mean_or_none(self.surprisal)),
+            mean_similarity=_round(mean_or_none(self.similarity)),
+            mean_dnd=_round(mean_or_none(self.dnd)),
+            mean_idc=_round(mean_or_none(self.idc)),
         )
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
 
 
 def _draw_by_budget(
@@ -253,6 +297,11 @@ def _measure(
     tally.hamming += int(hamming_batch(original.forms, [c.forms for c in candidates]).sum())
     for p, parse in zip(perturbations, parses, strict=True):
         new_idx, old_idx = changed_words(p)
+        tally.words_changed += len(new_idx)
+        if p.order is not None:
+            scores = permutation_scores(p.order)
+            tally.dnd.append(scores.dnd)
+            tally.idc.append(scores.idc)
         for j, i in zip(new_idx, old_idx, strict=True):
             tally.pos_words += 1
             tally.pos_gold += parse.upos[j] == original.upos[i]
@@ -305,7 +354,15 @@ def _pairs_row(
         tally.identical += int(d[0] == 0)
         tally.candidates += 1
     row = tally.row(label, None, time.perf_counter() - start)
-    return CompareRow(**{**asdict(row), "pos_gold": None, "pos_tagger": None, "mean_hamming": None})
+    return CompareRow(
+        **{
+            **asdict(row),
+            "pos_gold": None,
+            "pos_tagger": None,
+            "mean_hamming": None,
+            "mean_words_changed": None,
+        }
+    )
 
 
 def compare_sentences(
@@ -316,6 +373,7 @@ def compare_sentences(
     parser: Parser,
     progress: ProgressFn | None = None,
     treebank: str = "",
+    quality: QualityMeter | None = None,
 ) -> CompareResult:
     """The comparison over in-memory sentences with ready-made components.
 
@@ -326,6 +384,9 @@ def compare_sentences(
         parser: parses originals, perturbations and partners.
         progress: called as ``progress(label, done, total)`` while each method runs.
         treebank: the input path, for the report.
+        quality: measures every drawn candidate (one call per chunk and budget;
+            ``None``: quality is not measured, whatever ``config.quality`` says). Its
+            re-tag agreement is not needed: ``pos_gold`` is that share already.
     """
     if len(sentences) < 2:
         raise ConfigError("compare-methods needs at least two sentences")
@@ -367,6 +428,11 @@ def compare_sentences(
                         config.tree_labels,
                     )
                     k += len(cs)
+                if quality is not None:
+                    originals_of = [s for s, cs in zip(chunk, applied, strict=True) for _ in cs]
+                    tallies[tau].add_quality(
+                        quality.measure(originals_of, flat, [p for ps in per_sentence for p in ps])
+                    )
                 seconds[tau] += shared + time.perf_counter() - start
             done += len(chunk)
             if progress is not None:
@@ -397,12 +463,14 @@ def compare_methods(
     tree_labels: TreeLabels = "deprel",
     generator_options: Mapping[str, Mapping[str, object]] | None = None,
     progress: ProgressFn | None = None,
+    quality: bool = True,
+    device: str | None = None,
 ) -> CompareResult:
     """Compare methods on a treebank: build everything by name (checked up front), run.
 
     Args:
         path: the CoNLL-U file.
-        methods .. tree_labels: see :class:`CompareConfig`.
+        methods .. tree_labels, quality, device: see :class:`CompareConfig`.
         generator_options: per method, keyword options for its generator.
         progress: see :func:`compare_sentences`.
     """
@@ -414,6 +482,8 @@ def compare_methods(
         seed=seed,
         limit=limit,
         tree_labels=tree_labels,
+        quality=quality,
+        device=device,
     )
     options = generator_options or {}
     generators = {m: make_generator(m, **dict(options.get(m, {}))) for m in config.methods}
@@ -430,4 +500,5 @@ def compare_methods(
         parser=the_parser,
         progress=progress,
         treebank=str(path),
+        quality=QualityMeter(device=device) if quality else None,
     )

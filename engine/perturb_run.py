@@ -13,6 +13,13 @@ the run's tau), ``pos`` (measured only, or enforced with ``enforce_pos``) and
 ``syntax`` (at ``max_syntax_distance``); every ``syntax`` constraint compares trees
 labelled by the run's ``tree_labels``.
 
+Every sentence's record says how many candidates each constraint rejected (a
+candidate two constraints reject counts for both), and the summary adds them up. With
+``quality`` on (the default), the chosen perturbations are measured with
+:class:`~brittle.search.quality.QualityMeter`: the causal LM's surprisal increase per
+word, the sentence similarity, the re-tag agreement of the changed words (for
+reorderings, DND and IDC too); the records carry the values, the summary their means.
+
 Results are data (:class:`PerturbResult`); :func:`write_perturb_outputs` writes the
 CoNLL-U and the JSON report atomically, as one set (both or neither). Nothing depends
 on timing or process state, so the same seed gives byte-identical files.
@@ -55,6 +62,7 @@ from brittle.search.constraints import (
 )
 from brittle.search.generators.base import GENERATORS, Generator, stable_hash
 from brittle.search.generators.options import parse_options
+from brittle.search.quality import PairQuality, QualityMeter
 
 __all__ = [
     "DEFAULT_CONSTRAINTS",
@@ -72,6 +80,7 @@ __all__ = [
     "perturb_sentences",
     "perturb_treebank",
     "read_treebank",
+    "summary_lines",
     "write_perturb_outputs",
 ]
 
@@ -87,7 +96,14 @@ Status = Literal["perturbed", "unchanged", "rejected"]
 
 class PerturbSummary(TypedDict):
     """A run's sentences per status and means over the perturbed ones
-    (:meth:`PerturbResult.summary`)."""
+    (:meth:`PerturbResult.summary`).
+
+    ``rejected_by_constraint`` adds up, per constraint, the candidates it rejected;
+    ``mean_words_changed`` counts substituted or moved words. The quality means
+    (``mean_surprisal_increase`` in bits per word, ``mean_similarity``,
+    ``retag_agreement`` over ``words_retagged`` changed words) are ``None`` when the
+    run did not measure quality.
+    """
 
     perturbed: int
     unchanged: int
@@ -101,6 +117,12 @@ class PerturbSummary(TypedDict):
     words_compared_for_pos: int
     mean_dnd: float | None
     mean_idc: float | None
+    rejected_by_constraint: dict[str, int]
+    mean_words_changed: float | None
+    mean_surprisal_increase: float | None
+    mean_similarity: float | None
+    retag_agreement: float | None
+    words_retagged: int
 
 
 #: Called with the number of sentences just finished.
@@ -139,7 +161,13 @@ class PerturbConfig:
             constraint (``deprel``, ``upos``, ``none``).
         chunk_size: sentences handed to the generator and the parser at once.
         constraints: constraint specs ``NAME[:VALUE]`` (``syntax:0.2``, ``pos:1``,
-            ``budget``); empty: :data:`DEFAULT_CONSTRAINTS`.
+            ``budget``, ``fluency:0.7``, ``similarity:0.8``, ``retag``); empty:
+            :data:`DEFAULT_CONSTRAINTS`.
+        generator_options: the generator's options (``NAME=VALUE``).
+        quality: measure the chosen perturbations (LM surprisal, sentence similarity,
+            re-tag agreement); loads the causal LM and the sentence encoder.
+        device: torch device of the model-based constraints and the quality models
+            (``None``: ``cuda`` when available, else ``cpu``).
 
     Raises:
         ConfigError: a value out of range, an unknown or repeated constraint.
@@ -157,6 +185,8 @@ class PerturbConfig:
     chunk_size: int = 64
     constraints: tuple[str, ...] = ()
     generator_options: tuple[str, ...] = ()
+    quality: bool = True
+    device: str | None = None
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -200,7 +230,8 @@ class PerturbConfig:
 
     def to_dict(self) -> JSONObject:
         """JSON-ready mapping (an infinite distance becomes the string ``"inf"``; the
-        constraints are left out when they are the default)."""
+        constraints, generator options, ``quality`` and ``device`` are left out when
+        they are the default)."""
         out = asdict(self)
         if math.isinf(self.max_syntax_distance):
             out["max_syntax_distance"] = "inf"
@@ -212,6 +243,10 @@ class PerturbConfig:
             out["generator_options"] = list(self.generator_options)
         else:
             del out["generator_options"]
+        if self.quality:  # the default: left out, as reports had it before
+            del out["quality"]
+        if self.device is None:
+            del out["device"]
         return out
 
 
@@ -236,6 +271,12 @@ class SentenceRecord:
         perturbation: the ``# perturbation`` description of the choice.
         dnd, idc: for a reordering, the displacement scores of its word order
             (Clouatre et al.; 0 = unchanged); ``None`` for substitutions.
+        rejected: per constraint, how many of the drawn candidates it rejected.
+        surprisal_increase: the causal LM's surprisal of the chosen perturbation
+            minus the original's, bits per word (``None``: quality not measured).
+        similarity: cosine of their sentence embeddings (``None``: not measured).
+        retag: share of the changed words the parser tags with their gold UPOS
+            (``None``: not measured).
     """
 
     sent_id: str
@@ -250,6 +291,19 @@ class SentenceRecord:
     perturbation: str | None = None
     dnd: float | None = None
     idc: float | None = None
+    rejected: Mapping[str, int] = field(default_factory=dict)
+    surprisal_increase: float | None = None
+    similarity: float | None = None
+    retag: float | None = None
+
+    def with_quality(self, quality: PairQuality) -> SentenceRecord:
+        """The record with the chosen perturbation's quality (values rounded to 6 digits)."""
+        return dataclasses.replace(
+            self,
+            surprisal_increase=round(quality.surprisal_increase, 6),
+            similarity=round(quality.similarity, 6),
+            retag=None if quality.retag is None else round(quality.retag, 6),
+        )
 
 
 @dataclass(frozen=True)
@@ -264,6 +318,7 @@ class PerturbResult:
         parser: the parser's description (name, model, versions, cache size).
         versions: package versions.
         constraints: each applied constraint's description (name and settings).
+        quality: the quality models' description (empty: quality not measured).
     """
 
     config: PerturbConfig
@@ -273,6 +328,7 @@ class PerturbResult:
     parser: Mapping[str, object] = field(default_factory=dict)
     versions: Mapping[str, str] = field(default_factory=dict)
     constraints: tuple[Mapping[str, object], ...] = ()
+    quality: Mapping[str, object] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         """Sentences per status (``perturbed``, ``unchanged``, ``rejected``)."""
@@ -288,6 +344,13 @@ class PerturbResult:
         changed = sum(r.changed for r in measured)
         kept = sum(r.pos_kept or 0 for r in measured)
         counts = self.counts()
+        rejected: dict[str, int] = {str(c["name"]): 0 for c in self.constraints}
+        for r in self.records:
+            for name, n in r.rejected.items():
+                rejected[name] = rejected.get(name, 0) + n
+        retagged = [r for r in done if r.retag is not None]
+        words = sum(r.changed for r in retagged)
+        kept = sum(round((r.retag or 0.0) * r.changed) for r in retagged)
         return {
             "perturbed": counts["perturbed"],
             "unchanged": counts["unchanged"],
@@ -301,6 +364,12 @@ class PerturbResult:
             "words_compared_for_pos": changed,
             "mean_dnd": mean_or_none([r.dnd for r in done]),
             "mean_idc": mean_or_none([r.idc for r in done]),
+            "rejected_by_constraint": rejected,
+            "mean_words_changed": mean_or_none([r.changed for r in done]),
+            "mean_surprisal_increase": mean_or_none([r.surprisal_increase for r in done]),
+            "mean_similarity": mean_or_none([r.similarity for r in done]),
+            "retag_agreement": kept / words if words else None,
+            "words_retagged": words,
         }
 
     def report(self) -> dict[str, object]:
@@ -318,6 +387,8 @@ class PerturbResult:
         }
         if self.config.constraints:
             out["constraints"] = [_json_ready(c) for c in self.constraints]
+        if self.quality:
+            out["quality"] = dict(self.quality)
         return out
 
 
@@ -332,6 +403,43 @@ def mean_or_none(values: Sequence[float | int | None]) -> float | None:
     """Mean of the values that are not ``None`` (``None`` when there are none)."""
     xs = [float(v) for v in values if v is not None]
     return float(np.mean(xs)) if xs else None
+
+
+def summary_lines(summary: PerturbSummary) -> list[tuple[str, str]]:
+    """The summary as (what, value) lines for a printed table: counts, means, the
+    candidates each constraint rejected and, when measured, the quality means."""
+
+    def fmt(x: float | None, spec: str = ".3f") -> str:
+        return "–" if x is None else format(x, spec)
+
+    lines = [
+        ("perturbed", str(summary["perturbed"])),
+        ("unchanged (no candidate drawn)", str(summary["unchanged"])),
+        ("rejected by the constraints", str(summary["rejected"])),
+        ("candidates drawn", str(summary["candidates_drawn"])),
+        ("candidates admissible", str(summary["candidates_admissible"])),
+    ]
+    lines += [
+        (f"candidates rejected by {name}", str(n))
+        for name, n in summary["rejected_by_constraint"].items()
+    ]
+    lines += [
+        ("mean words changed (Hamming)", fmt(summary["mean_hamming"], ".2f")),
+        ("mean syntax distance", fmt(summary["mean_syntax_distance"], ".4f")),
+        ("POS preservation rate", fmt(summary["pos_preservation_rate"], ".1%")),
+    ]
+    if summary["mean_surprisal_increase"] is not None:
+        lines += [
+            ("mean surprisal increase (bits per word)", fmt(summary["mean_surprisal_increase"])),
+            ("mean sentence similarity (MiniLM cosine)", fmt(summary["mean_similarity"])),
+            ("re-tag agreement (gold UPOS)", fmt(summary["retag_agreement"], ".1%")),
+        ]
+    if summary["mean_dnd"] is not None:
+        lines += [
+            ("mean DND (word order, 0 = unchanged)", fmt(summary["mean_dnd"])),
+            ("mean IDC (word order, 0 = unchanged)", fmt(summary["mean_idc"])),
+        ]
+    return lines
 
 
 def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
@@ -363,6 +471,7 @@ def perturb_constraints(config: PerturbConfig, parser: Parser) -> list[Constrain
         tau=config.budget,
         parser=lambda: parser,
         max_syntax_distance=config.max_syntax_distance,
+        device=config.device,
     )
     return [
         dataclasses.replace(c, labels=config.tree_labels) if isinstance(c, SyntaxConstraint) else c
@@ -396,6 +505,7 @@ def _record(outcome: SampleOutcome) -> SentenceRecord:
     """The record of one sentence's outcome."""
     original = outcome.original
     p = outcome.perturbation
+    rejected = outcome.outcome.rejected()
     if p is None:
         return SentenceRecord(
             sent_id=original.sent_id,
@@ -403,6 +513,7 @@ def _record(outcome: SampleOutcome) -> SentenceRecord:
             status="unchanged" if outcome.drawn == 0 else "rejected",
             drawn=outcome.drawn,
             admissible=outcome.admissible,
+            rejected=rejected,
         )
     changed = len(changed_words(p)[0])
     hamming = outcome.value("budget")
@@ -430,6 +541,7 @@ def _record(outcome: SampleOutcome) -> SentenceRecord:
         idc=idc,
         pos_kept=pos_kept,
         perturbation=describe(p, original),
+        rejected=rejected,
     )
 
 
@@ -442,6 +554,7 @@ def perturb_sentences(
     constraints: Sequence[Constraint] | None = None,
     progress: ProgressFn | None = None,
     treebank: str = "",
+    quality: QualityMeter | None = None,
 ) -> PerturbResult:
     """Algorithm 1 over in-memory sentences with ready-made components.
 
@@ -454,6 +567,8 @@ def perturb_sentences(
             :func:`perturb_constraints` of ``config`` and ``parser``).
         progress: called after each chunk with the number of sentences done.
         treebank: the input path, for the report.
+        quality: measures the chosen perturbations of each chunk in one call (``None``:
+            quality is not measured, whatever ``config.quality`` says).
     """
     parser.prepare()
     checks = list(perturb_constraints(config, parser) if constraints is None else constraints)
@@ -470,14 +585,19 @@ def perturb_sentences(
         batches = [distinct_candidates(s, d) for s, d in zip(chunk, drawn, strict=True)]
         # One parser call for the whole chunk; the constraints then read the cache.
         parser.parse([s for b in batches if len(b) for s in (b.original, *b.sentences)])
-        for batch in batches:
-            outcome = best_of_batch(
+        outcomes = [
+            best_of_batch(
                 batch,
                 constraints=checks,
                 rng=_tiebreak_rng(config.seed, batch.original.sent_id),
             )
-            out.append(outcome.sentence)
-            records.append(_record(outcome))
+            for batch in batches
+        ]
+        chunk_records = [_record(outcome) for outcome in outcomes]
+        if quality is not None:
+            chunk_records = _with_quality(quality, outcomes, chunk_records)
+        out.extend(outcome.sentence for outcome in outcomes)
+        records.extend(chunk_records)
         if progress is not None:
             progress(len(chunk))
     return PerturbResult(
@@ -488,7 +608,24 @@ def perturb_sentences(
         parser=parser.describe(),
         versions={**versions(), "python": platform.python_version()},
         constraints=tuple(c.describe() for c in checks),
+        quality={} if quality is None else quality.describe(),
     )
+
+
+def _with_quality(
+    meter: QualityMeter, outcomes: Sequence[SampleOutcome], records: Sequence[SentenceRecord]
+) -> list[SentenceRecord]:
+    """``records`` with the quality of their chosen perturbations (one meter call)."""
+    chosen = [k for k, o in enumerate(outcomes) if o.perturbation is not None]
+    measured = meter.measure(
+        [outcomes[k].original for k in chosen],
+        [outcomes[k].sentence for k in chosen],
+        [p for k in chosen if (p := outcomes[k].perturbation) is not None],
+    )
+    out = list(records)
+    for k, q in zip(chosen, measured, strict=True):
+        out[k] = out[k].with_quality(q)
+    return out
 
 
 def read_treebank(path: str | os.PathLike[str], *, limit: int | None = None) -> list[Sentence]:
@@ -513,7 +650,9 @@ def perturb_treebank(
     """Perturb a treebank: build the components by name, check them, run Algorithm 1.
 
     Generator, parser and constraints are built (and checked) before the treebank is
-    read; no model loads before the treebank has been checked.
+    read; no model loads before the treebank has been checked. With ``config.quality``
+    the chosen perturbations are measured (:class:`~brittle.search.quality.QualityMeter`
+    with the run's parser).
 
     Args:
         path: the CoNLL-U file.
@@ -545,6 +684,7 @@ def perturb_treebank(
         constraints=constraints,
         progress=progress,
         treebank=str(path),
+        quality=QualityMeter(parser=parser, device=config.device) if config.quality else None,
     )
 
 

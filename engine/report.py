@@ -40,7 +40,15 @@ class TaskSummary(TypedDict):
 
 
 class Summary(TypedDict):
-    """``summary.json``: the attack's summary (see :func:`summarize`)."""
+    """``summary.json``: the attack's summary (see :func:`summarize`).
+
+    ``no_eligible`` counts the sentences that offered nothing to perturb
+    (:attr:`~brittle.engine.results.ResultRow.nothing_eligible`); they are not
+    failures and stay out of the task means, the success rate and the queries.
+    ``rejected_by_constraint`` adds up, per constraint, the candidates it rejected
+    (empty when the rows do not record it). The quality means are over the kept
+    perturbations (``None`` when not measured).
+    """
 
     sentences: int
     treebank_sentences: int | None
@@ -54,6 +62,11 @@ class Summary(TypedDict):
     mean_hamming: float | None
     mean_dnd: float | None
     mean_idc: float | None
+    no_eligible: int
+    rejected_by_constraint: dict[str, int]
+    mean_surprisal_increase: float | None
+    mean_similarity: float | None
+    retag_agreement: float | None
     config: JSONObject
     objective: list[str]
     inputs: JSONObject
@@ -84,16 +97,24 @@ class Digest:
 
     Attributes:
         sentences: rows seen.
+        no_eligible: rows whose sentence offered nothing to perturb; they enter only
+            ``sentences`` and this count.
         tasks: task names in order of first appearance.
         clean, perturbed, drop: per task, one value per row that has the task.
         epsilon_l2, epsilon_cosine, hamming: one value per successful row (None skipped).
         queries: one value per row.
         syntax_distance: one value per row that has one.
         successes: successful rows.
+        rejected: per constraint, candidates rejected, summed over the rows that say.
+        surprisal, similarity: the kept perturbations' quality (successful rows that
+            have it).
+        retag_words, retag_kept: changed words of the successful rows with a ``retag``
+            value, and how many of them kept their gold UPOS.
     """
 
     sentences: int = 0
     successes: int = 0
+    no_eligible: int = 0
     tasks: list[str] = field(default_factory=list)
     clean: dict[str, array[float]] = field(default_factory=dict)
     perturbed: dict[str, array[float]] = field(default_factory=dict)
@@ -105,6 +126,16 @@ class Digest:
     syntax_distance: array[float] = field(default_factory=lambda: array("d"))
     dnd: array[float] = field(default_factory=lambda: array("d"))
     idc: array[float] = field(default_factory=lambda: array("d"))
+    rejected: dict[str, int] = field(default_factory=dict)
+    surprisal: array[float] = field(default_factory=lambda: array("d"))
+    similarity: array[float] = field(default_factory=lambda: array("d"))
+    retag_words: int = 0
+    retag_kept: float = 0.0
+
+    @property
+    def attacked(self) -> int:
+        """Rows whose sentence offered something to perturb."""
+        return self.sentences - self.no_eligible
 
     @classmethod
     def of(cls, rows: Iterable[ResultRow]) -> Digest:
@@ -117,6 +148,11 @@ class Digest:
     def add(self, row: ResultRow) -> None:
         """Take one result row into account."""
         self.sentences += 1
+        for name, n in (row.rejected or {}).items():
+            self.rejected[name] = self.rejected.get(name, 0) + n
+        if row.nothing_eligible:
+            self.no_eligible += 1
+            return
         for t, v in row.tasks.items():
             if t not in self.clean:
                 self.tasks.append(t)
@@ -137,6 +173,14 @@ class Digest:
             if row.dnd is not None and row.idc is not None:
                 self.dnd.append(row.dnd)
                 self.idc.append(row.idc)
+            if row.surprisal_increase is not None:
+                self.surprisal.append(row.surprisal_increase)
+            if row.similarity is not None:
+                self.similarity.append(row.similarity)
+            if row.retag is not None:
+                words = row.perturbation.size
+                self.retag_words += words
+                self.retag_kept += row.retag * words
 
 
 def _float(x: float | None) -> float:
@@ -159,7 +203,9 @@ def summarize(
     over sentences of the farthest L2 distance between the representation of the
     original and of a perturbation, ``epsilon_cosine`` the mean lowest cosine
     similarity; ``success_rate`` is the share of sentences with a feasible perturbation.
-    Undefined values (NaN, missing) are left out of every mean.
+    Sentences that offered nothing to perturb are counted in ``no_eligible`` and left
+    out of the task means, the success rate and the queries per sentence. Undefined
+    values (NaN, missing) are left out of every mean.
     """
     d = rows if isinstance(rows, Digest) else Digest.of(rows)
     tasks: dict[str, TaskSummary] = {
@@ -172,6 +218,7 @@ def summarize(
         for t in d.tasks
     }
     n = d.sentences
+    attacked = d.attacked
     return {
         "sentences": n,
         "treebank_sentences": total,
@@ -179,12 +226,17 @@ def summarize(
         "tasks": tasks,
         "epsilon_l2": _round(_mean(d.epsilon_l2)),
         "epsilon_cosine": _round(_mean(d.epsilon_cosine)),
-        "success_rate": _round(d.successes / n if n else 0.0),
+        "success_rate": _round(d.successes / attacked if attacked else 0.0),
         "queries_per_sentence": _round(_mean(d.queries) or 0.0),
         "mean_syntax_distance": _round(_mean(d.syntax_distance)),
         "mean_hamming": _round(_mean(d.hamming)),
         "mean_dnd": _round(_mean(d.dnd)),
         "mean_idc": _round(_mean(d.idc)),
+        "no_eligible": d.no_eligible,
+        "rejected_by_constraint": dict(d.rejected),
+        "mean_surprisal_increase": _round(_mean(d.surprisal)),
+        "mean_similarity": _round(_mean(d.similarity)),
+        "retag_agreement": _round(d.retag_kept / d.retag_words if d.retag_words else None),
         "config": dict(config),
         "objective": list(objective),
         "inputs": dict(inputs or {}),
@@ -221,6 +273,52 @@ def order_lines(summary: Summary) -> list[str]:
     return [
         f"Word order of the chosen reorderings: mean DND {_fmt(summary['mean_dnd'])}, "
         f"mean IDC {_fmt(summary['mean_idc'])} (Clouatre et al.; 0 = unchanged).",
+        "",
+    ]
+
+
+def eligible_lines(summary: Summary) -> list[str]:
+    """The line that counts the sentences with nothing to perturb (none when all had
+    something)."""
+    n = summary["no_eligible"]
+    if not n:
+        return []
+    return [
+        f"{n} of {summary['sentences']} sentences had no eligible position: they are not "
+        "counted as failures and are left out of the task means, the success rate and "
+        "the queries per sentence.",
+        "",
+    ]
+
+
+def rejection_lines(summary: Summary) -> list[str]:
+    """The candidates each constraint rejected (none when the rows do not record it)."""
+    rejected = summary["rejected_by_constraint"]
+    if not rejected:
+        return []
+    return [
+        "Candidates rejected, per constraint (a candidate several reject counts for each):",
+        "",
+        "| constraint | rejected |",
+        "| --- | ---: |",
+        *(f"| {name} | {n} |" for name, n in rejected.items()),
+        "",
+    ]
+
+
+def quality_lines(summary: Summary) -> list[str]:
+    """How natural the kept perturbations leave the sentences (none when not measured)."""
+    if summary["mean_surprisal_increase"] is None and summary["mean_similarity"] is None:
+        return []
+    retag = summary["retag_agreement"]
+    return [
+        "## Quality of the kept perturbations",
+        "",
+        "| words changed | surprisal increase (bits/word) | similarity (MiniLM cosine) "
+        "| retag agreement (gold) |",
+        "| ---: | ---: | ---: | ---: |",
+        f"| {_fmt(summary['mean_hamming'], 2)} | {_fmt(summary['mean_surprisal_increase'])} | "
+        f"{_fmt(summary['mean_similarity'])} | {'–' if retag is None else f'{retag:.1%}'} |",
         "",
     ]
 
@@ -273,7 +371,10 @@ def render_markdown(summary: Summary) -> str:
         f"| {_fmt(summary['success_rate'])} | {_fmt(summary['queries_per_sentence'], 1)} | "
         f"{_fmt(summary['mean_syntax_distance'])} | {_fmt(summary['mean_hamming'], 2)} |",
         "",
+        *eligible_lines(summary),
+        *rejection_lines(summary),
         *order_lines(summary),
+        *quality_lines(summary),
         "## Configuration",
         "",
         "```json",

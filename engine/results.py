@@ -49,6 +49,15 @@ class ResultRow:
     runs with the same seed. ``dnd`` and ``idc`` (Clouatre et al.'s displacement
     scores of the word order, 0 = unchanged) are set for reorderings only, and only
     then written.
+
+    The optional fields are written only when set, and rows without them (older
+    files) read back with ``None``:
+
+    - ``rejected``: per constraint, how many candidates it rejected during the search
+      (a candidate two constraints reject counts for both);
+    - ``surprisal_increase`` (bits per word), ``similarity`` (MiniLM cosine) and
+      ``retag`` (share of changed words the parser tags with their gold UPOS): the
+      quality of the kept perturbation (:mod:`brittle.search.quality`).
     """
 
     index: int
@@ -75,6 +84,17 @@ class ResultRow:
     seconds: float
     dnd: float | None = None
     idc: float | None = None
+    rejected: Mapping[str, int] | None = None
+    surprisal_increase: float | None = None
+    similarity: float | None = None
+    retag: float | None = None
+
+    @property
+    def nothing_eligible(self) -> bool:
+        """Whether the sentence offered nothing to perturb: no eligible position and no
+        candidate evaluated (reorderings record no positions, so a reordering counts
+        here only when no reordering of it was drawn either)."""
+        return self.eligible_positions == 0 and self.evaluated == 0
 
     @property
     def perturbation(self) -> Perturbation:
@@ -116,6 +136,14 @@ class ResultRow:
         }
         if self.dnd is not None:
             data["dnd"], data["idc"] = self.dnd, self.idc
+        if self.rejected is not None:
+            data["rejected"] = dict(self.rejected)
+        quality = {
+            "surprisal_increase": self.surprisal_increase,
+            "similarity": self.similarity,
+            "retag": self.retag,
+        }
+        data.update({k: v for k, v in quality.items() if v is not None})
         return data
 
     def to_line(self) -> bytes:
@@ -130,7 +158,7 @@ class ResultRow:
             KeyError: naming the first missing field; ValueError/TypeError: a field of
                 the wrong kind (:func:`read_rows` turns both into a line error).
         """
-        missing = [f for f in cls.__slots__ if f not in data and f not in ("dnd", "idc")]
+        missing = [f for f in cls.__slots__ if f not in data and f not in _OPTIONAL]
         if missing:
             raise KeyError(", ".join(missing))
         order = data["order"]
@@ -160,9 +188,35 @@ class ResultRow:
             epsilon_l2=data["epsilon_l2"],
             epsilon_cosine=data["epsilon_cosine"],
             seconds=float(data["seconds"]),
-            dnd=None if data.get("dnd") is None else float(data["dnd"]),
-            idc=None if data.get("idc") is None else float(data["idc"]),
+            dnd=_optional_float(data.get("dnd")),
+            idc=_optional_float(data.get("idc")),
+            rejected=_optional_counts(data.get("rejected")),
+            surprisal_increase=_optional_float(data.get("surprisal_increase")),
+            similarity=_optional_float(data.get("similarity")),
+            retag=_optional_float(data.get("retag")),
         )
+
+
+#: Fields a row may lack (written only when set; older files have none of them).
+_OPTIONAL = frozenset({"dnd", "idc", "rejected", "surprisal_increase", "similarity", "retag"})
+
+
+def _optional_float(value: object) -> float | None:
+    """``None`` stays ``None``; anything else must be a number."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _optional_counts(value: object) -> dict[str, int] | None:
+    """``None`` stays ``None``; anything else must map names to whole numbers."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a mapping of counts, got {value!r}")
+    return {str(k): int(v) for k, v in value.items()}
 
 
 def iter_result_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, JSONValue]]:

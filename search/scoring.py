@@ -212,8 +212,10 @@ class ScoringSession:
 
     Calling it with a batch returns the damage (objective-weighted drop from the clean
     metrics) of as many candidates as the query budget allows, in order. Cache hits are
-    free. The session also keeps Algorithm 2's epsilon over every candidate it scored:
-    the farthest L2 distance and the lowest cosine similarity to the original.
+    free. The session also keeps Algorithm 2's epsilon: the farthest L2 distance and the
+    lowest cosine similarity to the original over the scored candidates that were found
+    admissible (:meth:`admit`; a candidate the constraints rejected, or that the search
+    never had checked, does not count).
     """
 
     def __init__(
@@ -234,8 +236,12 @@ class ScoringSession:
         # After the first evaluation: an evaluator may learn its task columns from it.
         self.weights = objective.vector(scorer.tasks)
         self.scored = 0
+        #: Scored candidates found admissible (the ones epsilon is taken over).
+        self.admitted = 0
         self.max_l2 = 0.0
         self.min_cosine = 1.0
+        self._distances: dict[Perturbation, tuple[float, float]] = {}
+        self._counted: set[Perturbation] = set()
         self._metrics: dict[Perturbation, NDArray[np.float64]] = {}
         self._applied: dict[Perturbation, Sentence] = {}
 
@@ -279,13 +285,27 @@ class ScoringSession:
         self.queries += misses
         self.scored += allowed
         metrics = rows[:, :-2]
-        if allowed:
-            self.max_l2 = max(self.max_l2, float(rows[:, -2].max()))
-            self.min_cosine = min(self.min_cosine, float(rows[:, -1].min()))
-        for p, row in zip(candidates[:allowed], metrics, strict=True):
+        for p, row, full in zip(candidates[:allowed], metrics, rows, strict=True):
             self._metrics[p] = row
+            self._distances[p] = (float(full[-2]), float(full[-1]))
         drops = self.clean[None, :] - metrics
         return np.asarray(drops @ self.weights, dtype=np.float64)
+
+    def admit(self, candidates: Sequence[Perturbation], admissible: NDArray[np.bool_]) -> None:
+        """Record which checked candidates the constraints admitted, for epsilon.
+
+        Args:
+            candidates: m perturbations whose constraints were checked.
+            admissible: bool (m,): which of them passed.
+        """
+        for p, ok in zip(candidates, admissible.tolist(), strict=True):
+            found = self._distances.get(p)
+            if not ok or found is None or p in self._counted:
+                continue
+            self._counted.add(p)
+            self.admitted += 1
+            self.max_l2 = max(self.max_l2, found[0])
+            self.min_cosine = min(self.min_cosine, found[1])
 
     def metrics_of(self, p: Perturbation) -> NDArray[np.float64]:
         """Per-task metrics of a scored perturbation (the clean ones for the identity)."""

@@ -393,3 +393,43 @@ def test_a_bad_sentence_anywhere_fails_before_any_search(tmp_path: Path) -> None
     assert err.value.line == k + 1 and str(treebank) in str(err.value)
     assert isinstance(comps.evaluator, WordHashEvaluator) and comps.evaluator.calls == 0
     assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+@dataclass(frozen=True)
+class AcceptOdd(Constraint):
+    """Admits only candidates whose first changed word has an odd hash: half of them."""
+
+    name: ClassVar[str] = "syntax"
+
+    @classmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> AcceptOdd:
+        return cls()
+
+    def check(self, batch: CandidateBatch) -> ConstraintResult:
+        keep = np.array(
+            [zlib.crc32(" ".join(p.replacements).encode()) % 2 == 1 for p in batch.perturbations],
+            dtype=bool,
+        )
+        return ConstraintResult(self.name, keep, np.zeros(len(batch)))
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name}
+
+
+@pytest.mark.parametrize("search", ["sample", "greedy", "beam"])
+def test_epsilon_is_taken_over_admissible_candidates_only(tmp_path: Path, search: str) -> None:
+    cfg = config(search=search)
+    strategy = STRATEGIES.get(search)(**cfg.strategy_parameters)
+    parts = AttackComponents(
+        WordHashEvaluator(), FixedOptions(), strategy, (AcceptOdd(),), lambda: GoldParser()
+    )
+    run_attack(cfg, tmp_path / "odd", components=parts)
+    run_attack(cfg, tmp_path / "all", components=components(search))
+    odd = _strip_timing(tmp_path / "odd" / "results.jsonl")
+    every = _strip_timing(tmp_path / "all" / "results.jsonl")
+    for o, a in zip(odd, every, strict=True):
+        if not o["success"]:
+            assert o["epsilon_l2"] is None and o["epsilon_cosine"] is None, o
+        elif search == "sample":  # the same draws, fewer of them count: never farther
+            assert o["epsilon_l2"] <= a["epsilon_l2"] + 1e-9
+    assert any(o["success"] for o in odd)

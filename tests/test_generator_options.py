@@ -15,7 +15,7 @@ from brittle.engine.core.errors import ConfigError
 from brittle.scorers.parsers.gold import GoldParser
 from brittle.search.generators import CoCO, CoPOS, NeighbourFlip, PhraseShuffle
 from brittle.search.generators.base import GENERATORS
-from brittle.search.generators.options import option_help, parse_options
+from brittle.search.generators.options import option_help, parse_options, shorthand_options
 from brittle.search.strategies import SampleSearch
 
 from support import FIXTURES
@@ -131,3 +131,28 @@ def test_perturb_takes_generator_options(tmp_path: Path) -> None:
     assert "cannot be written as CoNLL-U" in bad.output
     unknown = CliRunner().invoke(main, [*args[:-2], "-o", "nope=1"])
     assert unknown.exit_code == 2 and "neighbour-flip has no option 'nope'" in unknown.output
+
+
+def test_shorthand_flags_set_the_options_of_the_generators_that_have_them() -> None:
+    generators = {name: GENERATORS.get(name) for name in GENERATORS.names()}
+    given = {"--lm": "some/dir", "--lm-kind": "masked", "--sense": None}
+    assert shorthand_options(["coco", "copos"], generators, given) == {
+        "coco": ("model=some/dir", "kind=masked"),
+        "copos": (),
+    }
+    assert shorthand_options(["copos"], generators, {"--sense": "first"}) == {
+        "copos": ("sense=first",)
+    }
+    with pytest.raises(ConfigError, match=r"--lm sets the 'model' option.*applies to: coco"):
+        shorthand_options(["copos", "random"], generators, {"--lm": "x"})
+
+
+def test_perturb_records_lm_and_sense_flags_as_generator_options(tmp_path: Path) -> None:
+    out, report = tmp_path / "s.conllu", tmp_path / "s.json"
+    args = ["perturb", str(TREEBANK), "--method", "copos", "--parser", "gold", "--sense", "first"]
+    result = CliRunner().invoke(main, [*args, "--out", str(out), "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(report.read_text())["config"]["generator_options"] == ["sense=first"]
+    bad = CliRunner().invoke(main, [*args, "--lm", "x", "--out", str(out)])
+    assert bad.exit_code == 2 and "--lm sets the 'model' option" in bad.output
+    assert "Traceback" not in bad.output

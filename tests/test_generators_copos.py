@@ -23,7 +23,7 @@ def wordnet() -> Any:
 
 @pytest.fixture(scope="module")
 def copos(wordnet: Any) -> CoPOS:
-    return CoPOS(wordnet=wordnet, top_k=50)
+    return CoPOS(wordnet=wordnet, top_k=50, sense="all")
 
 
 @pytest.mark.parametrize(
@@ -168,14 +168,18 @@ def test_options_exclude_the_original_and_are_distinct(copos: CoPOS) -> None:
 
 
 def test_multiword_option_hyphenates(wordnet: Any) -> None:
-    gen = CoPOS(wordnet=wordnet, multiword="hyphen", top_k=50)
+    gen = CoPOS(wordnet=wordnet, multiword="hyphen", top_k=50, sense="all")
     lemmas = [lem for _, lem in _opts(gen, CATS, 5)]
     assert "domestic-dog" in lemmas
 
 
-def test_synonym_lookups_are_cached(copos: CoPOS) -> None:
-    first = copos.synonyms("dog", "n")
-    assert copos.synonyms("DOG", "n") is first
+def test_sense_lookups_are_cached(copos: CoPOS) -> None:
+    first = copos.senses("dog", "n")
+    assert copos.senses("DOG", "n") is first
+    assert first[0].name == "dog.n.01" and first[0].count > 0
+    assert first[0].gloss.startswith("a member of the genus Canis")
+    assert first[0].gloss.endswith("; the dog barked all night")  # definition; examples
+    assert copos.synonyms("dog", "n", first_sense=True) == first[0].synonyms
 
 
 def test_perturb_is_deterministic_and_within_budget(copos: CoPOS) -> None:

@@ -127,7 +127,7 @@ def _toy_embedding() -> tuple[list[str], np.ndarray]:
 
 def test_neighbours_are_nearest_other_lemmas_of_the_same_pos() -> None:
     words, vecs = _toy_embedding()
-    gen = Neighbours(words=words, vectors=vecs, vocab_size=None, top_k=3)
+    gen = Neighbours(words=words, vectors=vecs, vocab_size=None, top_k=3, inflect=False)
     s = make_sentence("cats", CATS)
     (t,) = gen.candidates([s])
     opts = t.options(5)  # dogs: query "dogs"

@@ -20,6 +20,7 @@ from a digest of ``results.jsonl``, so Ctrl-C leaves every file valid.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -50,6 +51,7 @@ from brittle.engine.probe_eval import ProbeColumns
 from brittle.engine.report import CONFIG_JSON, Digest, Summary, render_reports, write_json
 from brittle.engine.results import RESULTS, ResultRow, read_rows, repair_results
 from brittle.engine.rounds import Direct, run_rounds
+from brittle.search.quality import QualityMeter
 from brittle.search.scoring import CachedScorer, Objective
 from brittle.search.table import SubstitutionTable
 
@@ -119,6 +121,8 @@ class AttackRun:
         cache_size: candidate rows kept by the scores cache.
         lockstep: batch the model and parser work of a chunk's sentences together;
             off: one sentence at a time (same results, more model calls).
+        quality: measures the kept perturbations of each chunk, in one call, before
+            their rows are written (``None``: not measured).
     """
 
     def __init__(
@@ -131,8 +135,10 @@ class AttackRun:
         chunk_size: int,
         cache_size: int,
         lockstep: bool,
+        quality: QualityMeter | None = None,
     ) -> None:
         self.config = config
+        self.quality = quality
         self.out_dir = out_dir
         self.components = components
         self.on_sentence = on_sentence
@@ -196,7 +202,8 @@ class AttackRun:
                 for _ in (i for i in indices if i in done):
                     next(saved)
                 searches = self._searches(chunk, start)
-                for search, row in zip(searches, self._search_chunk(searches, done), strict=True):
+                rows = self._with_quality(searches, self._search_chunk(searches, done))
+                for search, row in zip(searches, rows, strict=True):
                     digest.add(row)
                     if row.index not in done:
                         os.write(fd, row.to_line())  # one write per row: a crash tears a tail
@@ -205,6 +212,28 @@ class AttackRun:
         finally:
             saved.close()
             os.close(fd)
+
+    def _with_quality(
+        self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]
+    ) -> list[ResultRow]:
+        """``rows`` with the quality of their kept perturbations (one meter call)."""
+        if self.quality is None:
+            return list(rows)
+        kept = [k for k, row in enumerate(rows) if row.success]
+        measured = self.quality.measure(
+            [searches[k].sentence for k in kept],
+            [searches[k].perturbed for k in kept],
+            [rows[k].perturbation for k in kept],
+        )
+        out = list(rows)
+        for k, q in zip(kept, measured, strict=True):
+            out[k] = dataclasses.replace(
+                rows[k],
+                surprisal_increase=round(q.surprisal_increase, 6),
+                similarity=round(q.similarity, 6),
+                retag=None if q.retag is None else round(q.retag, 6),
+            )
+        return out
 
     def _searches(self, chunk: Sequence[Sentence], start: int) -> list[SentenceSearch]:
         generator = self.components.substitutions
@@ -266,6 +295,7 @@ def run_attack(
     chunk_size: int = 16,
     cache_size: int = 100_000,
     lockstep: bool = True,
+    quality: bool = False,
 ) -> Summary:
     """Attack every sentence of ``config.treebank`` and write the reports to ``out``.
 
@@ -293,6 +323,10 @@ def run_attack(
         cache_size: candidate scores kept by the scorer's LRU cache.
         lockstep: batch the model and parser work of a chunk's sentences together
             (:mod:`brittle.engine.rounds`); off: one sentence at a time.
+        quality: measure the kept perturbations (surprisal increase, sentence
+            similarity, re-tag agreement with the attack's parser; see
+            :mod:`brittle.search.quality`) into their rows and the summary; loads the
+            causal LM and the sentence encoder.
 
     Returns:
         The summary (also written to ``summary.json``).
@@ -317,6 +351,7 @@ def run_attack(
             chunk_size=chunk_size,
             cache_size=cache_size,
             lockstep=lockstep,
+            quality=QualityMeter(parser=comps.parser()) if quality else None,
         )
         # The objective as resolved against the probes, for the reports.
         inputs = {**inputs, "objective": list(run.objective.weights)}

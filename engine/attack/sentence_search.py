@@ -12,6 +12,7 @@ for the whole round) and ``sample`` (random reorderings).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,26 +21,23 @@ from numpy.typing import NDArray
 
 from brittle.engine.attack.assembly import AttackComponents
 from brittle.engine.attack.config import AttackConfig
-from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.perturbation import Perturbation, counted_forms
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.results import ResultRow, TaskScores
 from brittle.engine.rounds import Channel, Handler, Requester
 from brittle.scorers.order import permutation_scores
-from brittle.search.constraints import CandidateBatch
+from brittle.search.constraints import CandidateBatch, ConstraintOutcome, check_batches
 from brittle.search.generators.base import sentence_rng
 from brittle.search.problem import SearchProblem
 from brittle.search.scoring import CachedScorer, Objective, Request, ScoringSession
 from brittle.search.table import SubstitutionTable
 
-#: A constraint check's result on m candidates: the joint mask (m,) and the syntax
-#: distances (m,) when a ``syntax`` constraint is among the constraints.
-Checked = tuple[NDArray[np.bool_], NDArray[np.float64] | None]
 #: A reorder sampling request: (sentence, how many, seed, tau: the most units moved).
 SampleRequest = tuple[Sentence, int, int, int]
 
 #: The three kinds of request a search sends.
 SCORE: Channel[Request, tuple[NDArray[np.float64], int]] = Channel("score")
-CHECK: Channel[CandidateBatch, Checked] = Channel("check")
+CHECK: Channel[CandidateBatch, ConstraintOutcome] = Channel("check")
 SAMPLE: Channel[SampleRequest, list[Perturbation]] = Channel("sample")
 
 
@@ -54,17 +52,9 @@ class RoundServices:
         """Rows of every request's candidates: one model pass for the cache misses."""
         return self.scorer.rows_many(requests)
 
-    def check(self, batches: list[CandidateBatch]) -> list[Checked]:
+    def check(self, batches: list[CandidateBatch]) -> list[ConstraintOutcome]:
         """Every constraint on every batch; each constraint sees the whole round."""
-        masks = [np.ones(len(b), dtype=bool) for b in batches]
-        syntax: list[NDArray[np.float64] | None] = [None] * len(batches)
-        for constraint in self.components.constraints:
-            results = constraint.check_many(batches)
-            for k, result in enumerate(results):
-                masks[k] &= result.mask
-                if constraint.name == "syntax":
-                    syntax[k] = np.asarray(result.values)
-        return list(zip(masks, syntax, strict=True))
+        return check_batches(batches, self.components.constraints)
 
     def sample(self, requests: list[SampleRequest]) -> list[list[Perturbation]]:
         """Random perturbations drawn by the generator itself (reorderings)."""
@@ -114,6 +104,7 @@ class SentenceSearch:
         self._client: Requester | None = None
         self._session: ScoringSession | None = None
         self._syntax: dict[Perturbation, float] = {}
+        self._rejected: Counter[str] = Counter({c.name: 0 for c in components.constraints})
 
     # ------------------------------------------------------------ requests
     @property
@@ -133,7 +124,11 @@ class SentenceSearch:
         batch = CandidateBatch(
             self.sentence, tuple(perts), tuple(self.session.applied(p) for p in perts)
         )
-        mask, syntax = CHECK.ask(self.client, batch)
+        outcome = CHECK.ask(self.client, batch)
+        mask = outcome.mask
+        self.session.admit(perts, mask)
+        self._rejected.update(outcome.rejected())
+        syntax = outcome.values("syntax")
         if syntax is not None:
             for p, v in zip(perts, syntax.tolist(), strict=True):
                 self._syntax[p] = float(v)
@@ -176,7 +171,8 @@ class SentenceSearch:
             t: TaskScores(round(float(c), 6), round(float(a), 6), round(float(c - a), 6))
             for t, c, a in sorted(zip(self.scorer.tasks, session.clean, after, strict=True))
         }
-        changed = sum(a != b for a, b in zip(sentence.forms, perturbed.forms, strict=True))
+        counted = counted_forms(sentence, best, perturbed)  # article repairs are not counted
+        changed = sum(a != b for a, b in zip(sentence.forms, counted, strict=True))
         syntax = None
         if not best.is_identity and best in self._syntax:
             syntax = round(self._syntax[best], 6)
@@ -204,9 +200,10 @@ class SentenceSearch:
             queries=session.queries,
             evaluated=outcome.evaluated,
             syntax_checked=outcome.feasible_checked,
-            epsilon_l2=round(session.max_l2, 6) if session.scored else None,
-            epsilon_cosine=round(session.min_cosine, 6) if session.scored else None,
+            epsilon_l2=round(session.max_l2, 6) if session.admitted else None,
+            epsilon_cosine=round(session.min_cosine, 6) if session.admitted else None,
             seconds=round(time.perf_counter() - start, 4),
             dnd=dnd,
             idc=idc,
+            rejected=dict(self._rejected),
         )

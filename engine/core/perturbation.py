@@ -5,6 +5,28 @@ reorders them (``order``). Applying one never mutates the sentence: it returns a
 :class:`~brittle.engine.core.sentence.Sentence` whose gold columns are kept, whose changed
 tokens carry ``OrigForm=...|Perturbation=<method>`` in MISC, whose ``# text`` is
 updated and which gains a ``# perturbation = ...`` comment.
+
+**Article repair.** When a substituted word directly follows the indefinite article
+``a``/``an`` (UPOS ``DET`` or unannotated, any case, not itself substituted, not inside
+a multiword token) and the new word takes the other article (``a nice`` -> ``an
+overnice``, ``an hour`` -> ``a day``; see :mod:`brittle.engine.core.articles`), the
+article is changed too and marked like a substituted word. The repair is part of the
+substitution: ``positions`` stay the substituted words, :attr:`Perturbation.size` does
+not count it, and :func:`counted_forms` gives the FORMs a word budget compares
+(Hamming distance), with the repairs undone. ``# perturbation`` lists repairs after
+the edits: ``copos 2:nice->overnice (article 1:a->an)``.
+
+**MISC of a changed word.** Keys that describe the old FORM or LEMMA are removed,
+because they would be wrong for the new word: :data:`FORM_MISC_KEYS` (``MSeg`` and
+``MGloss``, the morph segmentation and its glosses; ``Gloss``/``LGloss``; ``Translit``
+and ``LTranslit``; ``CorrectForm``, the correct spelling of a misspelt old form;
+``Lang`` and ``LId``, the old word's language and lemma identifier). Every other key
+stays: layout (``SpaceAfter``, ``SpacesAfter``, ``SpacesBefore``, ``CorrectSpaceAfter``)
+is unchanged by a substitution, and the annotations of the English treebanks
+(``Entity``, ``Bridge``, ``SplitAnte``, ``Discourse``, ``PDTB``, ``XML``, ``Cxn``,
+``CxnElt``, ``Negation``, ``Promoted``, ``FlatType``, ``CorrectNumber``, ...) describe
+the word's place in the sentence, which substitutions keep. FEATS are gold and never
+edited, so a ``Typo=Yes`` or ``Foreign=Yes`` there keeps describing the original word.
 """
 
 from __future__ import annotations
@@ -12,9 +34,32 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from brittle.engine.core.articles import agreeing_article
 from brittle.engine.core.sentence import Sentence, Token
 
-__all__ = ["Perturbation", "apply_perturbation", "describe"]
+__all__ = [
+    "FORM_MISC_KEYS",
+    "Perturbation",
+    "apply_perturbation",
+    "article_repairs",
+    "counted_forms",
+    "describe",
+]
+
+#: MISC keys removed from a word whose FORM changes (they describe the old form).
+FORM_MISC_KEYS: tuple[str, ...] = (
+    "MSeg",
+    "MGloss",
+    "Gloss",
+    "LGloss",
+    "Translit",
+    "LTranslit",
+    "CorrectForm",
+    "Lang",
+    "LId",
+)
+#: UPOS values an indefinite article may carry to be repaired (``_``: unannotated).
+_ARTICLE_UPOS = frozenset({"DET", "_"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,21 +108,64 @@ class Perturbation:
 
 
 def describe(p: Perturbation, original: Sentence) -> str:
-    """One-line description for the ``# perturbation`` comment."""
+    """One-line description for the ``# perturbation`` comment (1-based positions;
+    article repairs in parentheses after the edits)."""
     if p.order is not None:
         return f"{p.method} order={','.join(str(i + 1) for i in p.order)}"
     forms = original.forms
     edits = " ".join(
         f"{i + 1}:{forms[i]}->{new}" for i, new in zip(p.positions, p.replacements, strict=True)
     )
-    return f"{p.method} {edits}".rstrip()
+    repairs = " ".join(f"{j + 1}:{forms[j]}->{new}" for j, new in article_repairs(original, p))
+    line = f"{p.method} {edits}".rstrip()
+    return f"{line} (article {repairs})" if repairs else line
+
+
+def article_repairs(sentence: Sentence, p: Perturbation) -> tuple[tuple[int, str], ...]:
+    """The articles applying ``p`` changes: ``(0-based position, new form)``, ascending.
+
+    See the module docstring; empty for reorderings.
+    """
+    if p.order is not None or not p.positions:
+        return ()
+    words = sentence.words
+    blocked = sentence.multiword_positions
+    substituted = set(p.positions)
+    out: list[tuple[int, str]] = []
+    for i, form in zip(p.positions, p.replacements, strict=True):
+        j = i - 1
+        if j < 0 or j in substituted or j in blocked or i in blocked:
+            continue
+        article = words[j]
+        if article.upos not in _ARTICLE_UPOS or "SpaceAfter=No" in article.misc.split("|"):
+            continue
+        new = agreeing_article(article.form, form)
+        if new is not None:
+            out.append((j, new))
+    return tuple(out)
+
+
+def counted_forms(original: Sentence, p: Perturbation, applied: Sentence) -> tuple[str, ...]:
+    """FORMs of ``applied`` (``p`` applied to ``original``) with article repairs undone.
+
+    Their Hamming distance to ``original.forms`` counts the words ``p`` itself changes,
+    which is what a word budget limits; for reorderings it is ``applied.forms``.
+    """
+    repairs = article_repairs(original, p)
+    if not repairs:
+        return applied.forms
+    forms = list(applied.forms)
+    for j, _new in repairs:
+        forms[j] = original.forms[j]
+    return tuple(forms)
 
 
 def apply_perturbation(sentence: Sentence, p: Perturbation) -> Sentence:
     """The perturbed sentence (a new record; ``sentence`` is unchanged).
 
-    Substitutions keep every column but FORM (and LEMMA: the given lemma or ``_``);
-    reorderings move whole token lines and renumber HEAD and DEPS so the gold tree stays
+    Substitutions keep every column but FORM (and LEMMA: the given lemma or ``_``), and
+    MISC as the module docstring says; a preceding ``a``/``an`` is repaired.
+    Reorderings move whole token lines and renumber HEAD and DEPS so the gold tree stays
     attached to the same words. Raises ``ValueError`` for a perturbation of another
     sentence, an out-of-range position, or a substitution inside a multiword token.
     """
@@ -104,9 +192,18 @@ def _substitute(sentence: Sentence, p: Perturbation) -> Sentence:
             raise ValueError(f"replacement {form!r} is empty or contains whitespace")
         old = words[i]
         lemma = p.lemmas[k] if p.lemmas else "_"
-        tok = replace(old, form=form, lemma=lemma or "_")
-        new[i] = tok.with_misc(OrigForm=old.form, Perturbation=p.method)
+        new[i] = _changed(replace(old, form=form, lemma=lemma or "_"), old.form, p.method)
+    for j, article in article_repairs(sentence, p):
+        new[j] = _changed(replace(words[j], form=article), words[j].form, p.method)
     return sentence.with_words(new)
+
+
+_STALE: dict[str, None] = dict.fromkeys(FORM_MISC_KEYS)
+
+
+def _changed(tok: Token, old_form: str, method: str) -> Token:
+    """``tok`` (with its new FORM) marked as changed: stale keys dropped, origin added."""
+    return tok.with_misc(**_STALE).with_misc(OrigForm=old_form, Perturbation=method)
 
 
 _DEP_HEAD = re.compile(r"^(\d+)(:.*)$")

@@ -4,8 +4,10 @@ Two kinds of model, chosen from the model's config (or forced with ``kind``):
 
 - **causal** (GPT-2 style): the words that best continue the text left of the word
   (:func:`~brittle.search.generators.lm_causal.next_words_at`: one forward pass per
-  sentence serves all its positions), optionally re-ranked by the
-  log-likelihood of the whole sentence with the word substituted (``rerank``).
+  sentence serves all its positions), then re-ranked by the log-likelihood of the
+  whole sentence with the word substituted, right context included (``rerank``, on by
+  default: the left context alone proposes "forbade" -> "will" or "Dogs should
+  loudly"; batched, one more forward pass per proposal).
 - **masked** (BERT style): the words that best fill the word's place, with one mask or,
   with ``max_masks > 1``, as many masks as pieces
   (:func:`~brittle.search.generators.lm_masked.masked_words`).
@@ -13,9 +15,10 @@ Two kinds of model, chosen from the model's config (or forced with ``kind``):
 Only whole words are kept: letters only (ASCII), at least ``min_length`` characters,
 not the original word (case-insensitive), lowercase where the original is, and with
 ``pos_filter`` only words the :class:`~brittle.search.generators.lexicon.PosLexicon`
-allows for the original UPOS (or UPOS and PTB tag): LM candidates are otherwise often
-function words or of another class. Candidates take the original's capitalisation;
-their lemma comes from the lexicon. All eligible
+allows for the original UPOS and fine PTB tag (default ``xpos``: "forbade" (VBD) keeps
+past forms only; ``upos`` checks the word class alone): LM candidates are otherwise
+often function words, of another class, or of another tense or number. Candidates
+take the original's capitalisation; their lemma comes from the lexicon. All eligible
 positions of a batch of sentences are scored together, ``batch_size`` contexts per
 forward pass.
 
@@ -78,7 +81,7 @@ class CoCO(SubstitutionGenerator):
         max_masks: masked: most mask tokens tried for multi-piece words.
         rerank: causal: re-rank the best ``2 * top_k`` words by the log-likelihood of
             the whole sentence with the word substituted (one more forward pass per
-            word).
+            word; on by default).
         pos_filter: ``upos``: keep only words whose possible UPOS include the
             original's; ``xpos``: also require the original's PTB tag (``expanded``
             (VBD) keeps ``built``, not ``builds``); ``none``: no POS filter.
@@ -98,8 +101,8 @@ class CoCO(SubstitutionGenerator):
     max_pieces: int = 3
     complete: Literal["all", "unknown", "none"] = "unknown"
     max_masks: int = 1
-    rerank: bool = False
-    pos_filter: Literal["none", "upos", "xpos"] = "upos"
+    rerank: bool = True
+    pos_filter: Literal["none", "upos", "xpos"] = "xpos"
     min_length: int = 2
     lexicon: PosLexicon = field(default_factory=PosLexicon)
 

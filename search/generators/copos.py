@@ -2,13 +2,23 @@
 
 For each eligible word, the options are the lemma names of the WordNet synsets of the
 word's lemma in the WordNet part of speech of its UPOS (NOUN -> ``n``, VERB -> ``v``,
-ADJ -> ``a`` and satellites ``s``, ADV -> ``r``), in WordNet's sense order (most frequent
-sense first), inflected like the original word (number, tense and verb form, degree —
+ADJ -> ``a`` and satellites ``s``, ADV -> ``r``). Which senses, and in what order, is
+the ``sense`` option:
+
+- ``context`` (default): only the senses the word has in its sentence, chosen by how
+  close each sense's gloss is to the sentence in the sentence encoder's embedding
+  (:func:`~brittle.search.generators.sense.choose_senses`; senses within ``margin`` of
+  the best). This is what keeps "Is this seat taken?" from becoming "Is this butt
+  taken?".
+- ``first``: only the lemma's most frequent sense (its first synset).
+- ``all``: every sense in WordNet's order (most frequent sense first), as La Malfa et al.
+
+Synonyms are inflected like the original word (number, tense and verb form, degree —
 from its XPOS, or from UPOS + FEATS when XPOS is not a PTB tag) and written with its
 capitalisation. The original form and lemma are excluded; a synonym that cannot be
 inflected to the needed tag (``important`` has no one-word comparative) is skipped.
 
-Synonym lookups are cached per ``(lemma, WordNet pos)`` for the life of the generator.
+Sense lookups are cached per ``(lemma, WordNet pos)`` for the life of the generator.
 """
 
 from __future__ import annotations
@@ -28,12 +38,18 @@ from brittle.search.generators.inflection import (
     target_tag,
 )
 from brittle.search.generators.lexicon import WORDNET_POS
+from brittle.search.generators.sense import Sense, choose_senses
+from brittle.search.generators.surface import surface_of
+from brittle.search.sentence_models import sentence_encoder
 from brittle.search.table import Candidate, SubstitutionTable
 
 if TYPE_CHECKING:
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.corpus.reader.wordnet import Lemma, WordNetCorpusReader
 
-__all__ = ["CoPOS"]
+__all__ = ["CoPOS", "SenseMode"]
+
+#: Which WordNet senses coPOS draws synonyms from (see the module docstring).
+SenseMode = Literal["context", "first", "all"]
 
 
 @GENERATORS.register("copos", help="WordNet synonyms with the same POS, inflected")
@@ -47,6 +63,13 @@ class CoPOS(SubstitutionGenerator):
         allow_capitalised: keep lemma names with capitals (mostly names; ``Einstein`` for
             ``genius``); off by default.
         inflect: inflect synonyms like the original (off: use the bare lemma names).
+        sense: ``context``, ``first`` or ``all`` (see the module docstring).
+        margin: ``context``: senses scoring within this of the best sense are kept too
+            (0: the best sense only).
+        prior_weight: ``context``: weight of a sense's log relative frequency (SemCor
+            counts) beside its gloss similarity.
+        device: ``context``: torch device of the sentence encoder (default ``cuda`` when
+            available, else ``cpu``).
         wordnet: an NLTK WordNet corpus reader; ``None`` loads the offline-provisioned
             one from :func:`brittle.engine.core.resources.load_wordnet` on first use.
     """
@@ -58,8 +81,12 @@ class CoPOS(SubstitutionGenerator):
     multiword: Literal["skip", "hyphen"] = "skip"
     allow_capitalised: bool = False
     inflect: bool = True
+    sense: SenseMode = "context"
+    margin: float = 0.0
+    prior_weight: float = 0.05
+    device: str | None = None
     wordnet: WordNetCorpusReader | None = None
-    _synonyms: dict[tuple[str, str], tuple[str, ...]] = field(
+    _senses: dict[tuple[str, str], tuple[Sense, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
     _state: dict[str, WordNetCorpusReader] = field(default_factory=dict, init=False, repr=False)
@@ -71,32 +98,42 @@ class CoPOS(SubstitutionGenerator):
             self._state["wordnet"] = load_wordnet()
         return self._state["wordnet"]
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.margin < 0:
+            raise ValueError(f"margin must be at least 0, got {self.margin}")
+
     def prepare(self) -> None:
-        """Load WordNet and, when inflecting, lemminflect's tables."""
+        """Load WordNet, lemminflect's tables when inflecting, the encoder for ``context``."""
         self._wordnet()
         if self.inflect:
             load_inflections()
+        if self.sense == "context":
+            sentence_encoder(device=self.device).embed(["warm-up"])
 
-    def synonyms(self, lemma: str, pos: str) -> tuple[str, ...]:
-        """Synonym lemma names of ``lemma`` for WordNet ``pos`` (``n``, ``v``, ``a``, ``r``).
-
-        In sense order, without duplicates and without ``lemma`` itself; multiword and
-        capitalised names handled as configured. Cached.
-        """
+    def senses(self, lemma: str, pos: str) -> tuple[Sense, ...]:
+        """The WordNet senses of ``lemma`` for ``pos`` (``n``, ``v``, ``a``, ``r``), in
+        WordNet's order, each with its gloss and its synonyms (multiword and capitalised
+        names handled as configured, ``lemma`` itself left out). Cached."""
         key = (lemma.lower(), pos)
-        hit = self._synonyms.get(key)
+        hit = self._senses.get(key)
         if hit is not None:
             return hit
-        wn = self._wordnet()
-        seen: dict[str, None] = {}
-        for synset in wn.synsets(key[0], pos=pos):
-            for name in synset.lemma_names():
-                word = self._clean(name)
-                if word is not None and word.lower() != key[0]:
-                    seen.setdefault(word, None)
-        out = tuple(seen)
-        self._synonyms[key] = out
-        return out
+        out: list[Sense] = []
+        for synset in self._wordnet().synsets(key[0], pos=pos):
+            names = (self._clean(name) for name in synset.lemma_names())
+            synonyms = tuple(dict.fromkeys(w for w in names if w and w.lower() != key[0]))
+            gloss = "; ".join([synset.definition(), *synset.examples()])
+            count = sum(_count(x) for x in synset.lemmas() if x.name().lower() == key[0])
+            out.append(Sense(synset.name(), gloss, synonyms, count))
+        self._senses[key] = tuple(out)
+        return self._senses[key]
+
+    def synonyms(self, lemma: str, pos: str, *, first_sense: bool = False) -> tuple[str, ...]:
+        """Synonym lemma names of ``lemma`` for WordNet ``pos``, in sense order, without
+        duplicates; with ``first_sense`` only those of its first (most frequent) sense."""
+        senses = self.senses(lemma, pos)
+        return _union(senses[:1] if first_sense else senses)
 
     def _clean(self, name: str) -> str | None:
         if "_" in name:
@@ -114,25 +151,67 @@ class CoPOS(SubstitutionGenerator):
     ) -> list[SubstitutionTable]:
         """Same-POS synonyms of every eligible word; see the module docstring."""
         k = self._k(top_k)
+        if self.sense != "context":
 
-        def options_at(sentence: Sentence, i: int) -> list[Candidate]:
-            word = sentence.words[i]
-            return self._options(word.form, word.lemma, word.upos, word.xpos, word.feats_dict)[:k]
+            def options_at(sentence: Sentence, i: int) -> list[Candidate]:
+                word = sentence.words[i]
+                base, pos = self._lookup(word.form, word.lemma, word.upos)
+                if pos is None:
+                    return []
+                synonyms = self.synonyms(base, pos, first_sense=self.sense == "first")
+                return self._options(word.form, word.upos, word.xpos, word.feats_dict, synonyms)[:k]
 
-        return self.tables_by_word(sentences, options_at)
+            return self.tables_by_word(sentences, options_at)
+        queries: list[tuple[int, int]] = []
+        contexts: list[str] = []
+        senses: list[tuple[Sense, ...]] = []
+        for si, sentence in enumerate(sentences):
+            text = surface_of(sentence).text
+            for i in self.eligibility.positions(sentence):
+                word = sentence.words[i]
+                base, pos = self._lookup(word.form, word.lemma, word.upos)
+                found = self.senses(base, pos) if pos is not None else ()
+                if any(sense.synonyms for sense in found):
+                    queries.append((si, i))
+                    contexts.append(text)
+                    senses.append(found)
+        chosen = choose_senses(
+            contexts,
+            senses,
+            sentence_encoder(device=self.device),
+            margin=self.margin,
+            prior_weight=self.prior_weight,
+        )
+        options: list[dict[int, list[Candidate]]] = [{} for _ in sentences]
+        for (si, i), kept in zip(queries, chosen, strict=True):
+            word = sentences[si].words[i]
+            opts = self._options(word.form, word.upos, word.xpos, word.feats_dict, _union(kept))
+            if opts:
+                options[si][i] = opts[:k]
+        return [
+            SubstitutionTable.from_mapping(s.sent_id, self.method, len(s), opts)
+            for s, opts in zip(sentences, options, strict=True)
+        ]
+
+    @staticmethod
+    def _lookup(form: str, lemma: str, upos: str) -> tuple[str, str | None]:
+        """The lemma to look up (the form when the lemma is blank) and its WordNet pos."""
+        return (lemma if lemma not in ("_", "") else form), WORDNET_POS.get(upos)
 
     def _options(
-        self, form: str, lemma: str, upos: str, xpos: str, feats: dict[str, str]
+        self, form: str, upos: str, xpos: str, feats: dict[str, str], synonyms: Sequence[str]
     ) -> list[Candidate]:
-        pos = WORDNET_POS.get(upos)
-        if pos is None:
-            return []
-        base = lemma if lemma not in ("_", "") else form
         tag = target_tag(upos, xpos, feats) if self.inflect else None
         out: list[Candidate] = []
         seen = {form.lower()}
-        for synonym in self.synonyms(base, pos):
-            surface = synonym if tag is None else inflect_lemma(synonym, tag)
+        for synonym in synonyms:
+            surface = (
+                synonym
+                if tag is None
+                else inflect_lemma(
+                    synonym, tag, number=feats.get("Number"), person=feats.get("Person")
+                )
+            )
             if surface is None or " " in surface:
                 continue
             surface = match_case(form, surface)
@@ -141,3 +220,17 @@ class CoPOS(SubstitutionGenerator):
             seen.add(surface.lower())
             out.append((surface, synonym))
         return out
+
+
+def _union(senses: Sequence[Sense]) -> tuple[str, ...]:
+    """The synonyms of ``senses``, in order, each once."""
+    return tuple(dict.fromkeys(w for sense in senses for w in sense.synonyms))
+
+
+def _count(lemma: Lemma) -> int:
+    """SemCor frequency of a WordNet lemma in its sense (0 when the WordNet copy has no
+    ``cntlist.rev``, which some distributions leave out)."""
+    try:
+        return int(lemma.count())
+    except (OSError, LookupError):
+        return 0

@@ -9,8 +9,14 @@ positions of a batch are searched in one call.
 Options are the nearest words, best first, keeping only words that are neither the
 original form nor another form of its lemma (``dog`` never proposes ``dogs``), and with
 ``same_pos`` only words the :class:`~brittle.search.generators.lexicon.PosLexicon` allows
-for the original UPOS. Neighbours are taken as they are (inflection-agnostic: a plural
-noun may get a singular neighbour); capitalisation follows the original.
+for the original UPOS. With ``inflect`` (default, with ``same_pos``) a neighbour of a
+content word (NOUN, VERB, ADJ, ADV) stands for its lemma of that class, which is
+inflected like the original (``forbade`` -> ``prohibited``, not ``prohibiting``; ``be``
+agrees with the original's Number and Person); the lemma must be one of that class in
+lemminflect's lexicon and its inflected form a word of the searched vocabulary
+(:func:`~brittle.search.generators.vocabulary.attested_form`), and neighbours that
+inflect to the same form count once. Other neighbours are taken as they are;
+capitalisation follows the original.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ import numpy as np
 
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
-from brittle.search.generators.inflection import match_case
+from brittle.search.generators.inflection import TAG_FAMILY, match_case, target_tag
 from brittle.search.generators.lexicon import PosLexicon
-from brittle.search.generators.vocabulary import frequent_words, glove
+from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
 
 if TYPE_CHECKING:
@@ -116,6 +122,8 @@ class Neighbours(SubstitutionGenerator):
             ``vectors``.
         vectors: the embedding table (V, d), float32, rows aligned with ``words``.
         lexicon: the word -> UPOS lexicon.
+        inflect: inflect content-word neighbours like the original (with ``same_pos``;
+            the tag comes from XPOS or FEATS, singular/base form when both are empty).
     """
 
     method: ClassVar[str] = "neighbours"
@@ -128,6 +136,8 @@ class Neighbours(SubstitutionGenerator):
     words: Sequence[str] | None = None
     vectors: NDArray[np.float32] | None = None
     lexicon: PosLexicon = field(default_factory=PosLexicon)
+    inflect: bool = True
+    _known: dict[int, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
 
     def index(self) -> EmbeddingIndex:
         """The cached index over this generator's vocabulary."""
@@ -168,11 +178,25 @@ class Neighbours(SubstitutionGenerator):
             for s, opts in zip(sentences, options, strict=True)
         ]
 
+    def known(self) -> frozenset[str]:
+        """The searched words as a set (inflected neighbours must be among them)."""
+        idx = self.index()
+        key = id(idx)
+        hit = self._known.get(key)
+        if hit is None:
+            hit = self._known[key] = frozenset(idx.words)
+        return hit
+
     def _filter(self, sentence: Sentence, i: int, near: Sequence[str], k: int) -> list[Candidate]:
-        form = sentence.forms[i]
-        upos = sentence.upos[i]
-        lemma = sentence.lemmas[i].lower()
+        token = sentence.words[i]
+        form, upos = token.form, token.upos
+        lemma = token.lemma.lower()
+        feats = token.feats_dict
+        tag = target_tag(upos, token.xpos, feats)
+        inflecting = self.inflect and self.same_pos and upos in TAG_FAMILY and tag is not None
+        known = self.known() if inflecting else frozenset()
         out: list[Candidate] = []
+        seen = {form.lower()}
         for word in near:
             if word == form.lower() or word == lemma:
                 continue
@@ -181,7 +205,20 @@ class Neighbours(SubstitutionGenerator):
                 continue
             if self.same_pos and not self.lexicon.has(word, upos):
                 continue
-            out.append((match_case(form, word), word_lemma))
+            surface: str | None = word
+            if inflecting and tag is not None:
+                surface = attested_form(
+                    word_lemma.lower(),
+                    upos,
+                    tag,
+                    known,
+                    number=feats.get("Number"),
+                    person=feats.get("Person"),
+                )
+            if surface is None or surface in seen:
+                continue
+            seen.add(surface)
+            out.append((match_case(form, surface), word_lemma))
             if len(out) == k:
                 break
         return out

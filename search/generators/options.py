@@ -19,7 +19,7 @@ from typing import Literal, Union
 
 from brittle.engine.core.errors import ConfigError
 
-__all__ = ["option_help", "parse_options"]
+__all__ = ["SHORTHANDS", "option_help", "parse_options", "shorthand_options"]
 
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
@@ -148,4 +148,44 @@ def option_help(cls: type) -> list[str]:
             out.extend(f"{name}.{part}" for part in option_help(hint))
         elif _settable_hint(hint):
             out.append(name)
+    return out
+
+
+#: Command-line flags that set a generator option by name, for every generator that has
+#: the option (``--lm DIR`` is ``-o model=DIR`` for ``coco``): flag -> option name.
+SHORTHANDS: dict[str, str] = {"--lm": "model", "--lm-kind": "kind", "--sense": "sense"}
+
+
+def shorthand_options(
+    methods: Sequence[str], generators: Mapping[str, type], given: Mapping[str, str | None]
+) -> dict[str, tuple[str, ...]]:
+    """``NAME=VALUE`` option strings per method from shorthand flags.
+
+    Args:
+        methods: the run's generator names.
+        generators: the generator class of each method.
+        given: flag (a key of :data:`SHORTHANDS`) -> value, ``None`` when not given.
+
+    Returns:
+        For each method, the option strings of the flags it takes (possibly none).
+
+    Raises:
+        ConfigError: a flag given that none of ``methods`` takes.
+    """
+    out: dict[str, tuple[str, ...]] = {m: () for m in methods}
+    for flag, value in given.items():
+        if value is None:
+            continue
+        option = SHORTHANDS[flag]
+        takers = [m for m in methods if option in option_help(generators[m])]
+        if not takers:
+            owners = ", ".join(
+                sorted(m for m, cls in generators.items() if option in option_help(cls))
+            )
+            raise ConfigError(
+                f"{flag} sets the {option!r} option, which {', '.join(methods)} does not have"
+                + (f" (it applies to: {owners})" if owners else "")
+            )
+        for m in takers:
+            out[m] = (*out[m], f"{option}={value}")
     return out

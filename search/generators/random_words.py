@@ -7,9 +7,13 @@ word list given as ``vocabulary``.
 With ``same_pos`` (default) a word may replace a NOUN only if the
 :class:`~brittle.search.generators.lexicon.PosLexicon` says it can be a noun, and so on
 for each UPOS the lexicon decides (other tags draw from the whole vocabulary). With
-``inflect`` (default) content-word slots draw lemmas of their class and inflect them like
-the original (``cats`` -> ``houses``, ``ran`` -> ``bought``); without it, any form of
-the class is drawn as is.
+``inflect`` (default) content-word slots (NOUN, VERB, ADJ, ADV) draw lemmas of their
+class in lemminflect's lexicon and inflect them like the original (``cats`` ->
+``houses``, ``ran`` -> ``bought``; ``be`` agrees with the original's Number and
+Person), and only lemmas whose inflected form is itself a vocabulary word are drawn
+(:func:`~brittle.search.generators.vocabulary.attested_form`: no ``dialoged``,
+``informations`` or ``overnicer``; a verb also needs a past or ``-ing`` form in the
+vocabulary). Without ``inflect``, any form of the class is drawn as is.
 
 Draws are seeded per ``(seed, sentence id, position)``, so a sentence gets the same
 options in any batch.
@@ -25,12 +29,12 @@ from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.inflection import (
     TAG_FAMILY,
-    inflect_lemma,
+    is_lexicon_lemma,
     match_case,
     target_tag,
 )
 from brittle.search.generators.lexicon import PosLexicon
-from brittle.search.generators.vocabulary import frequent_words, glove
+from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = ["RandomWords"]
@@ -65,7 +69,11 @@ class RandomWords(SubstitutionGenerator):
     _pools: dict[tuple[str, bool], tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
+    _slots: dict[tuple[str, str], tuple[str, ...]] = field(
+        default_factory=dict, init=False, repr=False
+    )
     _state: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, repr=False)
+    _known: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
 
     def words(self) -> tuple[str, ...]:
         """The plain words of the vocabulary's first ``vocab_size`` rows, by frequency."""
@@ -84,18 +92,32 @@ class RandomWords(SubstitutionGenerator):
         hit = self._pools.get(key)
         if hit is not None:
             return hit
-        from lemminflect import getAllLemmas
-
         out = []
         for word in self.words():
             if key[0] != "*" and upos not in self.lexicon.upos(word):
                 continue
-            if lemmas_only and word not in getAllLemmas(word).get(upos, (word,)):
+            if lemmas_only and not is_lexicon_lemma(word, upos):
                 continue
             out.append(word)
         pool = tuple(out)
         self._pools[key] = pool
         return pool
+
+    def known(self) -> frozenset[str]:
+        """The vocabulary's words as a set (inflected forms must be among them)."""
+        if "known" not in self._known:
+            self._known["known"] = frozenset(self.words())
+        return self._known["known"]
+
+    def slot_pool(self, upos: str, tag: str) -> tuple[str, ...]:
+        """Lemmas of :meth:`pool` whose form for the PTB ``tag`` is a vocabulary word."""
+        key = (upos, tag)
+        hit = self._slots.get(key)
+        if hit is None:
+            known = self.known()
+            hit = tuple(w for w in self.pool(upos) if attested_form(w, upos, tag, known))
+            self._slots[key] = hit
+        return hit
 
     def candidates(
         self, sentences: Sequence[Sentence], *, top_k: int | None = None
@@ -105,15 +127,28 @@ class RandomWords(SubstitutionGenerator):
 
         def options_at(sentence: Sentence, i: int) -> list[Candidate]:
             word = sentence.words[i]
-            tag = target_tag(word.upos, word.xpos, word.feats_dict)
-            return self._draw(sentence.sent_id, i, word.form, word.lemma, word.upos, tag, k)
+            feats = word.feats_dict
+            tag = target_tag(word.upos, word.xpos, feats)
+            agreement = (feats.get("Number"), feats.get("Person"))
+            return self._draw(
+                sentence.sent_id, i, word.form, word.lemma, word.upos, tag, k, agreement
+            )
 
         return self.tables_by_word(sentences, options_at)
 
     def _draw(
-        self, sid: str, i: int, form: str, lemma: str, upos: str, tag: str | None, k: int
+        self,
+        sid: str,
+        i: int,
+        form: str,
+        lemma: str,
+        upos: str,
+        tag: str | None,
+        k: int,
+        agreement: tuple[str | None, str | None] = (None, None),
     ) -> list[Candidate]:
-        pool = self.pool(upos)
+        inflect_to = tag if self.inflect and upos in TAG_FAMILY else None
+        pool = self.pool(upos) if inflect_to is None else self.slot_pool(upos, inflect_to)
         if not pool:
             return []
         rng = position_rng(self.seed, sid, i)
@@ -123,11 +158,17 @@ class RandomWords(SubstitutionGenerator):
         out: list[Candidate] = []
         seen: set[str] = set()
         lemmas_only = self.inflect and upos in TAG_FAMILY
+        number, person = agreement
+        known = self.known()
         for r in picks.tolist():
             base = pool[r]
             if base in excluded:
                 continue
-            surface = inflect_lemma(base, tag) if lemmas_only and tag is not None else base
+            surface = (
+                base
+                if inflect_to is None
+                else attested_form(base, upos, inflect_to, known, number=number, person=person)
+            )
             if surface is None or not surface.isalpha() or surface.lower() in excluded:
                 continue
             if surface in seen:

@@ -4,22 +4,28 @@ GloVe's rows are ordered by corpus frequency, so its first ``top_n`` rows are th
 frequent words. :func:`frequent_words` keeps the plain ones among them: lowercase ASCII
 letters only, at least two characters (no numbers, punctuation, URLs or names written
 with capitals).
+
+:func:`attested_form` inflects a lemma only into forms the vocabulary contains, so the
+vocabulary-based generators never write a form nobody uses (``dialoged``, ``infirmed``:
+``dialog`` and ``infirm`` are verbs in lemminflect's lexicon, but their verb forms are
+not in GloVe's vocabulary).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brittle.engine.core.resources import load_glove
+from brittle.search.generators.inflection import inflect_lemma, is_lexicon_lemma
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["frequent_words", "glove", "is_plain_word"]
+__all__ = ["attested_form", "frequent_words", "glove", "is_plain_word"]
 
 
 def is_plain_word(word: str, *, min_length: int = 2) -> bool:
@@ -48,3 +54,36 @@ def glove() -> tuple[Sequence[str], NDArray[np.float32]]:
     """
     words, vectors = load_glove()
     return tuple(words), vectors
+
+
+#: Verb forms whose presence in a vocabulary shows a lemma is used as a verb (``-s`` is
+#: left out: ``books`` is a noun's plural as well).
+_VERB_EVIDENCE = ("VBD", "VBN", "VBG")
+
+
+def attested_form(
+    lemma: str,
+    upos: str,
+    tag: str,
+    known: Container[str],
+    *,
+    number: str | None = None,
+    person: str | None = None,
+) -> str | None:
+    """``lemma`` inflected for ``tag`` when the result is a word of ``known``, else ``None``.
+
+    ``lemma`` must be a lemma of ``upos`` in lemminflect's lexicon, and a verb must also
+    have one of its past or ``-ing`` forms in ``known`` (evidence that it is used as a
+    verb at all). ``number`` and ``person`` are passed to
+    :func:`~brittle.search.generators.inflection.inflect_lemma` (agreement of ``be``).
+    """
+    if not is_lexicon_lemma(lemma, upos):
+        return None
+    form = inflect_lemma(lemma, tag, number=number, person=person)
+    if form is None or form not in known:
+        return None
+    if upos == "VERB" and lemma != "be":
+        evidence = (inflect_lemma(lemma, t) for t in _VERB_EVIDENCE)
+        if not any(f is not None and f in known for f in evidence):
+            return None
+    return form

@@ -1,0 +1,181 @@
+"""How well each way of choosing coPOS synonyms keeps the word's sense.
+
+WordNet's example sentences are sense-tagged for free: "he booked their seats in
+advance" illustrates ``seat.n.01``, so a right-sense replacement of *seat* there is
+another lemma of ``seat.n.01``, and a lemma of any other sense of *seat* is wrong.
+For a seeded sample of such (sentence, word, sense) cases this script ranks the word's
+single-word synonyms from every sense in several ways and reports:
+
+- ``cover``: share of cases where the method offers anything;
+- ``P@1``: share of cases (offering something) whose first offer has the right sense;
+- ``P@1 freq``: the same, each case weighted by how often the word has that sense in
+  SemCor (count + 0.5): WordNet illustrates rare senses as often as frequent ones,
+  running text does not;
+- ``right share``: mean share of right-sense synonyms among all the method offers
+  (what a uniform draw from its offers gets).
+
+The sentence being tested is left out of the gloss it is compared with. Methods:
+WordNet order (``all``), first sense (``first``), gloss choice with a sense-frequency
+prior of weight lambda (``context``; brittle's default lambda is 0.05), and the ranking of
+the substituted sentences by sentence similarity and by the bundled causal LM's
+log-probability (slow: ``--lm-cases`` limits it).
+
+Run: ``python bench/bench_sense.py [--cases 400] [--lm-cases 40]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from brittle.engine.core.resources import load_wordnet
+from brittle.search.generators.copos import CoPOS
+from brittle.search.generators.lm import LoadedLM, load_lm
+from brittle.search.generators.lm_causal import sentence_logprobs
+from brittle.search.generators.sense import Sense, choose_senses
+from brittle.search.sentence_models import sentence_encoder
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
+
+LAMBDAS = (0.0, 0.02, 0.05, 0.1, 0.2)
+_TOKEN = re.compile(r"[A-Za-z']+|[^\sA-Za-z']")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One word in one WordNet example sentence, with its sense's right synonyms."""
+
+    tokens: tuple[str, ...]
+    index: int
+    lemma: str
+    pos: str
+    synset: str
+    example: str
+    right: frozenset[str]
+    count: int
+
+
+def _single(name: str) -> bool:
+    return "_" not in name and name.isalpha() and name.islower()
+
+
+def find_cases(n: int, seed: int) -> list[Case]:
+    """Up to ``n`` cases whose word has right- and wrong-sense synonyms."""
+    wn = load_wordnet()
+    synsets = sorted(wn.all_synsets(), key=lambda s: s.name())
+    random.Random(seed).shuffle(synsets)
+    out: list[Case] = []
+    for synset in synsets:
+        pos = "a" if synset.pos() == "s" else synset.pos()
+        for example in synset.examples():
+            tokens = tuple(_TOKEN.findall(example))
+            case = _case(wn, synset, pos, example, tokens)
+            if case is not None:
+                out.append(case)
+                break
+        if len(out) >= n:
+            break
+    return out
+
+
+def _case(
+    wn: WordNetCorpusReader, synset: Synset, pos: str, example: str, tokens: tuple[str, ...]
+) -> Case | None:
+    for lemma in synset.lemmas():
+        word = lemma.name()
+        if not _single(word) or word not in tokens:
+            continue
+        offered = {n for s in wn.synsets(word, pos=pos) for n in s.lemma_names() if _single(n)}
+        offered.discard(word)
+        right = frozenset(n for n in synset.lemma_names() if n != word)
+        if offered & right and offered - right:
+            return Case(
+                tokens, tokens.index(word), word, pos, synset.name(), example, right, lemma.count()
+            )
+    return None
+
+
+def run(cases: Sequence[Case], lm_cases: int) -> dict[str, list[tuple[list[str], Case]]]:
+    """Each method's offers, per case."""
+    copos = CoPOS(sense="all")
+    encoder = sentence_encoder()
+    found: dict[str, list[tuple[list[str], Case]]] = {}
+
+    def add(name: str, offers: list[str], case: Case) -> None:
+        found.setdefault(name, []).append((offers, case))
+
+    lm: LoadedLM | None = None
+    for k, case in enumerate(cases):
+        senses = [
+            s if case.example not in s.gloss else _without(s, case.example)
+            for s in copos.senses(case.lemma, case.pos)
+        ]
+        every = list(dict.fromkeys(w for s in senses for w in s.synonyms if _single(w)))
+        add("all (WordNet order)", every, case)
+        add("first sense", [w for w in senses[0].synonyms if _single(w)], case)
+        text = " ".join(case.tokens)
+        for weight in LAMBDAS:
+            [kept] = choose_senses([text], [senses], encoder, margin=0.0, prior_weight=weight)
+            offers = [w for s in kept for w in s.synonyms if _single(w)]
+            add(f"context, lambda {weight}", offers, case)
+        subs = [
+            " ".join((*case.tokens[: case.index], w, *case.tokens[case.index + 1 :])) for w in every
+        ]
+        sim = encoder.similarity([text] * len(subs), subs)
+        add(
+            "rank by sentence similarity", [every[j] for j in np.argsort(-sim, kind="stable")], case
+        )
+        if k < lm_cases:
+            lm = lm or load_lm(None)
+            lp = sentence_logprobs(lm, subs, batch_size=32)
+            add("rank by causal LM", [every[j] for j in np.argsort(-lp, kind="stable")], case)
+    return found
+
+
+def _without(sense: Sense, example: str) -> Sense:
+    parts = [p for p in sense.gloss.split("; ") if p != example]
+    return replace(sense, gloss="; ".join(parts))
+
+
+def table(found: dict[str, list[tuple[list[str], Case]]]) -> str:
+    """The Markdown table of the measures named in the module docstring."""
+    lines = [
+        "| method | cases | cover | P@1 | P@1 freq | right share |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, rows in found.items():
+        offered = [(o, c) for o, c in rows if o]
+        cover = len(offered) / len(rows)
+        p1 = float(np.mean([o[0] in c.right for o, c in offered]))
+        weights = np.array([c.count + 0.5 for _, c in offered])
+        p1w = float(
+            np.sum([(o[0] in c.right) * w for (o, c), w in zip(offered, weights, strict=True)])
+            / weights.sum()
+        )
+        share = float(np.mean([np.mean([w in c.right for w in o]) for o, c in offered]))
+        lines.append(f"| {name} | {len(rows)} | {cover:.3f} | {p1:.3f} | {p1w:.3f} | {share:.3f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=400)
+    parser.add_argument("--lm-cases", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    cases = find_cases(args.cases, args.seed)
+    print(table(run(cases, args.lm_cases)))
+    print(f"\n{len(cases)} cases, {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""``similarity``: a candidate must mean nearly what the original means.
+
+The value is the cosine similarity of the sentence embeddings of original and
+candidate, from the bundled all-MiniLM-L6-v2 used as it was trained for sentence
+embeddings (mean of the last layer over the real tokens, L2 normalised; see
+:mod:`brittle.search.sentence_models`). A candidate is kept when the cosine is at least
+the bound (``similarity:S``; default :data:`DEFAULT_MIN_SIMILARITY`, chosen by
+measurement: docs/constraints.md). It applies alike to substitutions and reorderings.
+
+The encoder loads at the first check, once per process and device.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from brittle.engine.core.errors import ConfigError
+from brittle.search.constraints.base import (
+    CONSTRAINTS,
+    CandidateBatch,
+    Constraint,
+    ConstraintContext,
+    ConstraintResult,
+    empty_result,
+    spec_number,
+)
+from brittle.search.sentence_models import pair_texts, sentence_encoder
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["DEFAULT_MIN_SIMILARITY", "SimilarityConstraint", "sentence_similarity"]
+
+#: Least cosine similarity of the MiniLM sentence embeddings (see docs/constraints.md).
+DEFAULT_MIN_SIMILARITY = 0.8
+
+
+def sentence_similarity(
+    batches: Sequence[CandidateBatch], *, path: str | None = None, device: str | None = None
+) -> list[NDArray[np.float64]]:
+    """Per batch, each candidate's cosine similarity to the original, float64 (m,).
+
+    One encoder call for every text of every batch (texts already embedded come from
+    the encoder's cache).
+    """
+    encoder = sentence_encoder(path, device=device)
+    first: list[str] = []
+    second: list[str] = []
+    for b in batches:
+        for sentence, p in zip(b.sentences, b.perturbations, strict=True):
+            a, c = pair_texts(b.original, sentence, p)
+            first.append(a)
+            second.append(c)
+    cosine = encoder.similarity(first, second)
+    out = []
+    start = 0
+    for b in batches:
+        out.append(cosine[start : start + len(b)].copy())
+        start += len(b)
+    return out
+
+
+@CONSTRAINTS.register(
+    "similarity",
+    help="cosine of the MiniLM sentence embeddings of original and candidate is at least S "
+    f"(similarity:S; default {DEFAULT_MIN_SIMILARITY})",
+)
+@dataclass(frozen=True)
+class SimilarityConstraint(Constraint):
+    """Cosine similarity of the sentence embeddings at least ``min_similarity``.
+
+    Attributes:
+        min_similarity: the least cosine kept, in [-1, 1] (``-1``: only measure).
+        path: the encoder directory (``None``: the bundled all-MiniLM-L6-v2).
+        device: torch device (``None``: ``cuda`` when available, else ``cpu``).
+    """
+
+    min_similarity: float = DEFAULT_MIN_SIMILARITY
+    path: str | None = None
+    device: str | None = None
+
+    name: ClassVar[str] = "similarity"
+    spec_value: ClassVar[str] = (
+        f"least cosine similarity, in [-1, 1] (default {DEFAULT_MIN_SIMILARITY})"
+    )
+
+    @classmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> SimilarityConstraint:
+        cls.check_spec(value)
+        bound = spec_number(value, cls.name, DEFAULT_MIN_SIMILARITY)
+        return cls(min_similarity=bound, device=context.device)
+
+    @classmethod
+    def check_spec(cls, value: str | None) -> None:
+        _check_bound(spec_number(value, cls.name, DEFAULT_MIN_SIMILARITY))
+
+    def __post_init__(self) -> None:
+        _check_bound(self.min_similarity)
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "min_similarity": self.min_similarity,
+            "model": self.path or "all-MiniLM-L6-v2",
+        }
+
+    def check(self, batch: CandidateBatch) -> ConstraintResult:
+        """Values: cosine similarity, float64 (m,); mask: >= the bound."""
+        return self.check_many([batch])[0]
+
+    def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
+        """:meth:`check` of several sentences' batches with one encoder call."""
+        found = sentence_similarity(batches, path=self.path, device=self.device)
+        return [
+            ConstraintResult(self.name, values >= self.min_similarity, values)
+            if len(values)
+            else empty_result(self.name)
+            for values in found
+        ]
+
+
+def _check_bound(bound: float) -> None:
+    if math.isnan(bound) or not -1.0 <= bound <= 1.0:
+        raise ConfigError(f"similarity: the least cosine must lie in [-1, 1], got {bound}")

@@ -1,0 +1,94 @@
+"""Choosing the WordNet senses a word has in its sentence (word-sense disambiguation).
+
+A word's WordNet synonyms come from every sense of its lemma, and most of those senses
+are not the one the sentence uses: "Is this seat taken?" is not about the buttocks
+sense of *seat*, "the past decade" not about a ten-dollar bill (*tenner*).
+:func:`choose_senses` scores each sense by the cosine similarity between the sentence
+embedding of the sentence and that of the sense's gloss (its definition and WordNet's
+example sentences), with the bundled all-MiniLM-L6-v2
+(:class:`~brittle.search.sentence_models.SentenceEncoder`), plus ``prior_weight`` times
+the log of the sense's relative frequency for that word (WordNet's SemCor counts,
+add-one smoothed), and keeps the senses within ``margin`` of the best one. Only their
+synonyms are then offered.
+
+Why glosses: on WordNet's own sense-tagged example sentences (``bench/bench_sense.py``,
+with each test sentence left out of the gloss it is compared with), choosing the sense
+by its gloss puts a right-sense synonym first far more often than WordNet's sense order
+or ranking the substituted sentences by a causal LM's probability or by their sentence
+similarity, which both prefer frequent words whatever their sense (docs/substitutions.md
+has the comparison).
+
+All texts of a batch go to the encoder in one call; glosses recur across sentences and
+are embedded once (the encoder keeps what it has seen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from brittle.search.sentence_models import SentenceEncoder
+
+__all__ = ["Sense", "choose_senses"]
+
+
+@dataclass(frozen=True, slots=True)
+class Sense:
+    """One WordNet sense of a word, as disambiguation sees it.
+
+    Attributes:
+        name: the synset name (``seat.n.01``).
+        gloss: its definition followed by its example sentences.
+        synonyms: the replacement lemma names it offers (already filtered), WordNet order.
+        count: how often the word was tagged with this sense in SemCor (WordNet's
+            ``cntlist``; 0 when unknown).
+    """
+
+    name: str
+    gloss: str
+    synonyms: tuple[str, ...]
+    count: int = 0
+
+
+def choose_senses(
+    contexts: Sequence[str],
+    senses: Sequence[Sequence[Sense]],
+    encoder: SentenceEncoder,
+    *,
+    margin: float,
+    prior_weight: float,
+) -> list[tuple[Sense, ...]]:
+    """The senses each word most likely has in its sentence, best first.
+
+    Args:
+        contexts: q sentence texts (the word in its sentence).
+        senses: for each of the q words, its candidate senses (WordNet order).
+        encoder: the sentence encoder.
+        margin: senses scoring within ``margin`` of the best are kept.
+        prior_weight: weight of the log relative sense frequency added to the cosine.
+
+    Returns:
+        For each word, the kept senses ordered by score (ties: WordNet order); empty when
+        the word has no sense.
+    """
+    texts = [*contexts, *(s.gloss for group in senses for s in group)]
+    if not texts:
+        return []
+    emb = encoder.embed(texts).astype(np.float64)
+    q = len(contexts)
+    out: list[tuple[Sense, ...]] = []
+    row = q
+    for k, group in enumerate(senses):
+        if not group:
+            out.append(())
+            continue
+        counts = np.array([sense.count for sense in group], dtype=np.float64) + 1.0
+        prior = np.log(counts / counts.sum())
+        scores = emb[row : row + len(group)] @ emb[k] + prior_weight * prior
+        row += len(group)
+        best = float(scores.max())
+        order = sorted(range(len(group)), key=lambda j: (-float(scores[j]), j))
+        out.append(tuple(group[j] for j in order if float(scores[j]) >= best - margin))
+    return out

@@ -1,0 +1,305 @@
+"""Whole-sentence models: a causal LM's surprisal and MiniLM sentence embeddings.
+
+Two measurements of a sentence as text, shared by the ``fluency`` and ``similarity``
+constraints and by the quality reports (:mod:`brittle.search.quality`):
+
+- :class:`SurprisalModel`: the total log-probability of a text under a causal LM (the
+  bundled SmolLM2 unless told otherwise, loaded by
+  :func:`~brittle.search.generators.lm.load_lm`), read per word as the mean surprisal
+  in bits per word: ``-log2 P(text) / n``, where ``n`` is the number of the sentence's
+  (syntactic) words, so the unit does not depend on the LM's subword tokenisation.
+- :class:`SentenceEncoder`: the bundled all-MiniLM-L6-v2 used as trained, for sentence
+  embeddings: mean of the last layer over the real tokens (attention mask), then L2
+  normalised, so the dot product of two embeddings is their cosine similarity.
+
+Both load their model at first use, once per process and device (:func:`surprisal_model`,
+:func:`sentence_encoder` hand out the shared instances), and keep the scores of recent
+texts (an original is scored once, however many candidates it is compared with). Texts
+are scored in batches sorted by length, so padding stays small.
+
+:func:`pair_texts` decides what text of an original and its perturbation the models read.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from brittle.engine.core import resources
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from torch import nn
+    from transformers import PreTrainedTokenizerBase
+
+    from brittle.engine.core.perturbation import Perturbation
+    from brittle.engine.core.sentence import Sentence
+    from brittle.search.generators.lm import LoadedLM
+
+__all__ = [
+    "SentenceEncoder",
+    "SurprisalModel",
+    "default_device",
+    "pair_texts",
+    "sentence_encoder",
+    "surprisal_model",
+]
+
+#: Texts whose scores a model keeps (least recently used dropped first).
+CACHE_SIZE = 50_000
+#: Longest input of the sentence encoder in tokens (all-MiniLM-L6-v2 was trained at 256).
+ENCODER_MAX_TOKENS = 256
+
+
+def default_device() -> str:
+    """``cuda`` when torch sees a GPU, else ``cpu``."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """Loads without transformers' progress bars (they would clutter a run's output)."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def pair_texts(
+    original: Sentence, candidate: Sentence, perturbation: Perturbation
+) -> tuple[str, str]:
+    """What the sentence models read of an original and one perturbation of it.
+
+    A substitution keeps the original's spacing (``SpaceAfter=No``), so both sentences
+    are read as their surface text. A reordering loses it (every moved word is followed
+    by a space), so both are read as their words joined by single spaces: the spacing
+    alone then costs nothing.
+    """
+    if perturbation.order is not None:
+        return " ".join(original.forms), " ".join(candidate.forms)
+    return original.surface_text(), candidate.surface_text()
+
+
+class _Cache:
+    """A bounded mapping from text to a score, least recently used dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, object] = OrderedDict()
+
+    def get(self, text: str) -> object | None:
+        value = self._items.get(text)
+        if value is not None:
+            self._items.move_to_end(text)
+        return value
+
+    def put(self, text: str, value: object) -> None:
+        self._items[text] = value
+        self._items.move_to_end(text)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _by_length(texts: Sequence[str]) -> list[str]:
+    """Distinct texts, longest first (ties in text order), so batches pad little."""
+    return sorted(dict.fromkeys(texts), key=lambda t: (-len(t), t))
+
+
+class SurprisalModel:
+    """Sentence log-probabilities and per-word surprisal under a causal LM.
+
+    Args:
+        model: a model directory or name for :func:`~brittle.search.generators.lm.load_lm`
+            (``None``: the bundled SmolLM2).
+        device: torch device (``None``: :func:`default_device`).
+        batch_size: texts per forward pass.
+        cache_size: texts whose log-probability is kept.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        device: str | None = None,
+        batch_size: int = 16,
+        cache_size: int = CACHE_SIZE,
+    ) -> None:
+        self.model = model
+        self.device = device
+        self.batch_size = batch_size
+        self._lm: LoadedLM | None = None
+        self._cache = _Cache(cache_size)
+
+    @property
+    def lm(self) -> LoadedLM:
+        """The loaded LM (loaded at first use)."""
+        if self._lm is None:
+            # defer: torch and transformers load with the model
+            from brittle.search.generators.lm import load_lm
+
+            with _quiet_loading():
+                self._lm = load_lm(
+                    self.model, kind="causal", device=self.device or default_device()
+                )
+        return self._lm
+
+    def describe(self) -> dict[str, object]:
+        """The model's name, for reports (does not load it)."""
+        return {"model": self.model or "smollm2 (bundled)", "unit": "bits per word"}
+
+    def logprobs(self, texts: Sequence[str]) -> NDArray[np.float64]:
+        """Total log-probability (natural log) of each text, float64 (m,)."""
+        found: dict[str, float] = {}
+        todo: list[str] = []
+        for text in _by_length(texts):
+            hit = self._cache.get(text)
+            if isinstance(hit, float):
+                found[text] = hit
+            else:
+                todo.append(text)
+        if todo:
+            # defer: torch and transformers load with the model
+            from brittle.search.generators.lm_causal import sentence_logprobs
+
+            scores = sentence_logprobs(self.lm, todo, batch_size=self.batch_size)
+            for text, score in zip(todo, scores.tolist(), strict=True):
+                found[text] = float(score)
+                self._cache.put(text, float(score))
+        return np.array([found[t] for t in texts], dtype=np.float64)
+
+    def bits_per_word(self, texts: Sequence[str], words: Sequence[int]) -> NDArray[np.float64]:
+        """Mean surprisal of each text in bits per word: ``-log2 P(text) / words``, (m,).
+
+        ``words`` is each text's number of words (the sentence's, not the LM's tokens).
+        """
+        if len(texts) != len(words):
+            raise ValueError(f"{len(texts)} texts but {len(words)} word counts")
+        n = np.maximum(np.asarray(words, dtype=np.float64), 1.0)
+        return -self.logprobs(texts) / math.log(2.0) / n
+
+
+class SentenceEncoder:
+    """all-MiniLM-L6-v2 sentence embeddings: masked mean of the last layer, L2 normalised.
+
+    Args:
+        path: a model directory (``None``: the bundled MiniLM).
+        device: torch device (``None``: :func:`default_device`).
+        batch_size: texts per forward pass.
+        cache_size: texts whose embedding is kept.
+    """
+
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        device: str | None = None,
+        batch_size: int = 64,
+        cache_size: int = CACHE_SIZE,
+    ) -> None:
+        self.path = path
+        self.device = device
+        self.batch_size = batch_size
+        self._loaded: tuple[PreTrainedTokenizerBase, nn.Module, str] | None = None
+        self._cache = _Cache(cache_size)
+
+    def _load(self) -> tuple[PreTrainedTokenizerBase, nn.Module, str]:
+        if self._loaded is None:
+            from transformers import AutoModel, AutoTokenizer
+
+            path = self.path or str(resources.default_encoder_path())
+            device = self.device or default_device()
+            with _quiet_loading():
+                tokenizer = AutoTokenizer.from_pretrained(path)
+                model: nn.Module = AutoModel.from_pretrained(path).to(device).eval()
+            self._loaded = (tokenizer, model, device)
+        return self._loaded
+
+    def describe(self) -> dict[str, object]:
+        """The model's name, for reports (does not load it)."""
+        return {"model": self.path or "all-MiniLM-L6-v2 (bundled)", "pooling": "mean"}
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Unit-length embeddings, float32 (m, d) (d = 384 for MiniLM; (0, 0) for none)."""
+        import torch
+
+        found: dict[str, NDArray[np.float32]] = {}
+        todo: list[str] = []
+        for text in _by_length(texts):
+            hit = self._cache.get(text)
+            if isinstance(hit, np.ndarray):
+                found[text] = hit
+            else:
+                todo.append(text)
+        if todo:
+            tokenizer, model, device = self._load()
+            for start in range(0, len(todo), self.batch_size):
+                chunk = todo[start : start + self.batch_size]
+                enc = tokenizer(
+                    chunk,
+                    padding=True,
+                    truncation=True,
+                    max_length=ENCODER_MAX_TOKENS,
+                    return_tensors="pt",
+                )
+                with torch.inference_mode():
+                    hidden = model(
+                        input_ids=enc["input_ids"].to(device),
+                        attention_mask=enc["attention_mask"].to(device),
+                    ).last_hidden_state.float()
+                    mask = enc["attention_mask"].to(device).unsqueeze(-1).float()
+                    pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                    unit = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
+                for text, row in zip(chunk, unit, strict=True):
+                    vector = np.asarray(row, dtype=np.float32)
+                    found[text] = vector
+                    self._cache.put(text, vector)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[t] for t in texts])
+
+    def similarity(self, first: Sequence[str], second: Sequence[str]) -> NDArray[np.float64]:
+        """Cosine similarity of ``first[k]`` and ``second[k]``, float64 (m,), in [-1, 1]."""
+        if len(first) != len(second):
+            raise ValueError(f"{len(first)} texts against {len(second)}")
+        if not first:
+            return np.zeros(0, dtype=np.float64)
+        emb = self.embed([*first, *second]).astype(np.float64)
+        m = len(first)
+        return np.clip(np.einsum("ij,ij->i", emb[:m], emb[m:]), -1.0, 1.0)
+
+
+_SURPRISAL: dict[tuple[str | None, str | None], SurprisalModel] = {}
+_ENCODERS: dict[tuple[str | None, str | None], SentenceEncoder] = {}
+
+
+def surprisal_model(model: str | None = None, *, device: str | None = None) -> SurprisalModel:
+    """The process-wide :class:`SurprisalModel` of ``model`` on ``device`` (nothing loads
+    until it scores a text)."""
+    key = (model, device)
+    if key not in _SURPRISAL:
+        _SURPRISAL[key] = SurprisalModel(model, device=device)
+    return _SURPRISAL[key]
+
+
+def sentence_encoder(path: str | None = None, *, device: str | None = None) -> SentenceEncoder:
+    """The process-wide :class:`SentenceEncoder` of ``path`` on ``device`` (nothing loads
+    until it embeds a text)."""
+    key = (path, device)
+    if key not in _ENCODERS:
+        _ENCODERS[key] = SentenceEncoder(path, device=device)
+    return _ENCODERS[key]
