@@ -49,7 +49,7 @@ def produce(treebank: Path, out: Path, method: str, tau: int, limit: int) -> Pat
     """``out/METHOD-TAU.conllu`` written by perturb with default options (reused)."""
     path = out / f"{method}-{tau}.conllu"
     if not path.exists():
-        config = PerturbConfig(method=method, budget=tau, limit=limit)
+        config = PerturbConfig(method=method, budget=tau, limit=limit, quality=False)
         result = perturb_treebank(treebank, config)
         write_perturb_outputs(result, path, report=out / f"{method}-{tau}.json")
     return path

@@ -4,7 +4,10 @@ The built-in treebank is split into train (sentences 1-80), dev (81-95) and atta
 (96 onwards). Two linear probes (structural distance and POS) are trained on layer -5
 of the bundled MiniLM and cached in the data home, keyed by the treebank's content, so
 a second demo reuses them. Then the attack section is attacked with coPOS substitutions
-under a beam search and the spaCy syntax constraint, and the reports are written.
+(synonyms of the sense each word has in its sentence) under a beam search, keeping only
+candidates whose spaCy re-parse stays close (``syntax:0.2``) and that stay English
+(``similarity`` and ``fluency`` at their measured defaults, docs/constraints.md), and
+the reports are written.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ TRAIN_END = 80
 DEV_END = 95
 DEMO_TASKS = ("distance", "pos")
 DEMO_LAYER = -5
+#: What every kept perturbation of the demo satisfies.
+DEMO_CONSTRAINTS = ("syntax:0.2", "similarity", "fluency")
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,7 @@ def demo_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
         candidates=5,
         max_syntax_distance=0.2,
         parser="spacy",
+        constraints=DEMO_CONSTRAINTS,
         seed=0,
         limit=limit,
     )

@@ -7,6 +7,7 @@ syntax constraint (gold parser), writers and resume logic are the real ones.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zlib
 from collections.abc import Sequence
@@ -26,9 +27,11 @@ from brittle.engine.attack import (
     rerender,
     run_attack,
 )
+from brittle.engine.attack.run import Progress
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
+from brittle.engine.results import read_rows
 from brittle.scorers.parsers.gold import GoldParser
 from brittle.search.constraints import (
     CandidateBatch,
@@ -433,3 +436,16 @@ def test_epsilon_is_taken_over_admissible_candidates_only(tmp_path: Path, search
         elif search == "sample":  # the same draws, fewer of them count: never farther
             assert o["epsilon_l2"] <= a["epsilon_l2"] + 1e-9
     assert any(o["success"] for o in odd)
+
+
+def test_progress_leaves_out_sentences_with_nothing_to_perturb(tmp_path: Path) -> None:
+    run_attack(config(), tmp_path, components=components())
+    rows = list(read_rows(tmp_path / "results.jsonl"))
+    empty = dataclasses.replace(rows[0], eligible_positions=0, evaluated=0, success=False)
+    progress = Progress()
+    for row in (empty, *rows[1:]):
+        progress.count(row)
+    searched = rows[1:]
+    assert progress.done == len(rows) and progress.no_eligible == 1
+    assert progress.success_rate == sum(r.success for r in searched) / len(searched)
+    assert progress.mean_drop == pytest.approx(sum(r.damage for r in searched) / len(searched))

@@ -60,23 +60,30 @@ ADVERSARIAL = "adversarial.conllu"
 
 @dataclass
 class Progress:
-    """Running totals shown by the progress bar."""
+    """Running totals shown by the progress bar; like the summary, success and drop
+    leave out the sentences that offered nothing to perturb."""
 
     done: int = 0
     successes: int = 0
     drop_sum: float = 0.0
+    no_eligible: int = 0
 
     @property
     def mean_drop(self) -> float:
-        return self.drop_sum / self.done if self.done else 0.0
+        searched = self.done - self.no_eligible
+        return self.drop_sum / searched if searched else 0.0
 
     @property
     def success_rate(self) -> float:
-        return self.successes / self.done if self.done else 0.0
+        searched = self.done - self.no_eligible
+        return self.successes / searched if searched else 0.0
 
     def count(self, row: ResultRow) -> None:
         """Take a finished sentence into account."""
         self.done += 1
+        if row.nothing_eligible:
+            self.no_eligible += 1
+            return
         self.successes += bool(row.success)
         self.drop_sum += float(row.damage)
 
