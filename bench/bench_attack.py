@@ -109,6 +109,9 @@ def main() -> None:
         beam_width=2,
         parser="spacy",
         limit=args.sentences,
+        # Every WordNet sense, as docs/attack.md's speed table was measured: the engine's
+        # throughput, not the sense choice (which adds one encoder pass per sentence).
+        generator_options=("sense=all",),
     )
     comps = build_components(config)
     # Warm-up: WordNet, spaCy, the model and Numba kernels load outside the timing.
