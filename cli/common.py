@@ -185,9 +185,9 @@ def lm_and_sense_options(command: F) -> F:
         click.option(
             "--sense",
             type=click.Choice(["context", "first", "all"]),
-            help="Which WordNet senses copos draws synonyms from: context (default: "
-            "synonyms ranked by how well the substituted sentence keeps the original's "
-            "meaning, docs/substitutions.md), first (the most frequent sense only) or all "
+            help="Which WordNet senses copos draws synonyms from: context (default: the "
+            "sense the word has in its sentence, chosen by gloss similarity and sense "
+            "frequency, docs/substitutions.md), first (the most frequent sense only) or all "
             "(every sense, in WordNet order). Short for -o sense=.",
         ),
     ]
