@@ -554,8 +554,14 @@ def test_ctrl_c_while_committing_leaves_nothing(fifo: Path) -> None:
             time.sleep(0.05)  # the report is staged: the commit now waits for a reader
         assert leftovers(tmp_path), "the report was never staged"
         time.sleep(0.2)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        out = err = ""
+        for _ in range(30):  # Ctrl-C, pressed again every 2 s while the command runs
+            proc.send_signal(signal.SIGINT)
+            try:
+                out, err = proc.communicate(timeout=2)
+                break
+            except subprocess.TimeoutExpired:
+                continue
     finally:
         if proc.poll() is None:
             proc.kill()
