@@ -15,3 +15,17 @@ def shared_treebanks() -> list[Path]:
     if not SHARED_UD.is_dir():
         return []
     return sorted(SHARED_UD.glob("*/*.conllu"))
+
+
+def missing_sentence_models() -> str | None:
+    """Why the bundled sentence encoder or causal LM cannot be used here (``None``: both
+    can), for the tests of the model-based constraints and quality measures."""
+    from brittle.engine.core import resources
+    from brittle.engine.core.errors import ResourceMissingError
+
+    try:
+        resources.default_encoder_path()
+        resources.causal_lm_path()
+    except ResourceMissingError as err:
+        return str(err)
+    return None

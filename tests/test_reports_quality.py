@@ -19,8 +19,7 @@ from brittle.data import default_treebank_path
 from brittle.engine.attack import rerender, run_attack
 from brittle.engine.compare_report import markdown_report, quality_table
 from brittle.engine.compare_run import CompareConfig, compare_sentences
-from brittle.engine.core import resources
-from brittle.engine.core.errors import BrittleInputError, ResourceMissingError
+from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.perturb_run import (
@@ -37,17 +36,9 @@ from brittle.search.constraints import CandidateBatch, ConstraintResult
 from brittle.search.generators.base import SubstitutionGenerator, SubstitutionTable
 from brittle.search.quality import PairQuality, QualityMeter
 
+from support import missing_sentence_models
 
-def _missing_models() -> str | None:
-    try:
-        resources.default_encoder_path()
-        resources.causal_lm_path()
-    except ResourceMissingError as err:
-        return str(err)
-    return None
-
-
-MISSING = _missing_models()
+MISSING = missing_sentence_models()
 needs_models = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 
