@@ -42,7 +42,7 @@ from brittle.engine.core.atomic import STDOUT, check_output, output_set
 from brittle.engine.core.conllu import iter_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
-from brittle.engine.core.perturbation import describe
+from brittle.engine.core.perturbation import counted_forms, describe
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.report import write_json
@@ -518,7 +518,8 @@ def _record(outcome: SampleOutcome) -> SentenceRecord:
     changed = len(changed_words(p)[0])
     hamming = outcome.value("budget")
     if hamming is None:  # no budget constraint measured it
-        hamming = float(hamming_batch(original.forms, [outcome.sentence.forms])[0])
+        counted = counted_forms(original, p, outcome.sentence)  # article repairs not counted
+        hamming = float(hamming_batch(original.forms, [counted])[0])
     pos = outcome.value("pos")
     if outcome.outcome.values("pos") is None:
         pos_kept: int | None = None
