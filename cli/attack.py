@@ -1,4 +1,5 @@
-"""``brittle attack`` and ``brittle report``: the worst-case search and its reports."""
+"""``brittle attack``: the worst-case search and its reports (``brittle report`` is in
+:mod:`brittle.cli.report`)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ from brittle.engine.attack import (
     AttackConfig,
     build_components,
     check_out_dir,
-    rerender,
     run_attack,
 )
 from brittle.engine.attack import (
@@ -33,7 +33,8 @@ from brittle.engine.attack import (
 )
 from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
 from brittle.engine.core.lock import locked_directory
-from brittle.engine.report import Summary, iter_budget_runs, plot_drop_vs_budget
+from brittle.engine.html_report import REPORT_HTML
+from brittle.engine.report import Summary, plot_drop_vs_budget
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
 from brittle.search.strategies.base import STRATEGIES
@@ -47,6 +48,12 @@ def _parse_budgets(text: str) -> list[int]:
     if not budgets or min(budgets) < 1:
         raise click.BadParameter("budgets must be positive integers")
     return budgets
+
+
+def _report_page(budgets: list[int]) -> Path:
+    """The ``report.html`` of a run, relative to its output directory."""
+    page = Path(REPORT_HTML)
+    return page if len(budgets) == 1 else Path(f"tau={budgets[0]}") / page
 
 
 def print_summary(summary: Summary) -> None:
@@ -384,19 +391,4 @@ def attack_command(
             print_summary(summaries[tau])
         if len(budgets) > 1:
             plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
-    console.print(f"reports written to {out}")
-
-
-@main.command("report")
-@click.argument("out", type=click.Path(path_type=Path, exists=True, file_okay=False))
-def report_command(out: Path) -> None:
-    """Re-render summary.json, summary.md, plots and adversarial.conllu of an attack
-    directory OUT from its results.jsonl."""
-    runs = list(iter_budget_runs(out))
-    if runs:
-        summaries = {tau: rerender(path) for tau, path in runs}
-        plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
-        for tau in sorted(summaries):
-            print_summary(summaries[tau])
-    else:
-        print_summary(rerender(out))
+    console.print(f"reports written to {out}; open {out / _report_page(budgets)} in a browser")

@@ -8,12 +8,14 @@ group of :mod:`brittle.cli.group`; importing this module imports every one of th
 from __future__ import annotations
 
 from brittle.cli import (  # noqa: F401  (each import registers its sub-command)
+    agreement,
     attack,
     compare_methods,
     demo,
     evaluate,
     listing,
     perturb,
+    report,
     resources,
     stats,
     train_probe,

@@ -18,7 +18,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.sentence import Sentence
+from brittle.engine.predictions import compact_prediction
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
 from brittle.scorers.probe_tasks import PROBE_TASKS
@@ -258,6 +260,26 @@ class ProbeEvaluator:
             denom = float(np.linalg.norm(flat) * np.linalg.norm(ref))
             cos[k] = float(flat @ ref / denom) if denom > 0 else 1.0
         return l2, cos
+
+    def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
+        """What each probe predicts on each sentence, in the compact form result rows
+        store (:func:`~brittle.engine.predictions.compact_prediction`), keyed by the
+        probe's column prefix; one forward pass for all the sentences."""
+        prefixes = probe_columns([probe.spec.task for probe in self.probes]).prefixes
+        out: list[dict[str, JSONValue]] = [{} for _ in sentences]
+        if not sentences:
+            return out
+        reps = self._encode([s.forms for s in sentences])
+        for g, r in zip(self.groups, reps, strict=True):
+            for i in g.members:
+                probe = self.probes[i]
+                preds = probe.predict_reps(r, layer=probe.key.layer)
+                for k, (sentence, pred) in enumerate(zip(sentences, preds, strict=True)):
+                    value = compact_prediction(probe.spec.task, pred, sentence, probe.spec.labels)
+                    if value is not None:
+                        out[k][prefixes[i]] = value
+        # Probes in column order, whatever order their backends were grouped in.
+        return [{p: row[p] for p in prefixes if p in row} for row in out]
 
     def close(self) -> None:
         """Release the backends."""

@@ -57,7 +57,11 @@ class ResultRow:
       (a candidate two constraints reject counts for both);
     - ``surprisal_increase`` (bits per word), ``similarity`` (MiniLM cosine) and
       ``retag`` (share of changed words the parser tags with their gold UPOS): the
-      quality of the kept perturbation (:mod:`brittle.search.quality`).
+      quality of the kept perturbation (:mod:`brittle.search.quality`);
+    - ``predictions``: per probe (keyed by its column prefix), what it predicts on the
+      clean and on the perturbed sentence, ``{"clean": ..., "perturbed": ...}``
+      (``perturbed`` left out when no word changed), in the compact form of
+      :mod:`brittle.engine.predictions`; the HTML report draws them.
     """
 
     index: int
@@ -88,6 +92,7 @@ class ResultRow:
     surprisal_increase: float | None = None
     similarity: float | None = None
     retag: float | None = None
+    predictions: Mapping[str, JSONValue] | None = None
 
     @property
     def nothing_eligible(self) -> bool:
@@ -144,6 +149,8 @@ class ResultRow:
             "retag": self.retag,
         }
         data.update({k: v for k, v in quality.items() if v is not None})
+        if self.predictions is not None:
+            data["predictions"] = dict(self.predictions)
         return data
 
     def to_line(self) -> bytes:
@@ -194,11 +201,14 @@ class ResultRow:
             surprisal_increase=_optional_float(data.get("surprisal_increase")),
             similarity=_optional_float(data.get("similarity")),
             retag=_optional_float(data.get("retag")),
+            predictions=_optional_predictions(data.get("predictions")),
         )
 
 
 #: Fields a row may lack (written only when set; older files have none of them).
-_OPTIONAL = frozenset({"dnd", "idc", "rejected", "surprisal_increase", "similarity", "retag"})
+_OPTIONAL = frozenset(
+    {"dnd", "idc", "rejected", "surprisal_increase", "similarity", "retag", "predictions"}
+)
 
 
 def _optional_float(value: object) -> float | None:
@@ -217,6 +227,15 @@ def _optional_counts(value: object) -> dict[str, int] | None:
     if not isinstance(value, dict):
         raise TypeError(f"expected a mapping of counts, got {value!r}")
     return {str(k): int(v) for k, v in value.items()}
+
+
+def _optional_predictions(value: object) -> dict[str, JSONValue] | None:
+    """``None`` stays ``None``; anything else must map probe names to mappings."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise TypeError(f"expected a mapping of probe predictions, got {value!r}")
+    return {str(k): v for k, v in value.items()}
 
 
 def iter_result_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, JSONValue]]:

@@ -21,3 +21,12 @@ def ewt_test() -> Path:
     if not EWT_TEST.exists():
         pytest.skip(f"{EWT_TEST} is not available")
     return EWT_TEST
+
+
+@pytest.fixture(scope="session")
+def probed_attack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small real attack with distance, depth and POS probes (see report_run); its
+    output directory. Built once per session; tests copy it before changing it."""
+    from report_run import attack_with_probes
+
+    return attack_with_probes(tmp_path_factory.mktemp("probed-attack"))

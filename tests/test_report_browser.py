@@ -1,0 +1,246 @@
+"""report.html in a real browser: Debian's headless Chromium, driven through the DevTools
+protocol (tests/browser.py). Skipped, with the reason, only where no Chromium is
+installed (``make setup`` installs it with apt-get)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from browser import Browser, find_chromium
+from click.testing import CliRunner
+from report_run import SENTENCES, TREEBANK
+
+from brittle.cli.main import main
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.html_report import REPORT_HTML, write_html_report
+from brittle.engine.report import Summary
+from brittle.engine.results import RESULTS, ResultRow, read_rows
+
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium found (install Debian's `chromium` package, as `make setup` does, "
+    "or point BRITTLE_CHROMIUM at a Chromium binary)",
+)
+
+ROWS = "#sentence-table tbody tr"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM is not None
+    with Browser(CHROMIUM) as b:
+        yield b
+
+
+@pytest.fixture
+def page(browser: Browser, probed_attack: Path) -> Browser:
+    browser.resize(1400, 1000)
+    browser.open(probed_attack / REPORT_HTML)
+    return browser
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in (path / RESULTS).read_text().splitlines()]
+
+
+def _arcs_by_tree(b: Browser) -> dict[str, int]:
+    return b.evaluate(
+        "Object.fromEntries(Array.from(document.querySelectorAll('#sentence-view svg[data-tree]'))"
+        ".map(s => [s.dataset.tree, s.querySelectorAll('path.arc').length]))"
+    )
+
+
+def test_table_has_one_row_per_sentence(page: Browser, probed_attack: Path):
+    rows = _rows(probed_attack)
+    assert page.evaluate(f"document.querySelectorAll('{ROWS}').length") == len(rows) == SENTENCES
+    ids = page.evaluate(f"Array.from(document.querySelectorAll('{ROWS} td:nth-child(2)'))"
+                        ".map(td => td.textContent)")  # fmt: skip
+    assert ids == [r["sent_id"] for r in rows]
+    assert page.evaluate("document.getElementById('row-count').textContent") == (
+        f"{SENTENCES} of {SENTENCES} sentences"
+    )
+    assert page.errors == []
+
+
+def test_opening_a_sentence_draws_one_arc_per_word_of_every_tree(
+    page: Browser, probed_attack: Path
+):
+    sentences = read_conllu(TREEBANK)[:SENTENCES]
+    for k, (row, sentence) in enumerate(zip(_rows(probed_attack), sentences, strict=True)):
+        page.evaluate(f"document.querySelectorAll('{ROWS}')[{k}].click()")
+        page.wait_until("!document.getElementById('sentence-view').hidden")
+        arcs = _arcs_by_tree(page)
+        expected = {"gold": len(sentence)}
+        for version, prediction in row["predictions"]["distance"].items():
+            expected[f"distance:{version}"] = sum(h >= 0 for h in prediction["heads"])
+        assert arcs == expected
+        assert set(arcs) == {"gold", "distance:clean", "distance:perturbed"} or not row["success"]
+        # every changed word is marked, with the other form on hover
+        marks = page.evaluate(
+            "Array.from(document.querySelectorAll('#sentence-view .texts p:nth-child(2) mark'))"
+            ".map(m => [m.textContent, m.title])"
+        )
+        changed = [(b, f"was: {a}") for a, b in zip(row["words"], row["perturbed"], strict=True)
+                   if a != b]  # fmt: skip
+        assert [tuple(m) for m in marks] == changed
+        assert page.evaluate("location.hash") == f"#sentence-{row['index']}"
+        page.evaluate("document.getElementById('sv-close').click()")
+        assert page.evaluate("document.getElementById('sentence-view').hidden")
+    assert page.errors == []
+
+
+def test_the_sentence_view_shows_depths_and_tags(page: Browser, probed_attack: Path):
+    rows = _rows(probed_attack)
+    k = next(i for i, r in enumerate(rows) if r["success"])
+    page.evaluate(f"document.querySelectorAll('{ROWS}')[{k}].click()")
+    n = len(rows[k]["words"])
+    # one dot per word and version on the depth chart
+    assert page.evaluate("document.querySelectorAll('svg[data-depths] circle').length") == 2 * n
+    clean, perturbed = (rows[k]["predictions"]["pos"][v]["tags"] for v in ("clean", "perturbed"))
+    flips = sum(a != b for a, b in zip(clean, perturbed, strict=True))
+    shown = page.evaluate("document.querySelectorAll('table[data-flips] tbody tr').length")
+    assert shown == flips
+    # lost edges: gold arcs the clean tree had and the perturbed one lost
+    lost = page.evaluate("document.querySelectorAll('svg[data-tree=gold] path.arc.lost').length")
+    text = page.evaluate("document.querySelector('#sentence-view .legend').textContent")
+    assert f"({lost} lost," in text
+
+
+def test_sorting_by_damage_orders_the_rows(page: Browser, probed_attack: Path):
+    damage = "document.querySelector('th[data-key=d] button').click()"
+    read = (
+        f"Array.from(document.querySelectorAll('{ROWS} td:nth-child(4)')).map(t => +t.textContent)"
+    )
+    page.evaluate(damage)
+    values = page.evaluate(read)
+    assert values == sorted(values, reverse=True) and len(values) == SENTENCES
+    assert page.evaluate("document.querySelector('th[data-key=d]').getAttribute('aria-sort')") == (
+        "descending"
+    )
+    expected = sorted(_rows(probed_attack), key=lambda r: (-r["damage"], r["index"]))
+    ids = page.evaluate(f"Array.from(document.querySelectorAll('{ROWS} td:nth-child(2)'))"
+                        ".map(td => td.textContent)")  # fmt: skip
+    assert ids == [r["sent_id"] for r in expected]
+    page.evaluate(damage)
+    assert page.evaluate(read) == sorted(values)
+
+
+def test_filtering_by_outcome_and_text(page: Browser, probed_attack: Path):
+    rows = _rows(probed_attack)
+    word = rows[2]["perturbed"][rows[2]["positions"][0]] if rows[2]["positions"] else "the"
+    page.evaluate(
+        "(() => { const i = document.getElementById('filter-text');"
+        f" i.value = {json.dumps(word.upper())}; i.dispatchEvent(new Event('input')); }})()"
+    )
+    expected = [r["sent_id"] for r in rows if word.lower() in
+                " ".join([r["sent_id"], *r["words"], *r["perturbed"]]).lower()]  # fmt: skip
+    page.wait_until(f"document.querySelectorAll('{ROWS}').length === {len(expected)}")
+    page.evaluate(
+        "(() => { const i = document.getElementById('filter-text');"
+        " i.value = ''; i.dispatchEvent(new Event('input'));"
+        " const s = document.getElementById('filter-success');"
+        " s.value = 'failure'; s.dispatchEvent(new Event('change')); })()"
+    )
+    failed = sum(not r["success"] and r["evaluated"] > 0 for r in rows)
+    page.wait_until(f"document.querySelectorAll('{ROWS}').length === {failed}")
+
+
+def test_the_page_makes_no_request_outside_itself(page: Browser, probed_attack: Path):
+    page.evaluate(f"document.querySelectorAll('{ROWS}')[0].click()")
+    assert page.requests, "the browser recorded no request at all"
+    outside = [u for u in page.requests if not u.startswith(("file://", "data:"))]
+    assert outside == []
+    assert page.errors == []
+
+
+def test_a_screenshot_of_the_sentence_view_is_not_blank(
+    page: Browser, probed_attack: Path, tmp_path: Path
+):
+    from PIL import Image
+
+    page.evaluate(f"document.querySelectorAll('{ROWS}')[0].click()")
+    height = page.evaluate("document.querySelector('#sentence-view .panel').scrollHeight")
+    page.resize(1400, int(height) + 60)
+    shot = page.screenshot(tmp_path / "sentence.png")
+    with Image.open(shot) as image:
+        pixels = np.asarray(image.convert("RGB"), dtype=np.int32)
+    assert pixels.shape == (int(height) + 60, 1400, 3)
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50  # text, arcs in several colours
+    dark = float((pixels.sum(axis=2) < 300).mean())
+    assert dark > 0.002, f"the sentence view has almost no text or lines ({dark:.4%} dark)"
+    for name, colour in {"right edge": (26, 127, 55), "wrong edge": (207, 34, 46)}.items():
+        assert _has_colour(shot, colour), f"no {name} drawn"
+
+
+def _has_colour(path: Path, colour: tuple[int, int, int], tolerance: int = 12) -> bool:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        pixels = np.asarray(image.convert("RGB"), dtype=np.int32)
+    return bool((np.abs(pixels - np.array(colour)).max(axis=2) <= tolerance).any())
+
+
+def test_an_older_run_shows_the_gold_tree_only(browser: Browser, probed_attack: Path, tmp_path):
+    out = tmp_path / "old"
+    shutil.copytree(probed_attack, out)
+    lines = []
+    for line in (out / RESULTS).read_text().splitlines():
+        data = json.loads(line)
+        del data["predictions"]
+        lines.append(ResultRow.from_json(data).to_line().decode())
+    (out / RESULTS).write_text("".join(lines))
+    assert CliRunner().invoke(main, ["report", str(out)]).exit_code == 0
+    browser.resize(1400, 1000)
+    browser.open(out / REPORT_HTML)
+    browser.evaluate(f"document.querySelectorAll('{ROWS}')[0].click()")
+    assert _arcs_by_tree(browser) == {"gold": len(read_conllu(TREEBANK)[0])}
+    text = browser.evaluate("document.getElementById('sv-body').textContent")
+    assert "no probe predictions" in text
+    assert browser.errors == []
+
+
+def test_ten_thousand_sentences_stay_responsive(
+    browser: Browser, probed_attack: Path, tmp_path: Path
+):
+    """The page of a 10,000-sentence run: built from the real rows repeated, it loads,
+    sorts and opens a sentence within seconds (numbers printed for the docs)."""
+    rows = list(read_rows(probed_attack / RESULTS))
+    sentences = {s.sent_id: s for s in read_conllu(TREEBANK)[:SENTENCES]}
+    summary: Summary = json.loads((probed_attack / "summary.json").read_text())
+    n = 10_000
+
+    def pairs():
+        for i in range(n):
+            row = rows[i % len(rows)]
+            yield (
+                dataclasses.replace(row, index=i, sent_id=f"{row.sent_id}-{i}"),
+                sentences[row.sent_id],
+            )
+
+    page = write_html_report(probed_attack, summary, pairs(), path=tmp_path / REPORT_HTML)
+    size = page.stat().st_size
+    browser.resize(1400, 1000)
+    loaded = browser.open(page)
+    assert browser.evaluate(f"document.querySelectorAll('{ROWS}').length") == n
+    start = time.monotonic()
+    browser.evaluate("document.querySelector('th[data-key=d] button').click()")
+    browser.evaluate(f"document.querySelectorAll('{ROWS}').length")
+    sorted_in = time.monotonic() - start
+    start = time.monotonic()
+    browser.evaluate(f"document.querySelectorAll('{ROWS}')[{n // 2}].click()")
+    assert _arcs_by_tree(browser)["gold"] > 0
+    opened_in = time.monotonic() - start
+    print(
+        f"\n10,000 sentences: page {size / 1e6:.1f} MB, loaded in {loaded:.2f} s, "
+        f"sorted in {sorted_in:.2f} s, sentence opened in {opened_in:.2f} s"
+    )
+    assert loaded < 20 and sorted_in < 5 and opened_in < 2
+    assert browser.errors == []
