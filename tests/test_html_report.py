@@ -267,3 +267,29 @@ def test_report_of_a_malformed_results_line_names_it(probed_attack: Path, tmp_pa
     result = CliRunner().invoke(main, ["report", str(out)])
     assert result.exit_code == 2, result.output
     assert f"results.jsonl:{SENTENCES + 1}: not a JSON result row" in result.output
+
+
+def test_same_seed_same_page_and_predictions(
+    probed_attack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A second run of the same attack writes the same report.html, byte for byte, and
+    the same predictions (only ``seconds`` differs in results.jsonl)."""
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    config = json.loads((probed_attack / "config.json").read_text())
+    again = tmp_path / "again"
+    args = ["attack", config["treebank"]]
+    for probe in config["probes"]:
+        args += ["--probe", probe]
+    args += ["--method", config["method"], "--parser", config["parser"], "--search"]
+    args += [config["search"], "--limit", str(config["limit"]), "--out", str(again), "--quiet"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert (again / REPORT_HTML).read_bytes() == (probed_attack / REPORT_HTML).read_bytes()
+
+    def rows(path: Path) -> list[dict]:
+        out = [json.loads(line) for line in (path / RESULTS).read_text().splitlines()]
+        for r in out:
+            r.pop("seconds")
+        return out
+
+    assert rows(again) == rows(probed_attack)
