@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
 
 LAMBDAS = (0.0, 0.02, 0.05, 0.1, 0.2)
+DEFAULT_LAMBDA = 0.05
+MAX_SENSES = (6, 10, 15)
 _TOKEN = re.compile(r"[A-Za-z']+|[^\sA-Za-z']")
 
 
@@ -105,7 +107,8 @@ def _case(
 
 def run(cases: Sequence[Case], lm_cases: int) -> dict[str, list[tuple[list[str], Case]]]:
     """Each method's offers, per case."""
-    copos = CoPOS(sense="all")
+    copos = CoPOS(sense="all", min_count=0)
+    counted = CoPOS(sense="all", min_count=1)
     encoder = sentence_encoder()
     found: dict[str, list[tuple[list[str], Case]]] = {}
 
@@ -126,6 +129,13 @@ def run(cases: Sequence[Case], lm_cases: int) -> dict[str, list[tuple[list[str],
             [kept] = choose_senses([text], [senses], encoder, margin=0.0, prior_weight=weight)
             offers = [w for s in kept for w in s.synonyms if _single(w)]
             add(f"context, lambda {weight}", offers, case)
+            if weight == DEFAULT_LAMBDA:
+                common = {s.name: s.synonyms for s in counted.senses(case.lemma, case.pos)}
+                offers = [w for s in kept for w in common[s.name] if _single(w)]
+                add(f"context, lambda {weight}, min_count 1", offers, case)
+                for cap in MAX_SENSES:
+                    capped = offers if len(senses) <= cap else []
+                    add(f"context, lambda {weight}, min_count 1, max_senses {cap}", capped, case)
         subs = [
             " ".join((*case.tokens[: case.index], w, *case.tokens[case.index + 1 :])) for w in every
         ]

@@ -116,7 +116,8 @@ def print_perturb_summary(
     "fluency (LM surprisal increase, fluency:8/changed), similarity (MiniLM cosine, "
     "similarity:0.8), retag (repeat for several; `brittle list constraints`, "
     "docs/constraints.md). Default: budget at --budget, pos (measured only) and syntax "
-    "at --max-syntax-distance.",
+    "at --max-syntax-distance; for copos and coco, which mean to keep the meaning, also "
+    "similarity and fluency.",
 )
 @click.option(
     "--enforce-pos",

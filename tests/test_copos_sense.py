@@ -10,6 +10,7 @@ import pytest
 from test_generators_helpers import wordnet_or_skip
 
 from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators import CoPOS
 from brittle.search.generators.sense import Sense, choose_senses
@@ -43,7 +44,7 @@ CATS = "I've never understood why cats sleep so much."
 
 def test_sense_modes_differ_as_documented(wordnet: Any, sentences: dict[str, Sentence]) -> None:
     seat = sentences[SEAT]
-    every = options(CoPOS(wordnet=wordnet, sense="all", top_k=50), seat, "seat")
+    every = options(CoPOS(wordnet=wordnet, sense="all", min_count=0, top_k=50), seat, "seat")
     first = options(CoPOS(wordnet=wordnet, sense="first", top_k=50), seat, "seat")
     context = options(CoPOS(wordnet=wordnet, top_k=50), seat, "seat")
     assert "butt" in every and "place" in every
@@ -66,7 +67,7 @@ def test_context_drops_wrong_senses(
     found = options(CoPOS(wordnet=wordnet, top_k=50), sentences[text], form)
     assert not wrong & set(found), found
     assert wrong & set(
-        options(CoPOS(wordnet=wordnet, sense="all", top_k=50), sentences[text], form)
+        options(CoPOS(wordnet=wordnet, sense="all", min_count=0, top_k=50), sentences[text], form)
     )
 
 
@@ -89,3 +90,61 @@ def test_choose_senses_scores_glosses_and_priors() -> None:
 def test_margin_must_not_be_negative(wordnet: Any) -> None:
     with pytest.raises(ValueError, match="margin"):
         CoPOS(wordnet=wordnet, margin=-0.1)
+
+
+def test_min_count_drops_synonyms_semcor_never_tagged_with_the_sense(wordnet: Any) -> None:
+    every = CoPOS(wordnet=wordnet, sense="all", min_count=0)
+    common = CoPOS(wordnet=wordnet, sense="all")
+    assert common.min_count == 1
+    for lemma, pos, rare in [("know", "v", "cognize"), ("neck", "n", "cervix")]:
+        assert rare in every.synonyms(lemma, pos)
+        assert rare not in common.synonyms(lemma, pos)
+    # A common synonym in the sense SemCor counts stays.
+    assert "really" in common.synonyms("actually", "r")
+    stricter = CoPOS(wordnet=wordnet, sense="all", min_count=40)
+    assert set(stricter.synonyms("actually", "r")) <= set(common.synonyms("actually", "r"))
+    assert "really" in stricter.synonyms("actually", "r")  # tagged 42 times
+
+
+def test_max_senses_leaves_the_most_polysemous_words_alone(
+    wordnet: Any, sentences: dict[str, Sentence]
+) -> None:
+    sentence = sentences[CATS]
+    assert len(CoPOS(wordnet=wordnet).senses("understand", "v")) == 5
+    for sense in ("all", "context"):
+        capped = CoPOS(wordnet=wordnet, sense=sense, max_senses=4, top_k=50)  # type: ignore[arg-type]
+        assert options(capped, sentence, "understood") == []
+    assert options(
+        CoPOS(wordnet=wordnet, sense="all", max_senses=5, top_k=50), sentence, "understood"
+    )
+    assert options(
+        CoPOS(wordnet=wordnet, sense="all", max_senses=0, top_k=50), sentence, "understood"
+    )
+    assert CoPOS(wordnet=wordnet).max_senses == 12
+
+
+def test_filters_must_not_be_negative(wordnet: Any) -> None:
+    with pytest.raises(ValueError, match="min_count"):
+        CoPOS(wordnet=wordnet, min_count=-1)
+    with pytest.raises(ValueError, match="max_senses"):
+        CoPOS(wordnet=wordnet, max_senses=-1)
+
+
+class _Uncounted:
+    """A WordNet whose copy has no SemCor counts."""
+
+    class _Lemma:
+        def count(self) -> int:
+            raise OSError("no cntlist.rev")
+
+    def lemma(self, name: str) -> _Lemma:
+        return self._Lemma()
+
+    def synsets(self, lemma: str, pos: str) -> list[Any]:
+        return []
+
+
+def test_min_count_needs_semcor_counts() -> None:
+    with pytest.raises(ConfigError, match="min_count=0"):
+        CoPOS(wordnet=_Uncounted()).senses("seat", "n")  # type: ignore[arg-type]
+    assert CoPOS(wordnet=_Uncounted(), min_count=0).senses("seat", "n") == ()  # type: ignore[arg-type]

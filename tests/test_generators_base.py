@@ -19,7 +19,7 @@ from brittle.search.generators import (
     SubstitutionGenerator,
     SubstitutionTable,
 )
-from brittle.search.generators.eligibility import is_lettered
+from brittle.search.generators.eligibility import fixed_expression_positions, is_lettered
 from brittle.search.generators.surface import surface_of
 from brittle.search.sampling import count_substitutions, sample_substitutions
 
@@ -147,6 +147,29 @@ def test_eligibility_options() -> None:
     assert Eligibility(min_length=6).positions(s) == (2, 4, 6)
     assert is_lettered("well-known") and is_lettered("o'clock")
     assert not is_lettered("3D") and not is_lettered("--") and not is_lettered("a--b")
+
+
+AS_WELL = """
+1 We we PRON PRP _ 2 nsubj
+2 left leave VERB VBD _ 0 root
+3 early early ADV RB _ 2 advmod
+4 as as ADV RB _ 2 advmod
+5 well well ADV RB _ 4 fixed
+6 , , PUNCT , _ 8 punct
+7 of of ADP IN _ 8 case
+8 course course NOUN NN _ 2 obl
+9 . . PUNCT . _ 2 punct
+"""
+
+
+def test_eligibility_skips_fixed_expressions() -> None:
+    s = make_sentence("as-well", AS_WELL)
+    assert fixed_expression_positions(s) == frozenset({3, 4})
+    # "as well" is one expression; "of course" is not marked fixed here, so "course" stays.
+    assert Eligibility().positions(s) == (1, 2, 7)
+    assert Eligibility(fixed_expressions=True).positions(s) == (1, 2, 3, 4, 7)
+    goeswith = make_sentence("gw", AS_WELL.replace("4 fixed", "4 goeswith"))
+    assert Eligibility().positions(goeswith) == (1, 2, 7)
 
 
 def test_surface_spans_skip_multiword_tokens() -> None:

@@ -23,7 +23,7 @@ def wordnet() -> Any:
 
 @pytest.fixture(scope="module")
 def copos(wordnet: Any) -> CoPOS:
-    return CoPOS(wordnet=wordnet, top_k=50, sense="all")
+    return CoPOS(wordnet=wordnet, top_k=50, sense="all", min_count=0, max_senses=0)
 
 
 @pytest.mark.parametrize(
@@ -168,7 +168,7 @@ def test_options_exclude_the_original_and_are_distinct(copos: CoPOS) -> None:
 
 
 def test_multiword_option_hyphenates(wordnet: Any) -> None:
-    gen = CoPOS(wordnet=wordnet, multiword="hyphen", top_k=50, sense="all")
+    gen = CoPOS(wordnet=wordnet, multiword="hyphen", top_k=50, sense="all", min_count=0)
     lemmas = [lem for _, lem in _opts(gen, CATS, 5)]
     assert "domestic-dog" in lemmas
 

@@ -575,15 +575,17 @@ def test_cli_perturb_copos_for_real(tmp_path: Path) -> None:
     report = tmp_path / "copos.json"
     args = [
         "perturb", str(EWT_TEST), "--method", "copos", "--budget", "2", "--candidates", "10",
-        "--limit", "12", "--seed", "0", "--out", str(out), "--report", str(report),
+        "--limit", "20", "--seed", "0", "--out", str(out), "--report", str(report),
     ]  # fmt: skip
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     data = json.loads(report.read_text())["methods"]["copos"]
-    assert data["perturbed"] >= 6
+    assert data["perturbed"] >= 4
+    # coPOS means to keep the meaning: the default constraints check that it does.
+    assert data["rejected_by_constraint"].keys() >= {"similarity", "fluency"}, data
     assert 0.0 <= data["mean_syntax_distance"] <= 0.1
     assert 0.0 < data["pos_preservation_rate"] <= 1.0
-    originals = read_treebank(EWT_TEST, limit=12)
+    originals = read_treebank(EWT_TEST, limit=20)
     for a, b in zip(originals, read_conllu(out), strict=True):
         assert_gold_columns_kept(a, b)
     assert_valid(out)
@@ -631,3 +633,17 @@ def test_cli_perturb_without_stanza_models_names_the_fix(
     assert "Stanza English models" in result.output and "stanza.download" in result.output
     assert str(tmp_path) in result.output
     assert not (tmp_path / "o.conllu").exists()
+
+
+def test_default_constraints_check_meaning_for_the_generators_that_mean_to_keep_it() -> None:
+    def names(config: PerturbConfig) -> list[str]:
+        return [spec.name for spec in config.constraint_specs]
+
+    for method in ("copos", "coco"):
+        assert names(PerturbConfig(method=method)) == [
+            "budget", "pos", "syntax", "similarity", "fluency"
+        ]  # fmt: skip
+    for method in ("random", "jabberwocky", "neighbours", "shuffle"):
+        assert names(PerturbConfig(method=method)) == ["budget", "pos", "syntax"]
+    assert names(PerturbConfig(method="copos", constraints=("syntax",))) == ["syntax"]
+    assert names(PerturbConfig(method="fixed")) == ["budget", "pos", "syntax"]  # unregistered

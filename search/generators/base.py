@@ -68,6 +68,11 @@ class Generator(ABC):
     requires: ClassVar[frozenset[str]] = frozenset({"form"})
     #: Offline resources it loads (``wordnet``, ``glove``, ``causal-lm``, ...).
     needs: ClassVar[frozenset[str]] = frozenset()
+    #: Whether it means to keep the sentence's meaning (synonyms, in-context
+    #: substitutes), so that a run naming no constraints also checks the result reads
+    #: as English with the same meaning (``perturb`` adds ``similarity`` and
+    #: ``fluency``).
+    keeps_meaning: ClassVar[bool] = False
 
     @classmethod
     def options(cls) -> tuple[str, ...]:

@@ -90,6 +90,7 @@ class CoCO(SubstitutionGenerator):
     """
 
     method: ClassVar[str] = "coco"
+    keeps_meaning: ClassVar[bool] = True
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})
     needs: ClassVar[frozenset[str]] = frozenset({"causal-lm"})
 

@@ -13,6 +13,19 @@ the ``sense`` option:
 - ``first``: only the lemma's most frequent sense (its first synset).
 - ``all``: every sense in WordNet's order (most frequent sense first), as La Malfa et al.
 
+Two filters keep the offers to words a reader would accept in that sense:
+
+- ``min_count`` (default 1): a synonym is offered only when SemCor tagged it with that
+  sense at least this often (WordNet's ``cntlist``). WordNet lists many rare or
+  technical lemmas beside the common one (*cognize* for *know*, *cervix* for *neck*,
+  *orbiter* for *satellite*); they are nearly all absent from SemCor. 0 offers every
+  lemma of the sense, as La Malfa et al.
+- ``max_senses`` (default 12; 0: no limit): words with more WordNet senses than this
+  for their part of speech are not substituted at all. The senses of light verbs and
+  the most polysemous words (*get* 36, *go* 30, *call* 28, *have* 19, *open* 21) are
+  too many to choose from reliably: "Call a vet" became "Cry a vet", "You'll have to
+  drive" became "You'll own to drive".
+
 Synonyms are inflected like the original word (number, tense and verb form, degree —
 from its XPOS, or from UPOS + FEATS when XPOS is not a PTB tag) and written with its
 capitalisation. The original form and lemma are excluded; a synonym that cannot be
@@ -27,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
@@ -68,6 +82,9 @@ class CoPOS(SubstitutionGenerator):
             (0: the best sense only).
         prior_weight: ``context``: weight of a sense's log relative frequency (SemCor
             counts) beside its gloss similarity.
+        min_count: offer a synonym only when SemCor tagged it with the sense at least
+            this often (0: every lemma of the sense).
+        max_senses: leave words with more senses than this unchanged (0: no limit).
         device: ``context``: torch device of the sentence encoder (default ``cuda`` when
             available, else ``cpu``).
         wordnet: an NLTK WordNet corpus reader; ``None`` loads the offline-provisioned
@@ -75,6 +92,7 @@ class CoPOS(SubstitutionGenerator):
     """
 
     method: ClassVar[str] = "copos"
+    keeps_meaning: ClassVar[bool] = True
     requires: ClassVar[frozenset[str]] = frozenset({"form", "lemma", "upos", "xpos", "feats"})
     needs: ClassVar[frozenset[str]] = frozenset({"wordnet"})
 
@@ -84,12 +102,15 @@ class CoPOS(SubstitutionGenerator):
     sense: SenseMode = "context"
     margin: float = 0.0
     prior_weight: float = 0.05
+    min_count: int = 1
+    max_senses: int = 12
     device: str | None = None
     wordnet: WordNetCorpusReader | None = None
     _senses: dict[tuple[str, str], tuple[Sense, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
     _state: dict[str, WordNetCorpusReader] = field(default_factory=dict, init=False, repr=False)
+    _counts_checked: list[bool] = field(default_factory=list, init=False, repr=False)
 
     def _wordnet(self) -> WordNetCorpusReader:
         if self.wordnet is not None:
@@ -102,6 +123,10 @@ class CoPOS(SubstitutionGenerator):
         super().__post_init__()
         if self.margin < 0:
             raise ValueError(f"margin must be at least 0, got {self.margin}")
+        if self.min_count < 0:
+            raise ValueError(f"min_count must be at least 0, got {self.min_count}")
+        if self.max_senses < 0:
+            raise ValueError(f"max_senses must be at least 0 (0: no limit), got {self.max_senses}")
 
     def prepare(self) -> None:
         """Load WordNet, lemminflect's tables when inflecting, the encoder for ``context``."""
@@ -114,14 +139,22 @@ class CoPOS(SubstitutionGenerator):
     def senses(self, lemma: str, pos: str) -> tuple[Sense, ...]:
         """The WordNet senses of ``lemma`` for ``pos`` (``n``, ``v``, ``a``, ``r``), in
         WordNet's order, each with its gloss and its synonyms (multiword and capitalised
-        names handled as configured, ``lemma`` itself left out). Cached."""
+        names handled as configured, synonyms SemCor tagged fewer than ``min_count``
+        times in the sense and ``lemma`` itself left out). Cached."""
         key = (lemma.lower(), pos)
         hit = self._senses.get(key)
         if hit is not None:
             return hit
+        if self.min_count and not self._counts_checked:
+            _require_counts(self._wordnet())
+            self._counts_checked.append(True)
         out: list[Sense] = []
         for synset in self._wordnet().synsets(key[0], pos=pos):
-            names = (self._clean(name) for name in synset.lemma_names())
+            names = (
+                self._clean(x.name())
+                for x in synset.lemmas()
+                if self.min_count == 0 or _count(x) >= self.min_count
+            )
             synonyms = tuple(dict.fromkeys(w for w in names if w and w.lower() != key[0]))
             gloss = "; ".join([synset.definition(), *synset.examples()])
             count = sum(_count(x) for x in synset.lemmas() if x.name().lower() == key[0])
@@ -134,6 +167,10 @@ class CoPOS(SubstitutionGenerator):
         duplicates; with ``first_sense`` only those of its first (most frequent) sense."""
         senses = self.senses(lemma, pos)
         return _union(senses[:1] if first_sense else senses)
+
+    def _too_polysemous(self, lemma: str, pos: str) -> bool:
+        """Whether ``max_senses`` rules the word out."""
+        return 0 < self.max_senses < len(self.senses(lemma, pos))
 
     def _clean(self, name: str) -> str | None:
         if "_" in name:
@@ -156,7 +193,7 @@ class CoPOS(SubstitutionGenerator):
             def options_at(sentence: Sentence, i: int) -> list[Candidate]:
                 word = sentence.words[i]
                 base, pos = self._lookup(word.form, word.lemma, word.upos)
-                if pos is None:
+                if pos is None or self._too_polysemous(base, pos):
                     return []
                 synonyms = self.synonyms(base, pos, first_sense=self.sense == "first")
                 return self._options(word.form, word.upos, word.xpos, word.feats_dict, synonyms)[:k]
@@ -170,7 +207,11 @@ class CoPOS(SubstitutionGenerator):
             for i in self.eligibility.positions(sentence):
                 word = sentence.words[i]
                 base, pos = self._lookup(word.form, word.lemma, word.upos)
-                found = self.senses(base, pos) if pos is not None else ()
+                found = (
+                    self.senses(base, pos)
+                    if pos is not None and not self._too_polysemous(base, pos)
+                    else ()
+                )
                 if any(sense.synonyms for sense in found):
                     queries.append((si, i))
                     contexts.append(text)
@@ -225,6 +266,15 @@ class CoPOS(SubstitutionGenerator):
 def _union(senses: Sequence[Sense]) -> tuple[str, ...]:
     """The synonyms of ``senses``, in order, each once."""
     return tuple(dict.fromkeys(w for sense in senses for w in sense.synonyms))
+
+
+def _require_counts(wordnet: WordNetCorpusReader) -> None:
+    """Refuse ``min_count`` when this WordNet copy has no SemCor counts at all."""
+    if _count(wordnet.lemma("dog.n.01.dog")) == 0:
+        raise ConfigError(
+            "copos: this WordNet copy has no SemCor sense counts (cntlist.rev), which "
+            "min_count needs; run `brittle resources --provision` or pass -o min_count=0"
+        )
 
 
 def _count(lemma: Lemma) -> int:

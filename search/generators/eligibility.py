@@ -5,7 +5,10 @@ A small, configurable, immutable rule set applied before any candidate is genera
 ADJ, ADV) written in letters are eligible; proper nouns, punctuation, determiners,
 pronouns and auxiliaries are excluded even when ``include_upos`` is widened to every
 tag; words inside multiword tokens (``don't`` = ``do`` + ``n't``) are never eligible,
-because a substitution there cannot be written back as CoNLL-U.
+because a substitution there cannot be written back as CoNLL-U. Nor, by default, are the
+words of fixed expressions (UD ``fixed`` and ``goeswith`` with their heads: *as well*,
+*of course*, *at least*): their meaning is the expression's, so replacing one word by a
+synonym of the word alone (*as well* -> *equally easily*) breaks it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 
 from brittle.engine.core.sentence import Sentence
 
-__all__ = ["CONTENT_UPOS", "EXCLUDED_UPOS", "Eligibility"]
+__all__ = ["CONTENT_UPOS", "EXCLUDED_UPOS", "Eligibility", "fixed_expression_positions"]
 
 #: UPOS tags eligible by default.
 CONTENT_UPOS: frozenset[str] = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
@@ -34,6 +37,8 @@ class Eligibility:
             hyphens or apostrophes (``well-known``); rules out numbers, symbols, URLs.
         min_length: minimum FORM length in characters.
         exclude_forms: lowercase forms never eligible (e.g. ``{"be", "have"}``).
+        fixed_expressions: let the words of fixed expressions (``fixed``/``goeswith``
+            dependents and their heads) be eligible.
     """
 
     include_upos: frozenset[str] | None = CONTENT_UPOS
@@ -41,6 +46,7 @@ class Eligibility:
     letters_only: bool = True
     min_length: int = 1
     exclude_forms: frozenset[str] = frozenset()
+    fixed_expressions: bool = False
 
     def allows(self, upos: str, form: str) -> bool:
         """Whether a word with this UPOS and FORM is eligible (multiword tokens aside)."""
@@ -55,6 +61,8 @@ class Eligibility:
     def positions(self, sentence: Sentence) -> tuple[int, ...]:
         """Eligible 0-based positions of one sentence, ascending."""
         blocked = sentence.multiword_positions
+        if not self.fixed_expressions:
+            blocked = blocked | fixed_expression_positions(sentence)
         return tuple(
             i
             for i, (upos, form) in enumerate(zip(sentence.upos, sentence.forms, strict=True))
@@ -64,6 +72,22 @@ class Eligibility:
     def positions_batch(self, sentences: Sequence[Sentence]) -> list[tuple[int, ...]]:
         """Eligible positions of every sentence of a batch."""
         return [self.positions(s) for s in sentences]
+
+
+#: Relations whose dependent and head together spell one expression.
+_FIXED_RELATIONS = frozenset({"fixed", "goeswith"})
+
+
+def fixed_expression_positions(sentence: Sentence) -> frozenset[int]:
+    """0-based positions of the words of fixed expressions: every word attached by
+    ``fixed`` or ``goeswith`` (subtypes included) and the word it attaches to."""
+    out: set[int] = set()
+    for i, word in enumerate(sentence.words):
+        if word.deprel.split(":", 1)[0] in _FIXED_RELATIONS:
+            out.add(i)
+            if word.head.isdigit() and word.head != "0":
+                out.add(int(word.head) - 1)
+    return frozenset(out)
 
 
 def is_lettered(text: str) -> bool:
