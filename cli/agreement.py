@@ -12,10 +12,12 @@ from pathlib import Path
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from brittle.cli.common import console, message_console, progress_bar, quiet_option
 from brittle.cli.group import main
 from brittle.engine.agreement.lexicon import VERB_PAIRS
+from brittle.engine.agreement.probing import probe_stimuli, write_probe_outputs
 from brittle.engine.agreement.run import (
     attack_models,
     read_stimuli,
@@ -316,3 +318,75 @@ def attack_command(
                 f"{r['base_accuracy']:.2f} -> {r['found_accuracy']:.2f} over {r['items']} items"
             )
         console.print(f"wrote {out}/worst.conllu, summary.json and report.md")
+
+
+@agreement.command("probe")
+@click.argument("stimuli", type=click.Path(path_type=Path))
+@click.option(
+    "--probe",
+    "probes",
+    multiple=True,
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A probe directory from train-probe; repeat for several.",
+)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
+@click.option(
+    "--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda when available)."
+)
+@quiet_option
+def probe_command(
+    stimuli: Path, probes: tuple[Path, ...], out: Path, device: str | None, quiet: bool
+) -> None:
+    """Run trained probes on the agreement STIMULI, per verb pair and depth.
+
+    Each probe's per-sentence metrics (UUAS, DSpr, accuracy, ... as its task defines)
+    are averaged per experiment, verb pair and embedding depth. A distance probe also
+    gives a predicted tree (minimum spanning tree of its distances, punctuation left
+    out): verb_attractor is the share of stimuli whose verb it joins directly to an
+    attractor, verb_target the share joined to the target, closer_attractor the share
+    with an attractor nearer the verb than the target. Writes probes.json and
+    report.md to --out. (`brittle evaluate STIMULI --probe DIR` gives the overall
+    metrics beside the baselines.)
+    """
+    check_output(out, directory=True)
+    for p in probes:
+        if not (p / "probe.json").is_file():
+            raise ConfigError(f"{p} is not a probe directory (no probe.json): see train-probe")
+    items = read_stimuli(stimuli)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with progress_bar(*columns, quiet=quiet) as bar:
+        tasks: dict[str, object] = {}
+
+        def advance(name: str, n: int) -> None:
+            if name not in tasks:
+                tasks[name] = bar.add_task(f"vectors for {name}", total=len(items))
+            bar.advance(tasks[name], n)  # type: ignore[arg-type]
+
+        rows = probe_stimuli(items, probes, device=device, progress=advance)
+    write_probe_outputs(
+        rows, out, config={"stimuli": str(stimuli), "probes": [str(p) for p in probes]}
+    )
+    if not quiet:
+        table = Table(title="probes on the stimuli (all depths)")
+        for col in ("probe", "experiment", "verb", "n"):
+            table.add_column(col)
+        names = sorted({k for r in rows for k in r.metrics})
+        for k in names:
+            table.add_column(k, justify="right")
+        for r in rows:
+            if r.depth < 0:
+                table.add_row(
+                    r.probe,
+                    str(r.experiment),
+                    r.verb,
+                    str(r.n),
+                    *(f"{r.metrics[k]:.3f}" if k in r.metrics else "" for k in names),
+                )
+        console.print(table)
+        console.print(f"wrote {out}/probes.json and report.md")
