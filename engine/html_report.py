@@ -39,7 +39,16 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.report import PLOTS, Summary
 from brittle.engine.results import ResultRow
 
-__all__ = ["REPORT_HTML", "SentenceRecords", "render_overview", "write_html_report"]
+__all__ = [
+    "REPORT_HTML",
+    "SentenceRecords",
+    "code_spans",
+    "html_table",
+    "png_figure",
+    "render_overview",
+    "static_page",
+    "write_html_report",
+]
 
 REPORT_HTML = "report.html"
 
@@ -148,6 +157,56 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: int =
     return "\n".join(out)
 
 
+_STATIC = Template(
+    """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="$csp">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>$title</title>
+<style>
+$css</style>
+</head>
+<body>
+<header>
+<h1>$title</h1>
+</header>
+<main>
+$body
+</main>
+</body>
+</html>
+"""
+)
+
+
+def static_page(title: str, body: str) -> str:
+    """A self-contained page with the report's style and no script around ``body``
+    (HTML); ``title`` is text."""
+    return _STATIC.substitute(csp=_CSP, title=_e(title), css=_asset("report.css"), body=body)
+
+
+def code_spans(text: str) -> str:
+    """``text`` escaped for HTML, its Markdown code spans (`x`) as ``<code>``."""
+    parts = _e(text).split("`")
+    return "".join(f"<code>{p}</code>" if k % 2 else p for k, p in enumerate(parts))
+
+
+def html_table(head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: int = 0) -> str:
+    """An HTML table of text cells (escaped); the last ``numeric`` columns align right."""
+    return _table([_e(h) for h in head], ([_e(c) for c in row] for row in rows), numeric=numeric)
+
+
+def png_figure(png: bytes, caption: str) -> str:
+    """A ``<figure>`` showing PNG bytes inline (a data URI) with a text caption."""
+    data = base64.b64encode(png).decode("ascii")
+    return (
+        f'<figure><img src="data:image/png;base64,{data}" alt="{_e(caption)}">'
+        f"<figcaption>{_e(caption)}</figcaption></figure>"
+    )
+
+
 def _plot_images(out_dir: Path) -> list[str]:
     """``<figure>`` elements of the run's plots, as data URIs."""
     figures = []
@@ -155,16 +214,12 @@ def _plot_images(out_dir: Path) -> list[str]:
         path = out_dir / PLOTS / name
         if not path.is_file():
             continue
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
         caption = {
             "clean_vs_perturbed.png": "Each sentence's clean metric against its perturbed "
             "metric, per task (below the diagonal: the attack lowered it).",
             "drop_vs_budget.png": "Mean worst-case drop per task against the budget.",
         }[name]
-        figures.append(
-            f'<figure><img src="data:image/png;base64,{data}" alt="{_e(caption)}">'
-            f"<figcaption>{_e(caption)}</figcaption></figure>"
-        )
+        figures.append(png_figure(path.read_bytes(), caption))
     return figures
 
 

@@ -53,3 +53,16 @@ def attack_with_probes(root: Path) -> Path:
             os.environ.pop("BRITTLE_HOME", None)
         else:
             os.environ["BRITTLE_HOME"] = previous
+
+
+def compare_methods_page(out: Path) -> Path:
+    """Run compare-methods (shuffle, gold parser, no quality models) into ``out``; its
+    HTML page."""
+    args = [
+        "compare-methods", str(TREEBANK), "--methods", "shuffle,neighbour-flip",
+        "--budgets", "1,2", "--parser", "gold", "--limit", "6", "--candidates", "4",
+        "--no-quality", "--out", str(out), "--quiet",
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return out / "compare-methods.html"

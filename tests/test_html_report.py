@@ -4,6 +4,7 @@ test_report_browser.py."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -18,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 from probe_synthetic import random_heads
-from report_run import SENTENCES, TREEBANK
+from report_run import SENTENCES, TREEBANK, compare_methods_page
 
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
@@ -293,3 +294,23 @@ def test_same_seed_same_page_and_predictions(
         return out
 
     assert rows(again) == rows(probed_attack)
+
+
+# ---------------------------------------------------------------- compare-methods
+def test_compare_methods_writes_a_self_contained_page(tmp_path: Path):
+    html5lib = pytest.importorskip("html5lib")
+    page = compare_methods_page(tmp_path)
+    text = page.read_text(encoding="utf-8")
+    data = json.loads((tmp_path / "compare-methods.json").read_text())
+    for row in data["rows"]:
+        assert f"<td>{row['method']}</td>" in text
+    assert text.count("<tr>") == len(data["rows"]) + 1  # and the header
+    png = (tmp_path / "compare-methods.png").read_bytes()
+    assert base64.b64encode(png).decode() in text  # the plot, inline
+    assert "<script" not in text and not re.search(r"(src|href)\s*=\s*\"(https?:)?//", text)
+    parser = html5lib.HTMLParser(strict=True)
+    parser.parse(text)
+    assert parser.errors == []
+    # same settings, same page
+    again = compare_methods_page(tmp_path / "again")
+    assert again.read_bytes() == page.read_bytes()

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from browser import Browser, find_chromium
 from click.testing import CliRunner
-from report_run import SENTENCES, TREEBANK
+from report_run import SENTENCES, TREEBANK, compare_methods_page
 
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
@@ -243,4 +243,15 @@ def test_ten_thousand_sentences_stay_responsive(
         f"sorted in {sorted_in:.2f} s, sentence opened in {opened_in:.2f} s"
     )
     assert loaded < 20 and sorted_in < 5 and opened_in < 2
+    assert browser.errors == []
+
+
+def test_the_compare_methods_page_renders_offline(browser: Browser, tmp_path: Path):
+    page = compare_methods_page(tmp_path)
+    browser.resize(1200, 900)
+    browser.open(page, ready="document.readyState === 'complete'")
+    rows = len(json.loads((tmp_path / "compare-methods.json").read_text())["rows"])
+    assert browser.evaluate("document.querySelectorAll('main table tbody tr').length") == rows
+    assert browser.evaluate("document.querySelector('figure img').naturalWidth") > 100
+    assert [u for u in browser.requests if not u.startswith(("file://", "data:"))] == []
     assert browser.errors == []
