@@ -10,6 +10,7 @@ from __future__ import annotations
 from brittle.cli import (  # noqa: F401  (each import registers its sub-command)
     agreement,
     attack,
+    bench,
     compare_methods,
     demo,
     evaluate,

@@ -1,7 +1,8 @@
 """Slow, obviously-right references and input strategies for the scorer tests.
 
 Every kernel in ``brittle.scorers`` is compared against one of these on many random
-inputs. The tree edit distance reference is the ``apted`` package.
+inputs. The references ``brittle bench`` also uses live in
+:mod:`brittle.scorers.reference` (the tree edit distance one is the ``apted`` package).
 """
 
 from __future__ import annotations
@@ -10,12 +11,21 @@ import os
 from collections.abc import Hashable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from numpy.typing import NDArray
+
+from brittle.scorers.reference import (  # re-exported for the tests
+    Heads,
+    apted_distance,
+    apted_tree,
+    dnd_ref,
+    hamming_ref,
+    idc_ref,
+    random_heads,
+)
 
 if TYPE_CHECKING:
     from brittle.engine.core.sentence import Sentence
@@ -25,8 +35,24 @@ EWT_TEST = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 
 _SCALE = float(os.environ.get("BRITTLE_TEST_SCALE", "1"))
 
-#: A HEAD array: a list of ints or an integer array.
-Heads: TypeAlias = "Sequence[int] | NDArray[np.integer]"
+__all__ = [
+    "EWT_TEST",
+    "Heads",
+    "apted_distance",
+    "apted_tree",
+    "dnd_ref",
+    "ewt_test_sentences",
+    "examples",
+    "hamming_ref",
+    "heads_arrays",
+    "idc_ref",
+    "networkx_tree_weight",
+    "permutation_ref",
+    "random_heads",
+    "spanning_tree_weight",
+    "tile_permutation_ref",
+    "tree_distances_ref",
+]
 
 
 def examples(n: int) -> settings:
@@ -55,38 +81,6 @@ def heads_arrays(
         else:
             heads[word - 1] = order[draw(st.integers(0, pos - 1))]
     return heads
-
-
-def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
-    """A random single-rooted HEAD array of n words (numpy generator version)."""
-    order = rng.permutation(n) + 1
-    heads = np.zeros(n, dtype=np.int64)
-    for pos in range(1, n):
-        heads[order[pos] - 1] = order[rng.integers(0, pos)]
-    return heads
-
-
-# ------------------------------------------------------------------ Hamming, order
-def hamming_ref(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    count = 0
-    for i in range(len(a)):
-        if a[i] != b[i]:
-            count += 1
-    return count
-
-
-def idc_ref(p: Sequence[int]) -> float:
-    k = len(p)
-    if k == 0:
-        return 0.0
-    return sum(abs(p[j] - j) for j in range(k)) / (k * k)
-
-
-def dnd_ref(p: Sequence[int]) -> float:
-    k = len(p)
-    if k <= 1:
-        return 0.0
-    return sum(1 for j in range(k - 1) if p[j + 1] - p[j] != 1) / (k - 1)
 
 
 def permutation_ref(
@@ -140,55 +134,6 @@ def tile_permutation_ref(
             out[j + t] = i + t
             used[i + t] = True
     return [int(x) for x in out if x is not None]
-
-
-# ------------------------------------------------------------------ tree edit distance
-class _Node:
-    def __init__(self, label: Hashable) -> None:
-        self.label = label
-        self.children: list[_Node] = []
-
-
-def apted_tree(heads: Heads, labels: Sequence[Hashable] | None) -> _Node:
-    """The ordered tree of a HEAD array: artificial root, children in word order."""
-    root = _Node(("<artificial root>",))
-    nodes = [root] + [
-        _Node(("w", labels[i] if labels is not None else None)) for i in range(len(heads))
-    ]
-    for i, h in enumerate(heads):
-        nodes[int(h)].children.append(nodes[i + 1])
-    return root
-
-
-def apted_distance(
-    heads_a: Heads,
-    heads_b: Heads,
-    labels_a: Sequence[Hashable] | None = None,
-    labels_b: Sequence[Hashable] | None = None,
-    delete: float = 1.0,
-    insert: float = 1.0,
-    rename: float = 1.0,
-) -> float:
-    from apted import APTED, Config
-
-    class _Costs(Config):
-        valuecls = float
-
-        def delete(self, node: _Node) -> float:
-            return delete
-
-        def insert(self, node: _Node) -> float:
-            return insert
-
-        def rename(self, a: _Node, b: _Node) -> float:
-            return 0.0 if a.label == b.label else rename
-
-        def children(self, node: _Node) -> list[_Node]:
-            return node.children
-
-    tree_a = apted_tree(heads_a, labels_a)
-    tree_b = apted_tree(heads_b, labels_b)
-    return float(APTED(tree_a, tree_b, _Costs()).compute_edit_distance())
 
 
 # ------------------------------------------------------------------ spanning trees, trees

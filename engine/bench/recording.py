@@ -1,0 +1,71 @@
+"""An evaluator that records what the attack sends to the model, for ``brittle bench``.
+
+The end-to-end stage replays exactly those batches through the bare model forward, so
+the reference does the same model work as the engine and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from brittle.engine.core.sentence import Sentence
+    from brittle.scorers.transformer_backend import TransformerEncoder
+    from brittle.search.scoring import Evaluation, Request, TaskEvaluator
+
+__all__ = ["RecordingEvaluator", "encoder_of"]
+
+
+class RecordingEvaluator:
+    """Wraps a :class:`~brittle.search.scoring.TaskEvaluator` and keeps, per model call,
+    the word lists of the candidate sentences it scored (``batches``)."""
+
+    def __init__(self, inner: TaskEvaluator) -> None:
+        self.inner = inner
+        self.batches: list[list[tuple[str, ...]]] = []
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return self.inner.tasks
+
+    @property
+    def primary(self) -> tuple[str, ...]:
+        return self.inner.primary
+
+    def evaluate(
+        self,
+        original: Sentence,
+        candidates: Sequence[Sentence],
+        alignments: Sequence[NDArray[np.int64] | None],
+    ) -> Evaluation:
+        self.batches.append([c.forms for c in candidates])
+        return self.inner.evaluate(original, candidates, alignments)
+
+    def evaluate_many(self, requests: Sequence[Request]) -> list[Evaluation]:
+        self.batches.append([c.forms for _, cands, _ in requests for c in cands])
+        return self.inner.evaluate_many(requests)
+
+
+def encoder_of(evaluator: TaskEvaluator) -> tuple[TransformerEncoder, int]:
+    """The transformer encoder behind a probe evaluator and the deepest hidden state its
+    probes read (blocks above it never run).
+
+    Raises:
+        TypeError: the evaluator does not run a transformer encoder.
+    """
+    from brittle.engine.probe_eval import ProbeEvaluator
+    from brittle.scorers.repcache import CachedBackend
+    from brittle.scorers.transformer_backend import TransformerEncoder
+
+    if not isinstance(evaluator, ProbeEvaluator):
+        raise TypeError(f"not a probe evaluator: {type(evaluator).__name__}")
+    group = evaluator.groups[0]
+    backend = group.backend
+    encoder = backend.inner if isinstance(backend, CachedBackend) else backend
+    if not isinstance(encoder, TransformerEncoder):
+        raise TypeError(f"not a transformer encoder: {type(encoder).__name__}")
+    return encoder, max(group.layers)

@@ -1,0 +1,130 @@
+"""What ``brittle bench`` measures: one immutable record per stage, and the report.
+
+The JSON form is the documented schema::
+
+    {"stages": {NAME: {"throughput", "unit", "reference", "reference_throughput",
+                       "ratio", "peak_rss_mb", "detail"}},
+     "machine": {"cores", "gpu", "versions": {...}}}
+
+``ratio`` is ``throughput / reference_throughput`` (higher is better) when the stage
+has a reference, else ``null``. Times are wall-clock on the machine named in
+``machine``; every ratio compares two measurements taken in the same run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from brittle.engine.core.json_types import JSONObject
+
+__all__ = ["BenchReport", "Machine", "StageResult"]
+
+
+@dataclass(frozen=True, slots=True)
+class StageResult:
+    """One stage's measurement.
+
+    Attributes:
+        name: the stage's registered name (``tree_edit_distance``, ``end_to_end``...).
+        throughput: items per second (or seconds, for a stage whose unit says so).
+        unit: what ``throughput`` counts (``pairs/s``, ``candidates/s``, ``s``).
+        reference: what the stage is compared with (``None``: no reference).
+        reference_throughput: the reference's figure, in the same unit.
+        peak_rss_mb: the process's largest resident set size while the stage ran, MiB.
+        detail: one line on the workload (sizes, model, layers).
+    """
+
+    name: str
+    throughput: float
+    unit: str
+    reference: str | None = None
+    reference_throughput: float | None = None
+    peak_rss_mb: float = 0.0
+    detail: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        """``throughput / reference_throughput``, or ``None`` without a reference."""
+        if self.reference_throughput is None or self.reference_throughput <= 0:
+            return None
+        return self.throughput / self.reference_throughput
+
+    def to_dict(self) -> JSONObject:
+        """The stage's JSON object (see the module docstring)."""
+        return {
+            "throughput": _finite(self.throughput),
+            "unit": self.unit,
+            "reference": self.reference,
+            "reference_throughput": _finite(self.reference_throughput),
+            "ratio": _finite(self.ratio),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """Where the run happened: logical cores, GPU (``None``: no CUDA device) and the
+    versions of the libraries the stages use."""
+
+    cores: int
+    gpu: str | None
+    versions: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> JSONObject:
+        return {"cores": self.cores, "gpu": self.gpu, "versions": dict(self.versions)}
+
+
+@dataclass(frozen=True, slots=True)
+class BenchReport:
+    """Every stage's result, in run order, and the machine."""
+
+    stages: tuple[StageResult, ...]
+    machine: Machine
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> JSONObject:
+        """The report's JSON object (see the module docstring)."""
+        out: JSONObject = {
+            "stages": {s.name: s.to_dict() for s in self.stages},
+            "machine": self.machine.to_dict(),
+        }
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+    def markdown(self) -> str:
+        """A Markdown table of the stages, then the machine and any notes."""
+        lines = [
+            "| stage | throughput | reference | reference throughput | ratio | peak RSS (MB) |",
+            "| --- | ---: | --- | ---: | ---: | ---: |",
+        ]
+        for s in self.stages:
+            ref = s.reference or "—"
+            ref_rate = (
+                "—" if s.reference_throughput is None else _rate(s.reference_throughput, s.unit)
+            )
+            ratio = "—" if s.ratio is None else f"{s.ratio:,.2f}x"
+            lines.append(
+                f"| {s.name} | {_rate(s.throughput, s.unit)} | {ref} | {ref_rate} | {ratio} "
+                f"| {s.peak_rss_mb:,.0f} |"
+            )
+        m = self.machine
+        versions = ", ".join(f"{k} {v}" for k, v in sorted(m.versions.items()))
+        lines += ["", f"{m.cores} cores, GPU: {m.gpu or 'none'}; {versions}."]
+        lines += [f"{s.name}: {s.detail}" for s in self.stages if s.detail]
+        lines += list(self.notes)
+        return "\n".join(lines)
+
+
+def _rate(value: float, unit: str) -> str:
+    if unit == "s":
+        return f"{value:.2f} s"
+    return f"{value:,.3g} {unit}" if value < 100 else f"{value:,.0f} {unit}"
+
+
+def _finite(value: float | None) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return float(f"{value:.6g}")

@@ -1,0 +1,412 @@
+"""The stages ``brittle bench`` measures, each beside a reference timed in the same run.
+
+Every stage is a function registered in :data:`STAGES`; it receives the run's
+:class:`BenchContext` and returns one or more :class:`StageResult` (the generator stage
+returns one per generator, ``end_to_end`` two). Workloads come from the run's sentences
+(a fixed sample of the treebank), so the figures describe real trees and real text.
+
+A stage times the engine's code as the engine calls it (batched, cached, compiled:
+kernels are compiled and models loaded before the clock starts) and its reference
+either as the obvious alternative (one call per sentence, the bare model forward) or as
+a slow, obviously right implementation (:mod:`brittle.scorers.reference`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from brittle.engine.bench.measure import PeakRSS, best_time
+from brittle.engine.bench.records import StageResult
+from brittle.engine.core.registry import Registry
+from brittle.engine.core.sentence import Sentence
+
+__all__ = ["STAGES", "BenchContext", "Stage"]
+
+
+@dataclass(frozen=True, slots=True)
+class BenchContext:
+    """What every stage may use.
+
+    Attributes:
+        sentences: the fixed sample of the treebank (input order).
+        treebank: where they come from (for the report).
+        quick: smaller workloads (``--quick``).
+        seed: seeds every random draw of the workloads.
+        device: torch device of the model stages (``None``: CUDA when available).
+        end_to_end_sentences: sentences the end-to-end attack runs on.
+    """
+
+    sentences: tuple[Sentence, ...]
+    treebank: str
+    quick: bool = False
+    seed: int = 0
+    device: str | None = None
+    end_to_end_sentences: int = 60
+
+    @property
+    def repeat(self) -> int:
+        """Repeats of each timing (the best is kept)."""
+        return 2 if self.quick else 3
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """A registered stage: measures, returns its results (the first named as the stage)."""
+
+    def __call__(self, ctx: BenchContext) -> tuple[StageResult, ...]: ...
+
+
+STAGES: Registry[Stage] = Registry(
+    "bench-stages", contract=Stage, packages=("brittle.engine.bench.stages",), item="stage"
+)
+
+
+def _trees(ctx: BenchContext, lo: int, hi: int, count: int) -> list[np.ndarray]:
+    """HEAD arrays of the sample's sentences of ``lo``..``hi`` words (random trees of
+    the same sizes fill up when the sample has too few)."""
+    from brittle.scorers.reference import random_heads
+
+    trees = [np.asarray(s.heads, dtype=np.int64) for s in ctx.sentences if lo <= len(s) <= hi]
+    rng = np.random.default_rng(ctx.seed)
+    while len(trees) < count:
+        trees.append(random_heads(rng, int(rng.integers(lo, hi + 1))))
+    return trees[:count]
+
+
+@STAGES.register("tree_edit_distance", help="batched tree edit distance against apted")
+def tree_edit_distance(ctx: BenchContext) -> tuple[StageResult, ...]:
+    from brittle.scorers.distance import tree_edit_distance_batch
+    from brittle.scorers.reference import apted_distance
+
+    trees = _trees(ctx, 10, 30, 200 if ctx.quick else 600)
+    anchors = trees[:: len(trees) // 4][:4]
+    tree_edit_distance_batch(anchors[0], trees[:4])  # compile
+    with PeakRSS() as peak:
+        ours = sum(
+            best_time(partial(tree_edit_distance_batch, a, trees), ctx.repeat) for a in anchors
+        )
+    sample = trees[:: max(1, len(trees) // (20 if ctx.quick else 60))]
+    start = time.perf_counter()
+    for a in anchors:
+        for b in sample:
+            apted_distance(a, b)
+    ref = time.perf_counter() - start
+    return (
+        StageResult(
+            "tree_edit_distance",
+            len(anchors) * len(trees) / ours,
+            "pairs/s",
+            "apted (Python)",
+            len(anchors) * len(sample) / ref,
+            peak.peak_mb,
+            "unlabelled dependency trees of 10-30 words from the sample",
+        ),
+    )
+
+
+@STAGES.register("hamming", help="batched Hamming distance against a Python loop")
+def hamming(ctx: BenchContext) -> tuple[StageResult, ...]:
+    from brittle.scorers.hamming import hamming_batch_ids
+    from brittle.scorers.reference import hamming_ref
+
+    rng = np.random.default_rng(ctx.seed)
+    m, k = (200_000 if ctx.quick else 1_000_000), 20
+    original = rng.integers(0, 50, k)
+    cands = np.repeat(original[None, :], m, axis=0)
+    flip = rng.random((m, k)) < 0.2
+    cands[flip] = rng.integers(0, 50, int(flip.sum()))
+    hamming_batch_ids(original, cands[:10])  # compile
+    with PeakRSS() as peak:
+        ours = best_time(lambda: hamming_batch_ids(original, cands), ctx.repeat)
+    ref_m = 20_000
+    first, rows = original.tolist(), cands[:ref_m].tolist()
+    ref = best_time(lambda: [hamming_ref(first, c) for c in rows], 1)
+    return (
+        StageResult(
+            "hamming", m / ours, "pairs/s", "Python loop", ref_m / ref, peak.peak_mb,
+            f"{m:,} candidates of {k} tokens against one original",
+        ),
+    )  # fmt: skip
+
+
+@STAGES.register("order_metrics", help="DND and IDC of permutations against Python")
+def order_metrics(ctx: BenchContext) -> tuple[StageResult, ...]:
+    from brittle.scorers.order import order_scores_batch
+    from brittle.scorers.reference import dnd_ref, idc_ref
+
+    rng = np.random.default_rng(ctx.seed)
+    m, k = (200_000 if ctx.quick else 1_000_000), 100
+    perms = np.argsort(rng.random((m, k)), axis=1).astype(np.int64)
+    order_scores_batch(perms[:10])  # compile
+    with PeakRSS() as peak:
+        ours = best_time(lambda: order_scores_batch(perms), ctx.repeat)
+    ref_m = 5_000
+    lists = perms[:ref_m].tolist()
+    ref = best_time(lambda: [(dnd_ref(p), idc_ref(p)) for p in lists], 1)
+    return (
+        StageResult(
+            "order_metrics", m / ours, "permutations/s", "Python loop", ref_m / ref,
+            peak.peak_mb, f"{m:,} random permutations of {k} units, DND and IDC",
+        ),
+    )  # fmt: skip
+
+
+def _candidates(ctx: BenchContext, count: int) -> list[tuple[Sentence, list[Sentence]]]:
+    """Each of the first ``count`` sentences with its distinct coPOS candidates
+    (tau 2, b 20), as the perturb and attack runs see them."""
+    from brittle.engine.core.perturbation import apply_perturbation
+    from brittle.engine.perturb_run import make_generator
+
+    sentences = list(ctx.sentences[:count])
+    drawn = make_generator("copos").perturb(sentences, b=20, seed=ctx.seed, tau=2)
+    return [
+        (s, [apply_perturbation(s, p) for p in dict.fromkeys(ps)])
+        for s, ps in zip(sentences, drawn, strict=True)
+    ]
+
+
+@STAGES.register("parsing", help="batched, cached spaCy parsing against one call per sentence")
+def parsing(ctx: BenchContext) -> tuple[StageResult, ...]:
+    from brittle.scorers.parsers import CachedParser
+    from brittle.scorers.parsers.spacy_backend import SpacyBackend
+
+    work = _candidates(ctx, 30 if ctx.quick else 100)
+    n = sum(len(c) for _, c in work)
+    backend = SpacyBackend()
+    backend.prepare()
+    backend.parse_words([s.forms for s, _ in work[:8]])  # warm up
+
+    def one_by_one() -> None:
+        for s, cands in work:
+            backend.parse_one(s.forms)
+            for c in cands:
+                backend.parse_one(c.forms)
+
+    def batched() -> None:
+        parser = CachedParser(backend)  # cold cache, as at the start of a run
+        for start in range(0, len(work), 64):
+            parser.parse([w for s, cands in work[start : start + 64] for w in (s, *cands)])
+
+    with PeakRSS() as peak:
+        ours = best_time(batched, ctx.repeat)
+    ref = best_time(one_by_one, ctx.repeat)
+    return (
+        StageResult(
+            "parsing", n / ours, "candidates/s", "one spaCy call per sentence", n / ref,
+            peak.peak_mb, f"{len(work)} sentences and {n} distinct coPOS candidates (tau 2)",
+        ),
+    )  # fmt: skip
+
+
+@STAGES.register("representations", help="representation extraction against the bare forward")
+def representations(ctx: BenchContext) -> tuple[StageResult, ...]:
+    import torch
+
+    from brittle.scorers.transformer_backend import TransformerEncoder
+
+    sentences = [s.forms for s in ctx.sentences[: 100 if ctx.quick else 300]]
+    encoder = TransformerEncoder(device=ctx.device)
+    layers = (-1, -5)
+    rows, offsets, _ = encoder.plan(sentences)
+    batches = [encoder.collate(rows, index, offsets)[:2] for index in encoder.batches(rows)]
+
+    def bare() -> None:
+        with torch.inference_mode():
+            for ids, mask in batches:
+                encoder.net(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+
+    def full() -> None:
+        encoder.encode_flat(sentences, layers=layers)
+
+    bare()  # warm up
+    full()
+    with PeakRSS() as peak:
+        ours = best_time(full, ctx.repeat)
+    ref = best_time(bare, ctx.repeat)
+    n = len(sentences)
+    return (
+        StageResult(
+            "representations", n / ours, "sentences/s", "bare model forward, same batches",
+            n / ref, peak.peak_mb,
+            f"{n} sentences, bundled MiniLM, layers {list(layers)}, mean pooling",
+        ),
+    )  # fmt: skip
+
+
+@STAGES.register("probe_scoring", help="batched probe metrics against one call per sentence")
+def probe_scoring(ctx: BenchContext) -> tuple[StageResult, ...]:
+    from brittle.engine.core.tree import distance_matrix
+    from brittle.scorers.metrics import score_distances, score_distances_many
+
+    trees = _trees(ctx, 5, 40, 200 if ctx.quick else 1000)
+    rng = np.random.default_rng(ctx.seed)
+    preds = [distance_matrix(h) + rng.normal(0, 0.5, (len(h), len(h))) for h in trees]
+    masks = [rng.random(len(h)) < 0.1 for h in trees]
+    score_distances_many(preds[:2], trees[:2], punct=masks[:2])  # compile
+    with PeakRSS() as peak:
+        ours = best_time(lambda: score_distances_many(preds, trees, punct=masks), ctx.repeat)
+    ref_m = min(len(trees), 300)
+
+    def loop() -> None:
+        for p, h, m in zip(preds[:ref_m], trees[:ref_m], masks[:ref_m], strict=True):
+            score_distances(p, h, punct=m)
+
+    ref = best_time(loop, 2)
+    return (
+        StageResult(
+            "probe_scoring", len(trees) / ours, "sentences/s", "score_distances per sentence",
+            ref_m / ref, peak.peak_mb,
+            "UUAS, DSpr, Spearman and root scores of noisy gold distances, 5-40 words",
+        ),
+    )  # fmt: skip
+
+
+@STAGES.register("generators", help="candidates drawn per second by every generator")
+def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
+    from brittle.engine.perturb_run import make_generator
+    from brittle.search.generators.base import GENERATORS
+
+    out: list[StageResult] = []
+    for name in GENERATORS.names():
+        count = 10 if name == "coco" else 30 if ctx.quick else 100
+        sentences = list(ctx.sentences[:count])
+        generator = make_generator(name)
+        generator.prepare()
+        generator.perturb(sentences[:2], b=4, seed=ctx.seed, tau=2)  # models, caches, kernels
+        with PeakRSS() as peak:
+            start = time.perf_counter()
+            drawn = generator.perturb(sentences, b=20, seed=ctx.seed, tau=2)
+            seconds = time.perf_counter() - start
+        n = sum(len(ps) for ps in drawn)
+        out.append(
+            StageResult(
+                f"generator.{name}", len(sentences) / seconds, "sentences/s", None, None,
+                peak.peak_mb, f"b 20, tau 2, {len(sentences)} sentences, {n} candidates",
+            )
+        )  # fmt: skip
+    return tuple(out)
+
+
+def _bare_forward(
+    encoder: object, batches: Sequence[Sequence[tuple[str, ...]]], top: int | None
+) -> float:
+    """Seconds the bare model forward takes on ``batches`` (each tokenised in one call,
+    sorted by length, cut into the encoder's batch size), through every block or only
+    the first ``top``."""
+    import copy
+
+    import torch
+
+    from brittle.scorers.transformer_backend import TransformerEncoder
+
+    assert isinstance(encoder, TransformerEncoder)
+    tok, net, rows = encoder.tokenizer, encoder.net, encoder.batch_size
+    if top is not None:
+        net = copy.deepcopy(net)
+        for name, module in net.named_modules():
+            if isinstance(module, torch.nn.ModuleList) and len(module) == encoder.n_layers:
+                parent_name, _, attr = name.rpartition(".")
+                parent = net.get_submodule(parent_name) if parent_name else net
+                setattr(parent, attr, torch.nn.ModuleList(list(module)[:top]))
+                break
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for batch in batches:
+            ids = tok([list(w) for w in batch], is_split_into_words=True, truncation=True)
+            seqs = sorted(ids["input_ids"], key=len, reverse=True)
+            for k in range(0, len(seqs), rows):
+                part = tok.pad({"input_ids": seqs[k : k + rows]}, return_tensors="pt")
+                net(**part.to(encoder.device), output_hidden_states=True)
+    return time.perf_counter() - start
+
+
+@STAGES.register("end_to_end", help="a whole attack against the bare forward on its candidates")
+def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    from brittle.engine.attack import AttackConfig, build_components, run_attack
+    from brittle.engine.bench.recording import RecordingEvaluator, encoder_of
+    from brittle.engine.demo import prepare_demo, train_demo_probes
+
+    plan = prepare_demo()
+    train_demo_probes(plan)
+    count = min(len(ctx.sentences), 15 if ctx.quick else ctx.end_to_end_sentences)
+    config = AttackConfig(
+        treebank=ctx.treebank,
+        probes=tuple(str(p) for p in plan.probes),
+        method="copos",
+        search="beam",
+        budget=2,
+        candidates=5,
+        beam_width=2,
+        parser="spacy",
+        limit=count,
+    )
+    comps = build_components(config)
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = dataclasses.replace(config, limit=1)
+        run_attack(warm, Path(tmp) / "warm", components=comps)  # kernels, caches
+        recording = RecordingEvaluator(comps.evaluator)
+        timed = dataclasses.replace(comps, evaluator=recording)
+        with PeakRSS() as peak:
+            start = time.perf_counter()
+            run_attack(config, Path(tmp) / "run", components=timed)
+            engine_s = time.perf_counter() - start
+    encoder, top = encoder_of(comps.evaluator)
+    full_s = _bare_forward(encoder, recording.batches, None)
+    shallow_s = _bare_forward(encoder, recording.batches, top)
+    n = sum(len(b) for b in recording.batches)
+    rate = n / engine_s
+    detail = (
+        f"coPOS beam search (width 2, tau 2) on {count} sentences, {n} candidates scored, "
+        f"spaCy syntax constraint, demo probes on hidden state {top}"
+    )
+    return (
+        StageResult(
+            "end_to_end", rate, "candidates/s", f"bare forward through blocks 1-{top}",
+            n / shallow_s, peak.peak_mb, detail,
+        ),
+        StageResult(
+            "end_to_end_full", rate, "candidates/s", "bare forward through every block",
+            n / full_s, peak.peak_mb, detail,
+        ),
+    )  # fmt: skip
+
+
+@STAGES.register("startup", help="process start to the first candidate scored")
+def startup(ctx: BenchContext) -> tuple[StageResult, ...]:
+    import subprocess
+    import sys
+
+    from brittle.engine.bench.startup import MARKER
+
+    def once(code: str) -> float:
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        if MARKER not in done.stdout:  # pragma: no cover - the child failed to score
+            raise RuntimeError(f"startup probe printed no marker:\n{done.stderr[-2000:]}")
+        return time.perf_counter() - start
+
+    import resource
+
+    once("from brittle.engine.bench.startup import main; main()")  # warm caches
+    ours = min(once("from brittle.engine.bench.startup import main; main()") for _ in range(2))
+    interpreter = min(once(f"print({MARKER!r})") for _ in range(2))
+    child_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10  # KiB on Linux
+    return (
+        StageResult(
+            "startup", ours, "s", None, None, child_peak,
+            "the demo's attack configuration, caches warm, from process start until its "
+            f"first candidate is scored (a bare interpreter start takes {interpreter:.2f} s)",
+        ),
+    )  # fmt: skip

@@ -1,0 +1,97 @@
+"""``brittle bench``: the JSON schema, the Markdown table, stage selection and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from brittle.cli.main import main
+from brittle.engine.bench import BenchConfig, BenchReport, Machine, StageResult
+from brittle.engine.bench.measure import PeakRSS, best_time, current_rss_mb
+from brittle.engine.bench.run import DEFAULT_STAGES
+from brittle.engine.bench.stages import STAGES
+from brittle.engine.core.errors import ConfigError
+
+STAGE_KEYS = {
+    "throughput",
+    "unit",
+    "reference",
+    "reference_throughput",
+    "ratio",
+    "peak_rss_mb",
+    "detail",
+}
+
+
+def test_bench_json_follows_the_schema(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    table = tmp_path / "bench.md"
+    args = [
+        "bench", "--quick", "--stage", "hamming", "--stage", "order_metrics",
+        "--stage", "tree_edit_distance", "--json", str(out), "--markdown", str(table),
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert set(data) == {"stages", "machine"} | ({"notes"} if "notes" in data else set())
+    assert list(data["stages"]) == ["hamming", "order_metrics", "tree_edit_distance"]
+    for name, stage in data["stages"].items():
+        assert set(stage) == STAGE_KEYS, name
+        assert stage["throughput"] > 0 and stage["reference_throughput"] > 0
+        assert stage["ratio"] == pytest.approx(
+            stage["throughput"] / stage["reference_throughput"], rel=1e-4
+        )
+        assert stage["peak_rss_mb"] > 0
+    # The kernels beat their plain-Python references by far, whatever the machine's load.
+    assert data["stages"]["hamming"]["ratio"] > 10
+    assert data["stages"]["tree_edit_distance"]["reference"].startswith("apted")
+    machine = data["machine"]
+    assert machine["cores"] >= 1 and "numpy" in machine["versions"]
+    assert machine["gpu"] is None or isinstance(machine["gpu"], str)
+    markdown = table.read_text()
+    assert markdown.startswith("| stage | throughput |")
+    assert markdown.count("\n| hamming |") == 1
+    assert "| hamming |" in result.output
+
+
+def test_unknown_stage_is_refused_in_one_line() -> None:
+    result = CliRunner().invoke(main, ["bench", "--stage", "warp_drive"])
+    assert result.exit_code == 2
+    assert "unknown stage 'warp_drive'" in result.output
+    assert "tree_edit_distance" in result.output  # the known ones are listed
+    assert "Traceback" not in result.output
+
+
+def test_every_default_stage_is_registered() -> None:
+    for name in DEFAULT_STAGES:
+        assert STAGES.get(name)
+    with pytest.raises(ConfigError):
+        BenchConfig(sentences=0)
+
+
+def test_stage_without_reference_has_no_ratio_and_markdown_says_so() -> None:
+    timed = StageResult("generator.copos", 12.5, "sentences/s", peak_rss_mb=300.0)
+    assert timed.ratio is None
+    assert timed.to_dict()["ratio"] is None
+    ref = StageResult("parsing", 300.0, "candidates/s", "one call", 100.0, 500.0, "x")
+    assert ref.ratio == pytest.approx(3.0)
+    report = BenchReport((timed, ref), Machine(2, None, {"numpy": "2"}), ("no GPU",))
+    lines = report.markdown().splitlines()
+    assert lines[2].startswith("| generator.copos | 12.5 sentences/s | — | — | — |")
+    assert lines[3].startswith("| parsing | 300 candidates/s | one call | 100 candidates/s | 3.00x")
+    assert report.to_dict()["notes"] == ["no GPU"]
+
+
+def test_peak_rss_sees_memory_allocated_inside_the_block() -> None:
+    import numpy as np
+
+    before = current_rss_mb()
+    with PeakRSS(interval=0.001) as peak:
+        block = np.ones(64 * 2**20 // 8)  # 64 MiB, touched
+        block.sum()
+        del block
+    assert peak.peak_mb >= before + 50
+    assert best_time(lambda: None, 2) >= 0.0
