@@ -197,3 +197,55 @@ def test_attack_command_end_to_end(tmp_path: Path) -> None:
     row = summary["summary"]["gpt2"]
     assert row["found_margin"] >= row["base_margin"]
     assert (out / "report.md").exists()
+    # the worst stimuli are stimuli: `agreement score` reads them
+    scored = tmp_path / "scored"
+    result = CliRunner().invoke(
+        main,
+        [
+            "agreement",
+            "score",
+            str(out / "worst.conllu"),
+            "--out",
+            str(scored),
+            "--model",
+            str(model),
+            "--quiet",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    margins = {
+        line.split("\t")[1]: float(line.split("\t")[8])
+        for line in (scored / "scores.tsv").read_text().splitlines()[1:]
+    }
+    for item in summary["items"]:
+        found = next(m for sid, m in margins.items() if sid.startswith(item["base"] + "-"))
+        assert found == pytest.approx(item["worst_margin"], abs=1e-4)
+    # same seed, same files
+    again = tmp_path / "again"
+    CliRunner().invoke(
+        main,
+        [
+            "agreement",
+            "attack",
+            "--out",
+            str(again),
+            "--model",
+            str(model),
+            "--verb",
+            "is",
+            "--items",
+            "1",
+            "--experiment",
+            "1",
+            "--experiment",
+            "2",
+            "--search",
+            "greedy",
+            "--budget",
+            "2",
+            "--queries",
+            "30",
+            "--quiet",
+        ],
+    )
+    assert (again / "worst.conllu").read_bytes() == (out / "worst.conllu").read_bytes()
