@@ -57,8 +57,11 @@ def encoder_of(evaluator: TaskEvaluator) -> tuple[TransformerEncoder, int]:
     Raises:
         TypeError: the evaluator does not run a transformer encoder.
     """
+    # deferred: torch and transformers load only when an attack is measured
     from brittle.engine.probe_eval import ProbeEvaluator
     from brittle.scorers.repcache import CachedBackend
+
+    # deferred: as above
     from brittle.scorers.transformer_backend import TransformerEncoder
 
     if not isinstance(evaluator, ProbeEvaluator):

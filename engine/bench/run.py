@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from brittle.data import default_treebank_path
 from brittle.engine.bench.records import BenchReport, Machine, StageResult
 from brittle.engine.bench.stages import STAGES, BenchContext
+from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 
@@ -115,8 +117,6 @@ def run_bench(config: BenchConfig, *, on_stage: StageListener | None = None) -> 
         BrittleInputError: the treebank cannot be read.
         ConfigError: an unknown stage.
     """
-    from brittle.data import default_treebank_path
-
     path = Path(config.treebank) if config.treebank else default_treebank_path()
     size = config.sentences or (100 if config.quick else 300)
     sentences = tuple(read_conllu(path)[:size])
@@ -150,8 +150,6 @@ def write_bench_json(report: BenchReport, path: str | os.PathLike[str]) -> None:
         OutputError: ``path`` cannot be written.
     """
     import json
-
-    from brittle.engine.core.atomic import atomic_write
 
     with atomic_write(path) as handle:
         json.dump(report.to_dict(), handle, indent=2)

@@ -23,8 +23,12 @@ import numpy as np
 
 from brittle.engine.bench.measure import PeakRSS, best_time
 from brittle.engine.bench.records import StageResult
+from brittle.engine.bench.startup import MARKER
+from brittle.engine.core.perturbation import apply_perturbation
 from brittle.engine.core.registry import Registry
 from brittle.engine.core.sentence import Sentence
+from brittle.engine.core.tree import distance_matrix
+from brittle.scorers.reference import apted_distance, dnd_ref, hamming_ref, idc_ref, random_heads
 
 __all__ = ["STAGES", "BenchContext", "Stage"]
 
@@ -70,7 +74,6 @@ STAGES: Registry[Stage] = Registry(
 def _trees(ctx: BenchContext, lo: int, hi: int, count: int) -> list[np.ndarray]:
     """HEAD arrays of the sample's sentences of ``lo``..``hi`` words (random trees of
     the same sizes fill up when the sample has too few)."""
-    from brittle.scorers.reference import random_heads
 
     trees = [np.asarray(s.heads, dtype=np.int64) for s in ctx.sentences if lo <= len(s) <= hi]
     rng = np.random.default_rng(ctx.seed)
@@ -81,8 +84,8 @@ def _trees(ctx: BenchContext, lo: int, hi: int, count: int) -> list[np.ndarray]:
 
 @STAGES.register("tree_edit_distance", help="batched tree edit distance against apted")
 def tree_edit_distance(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: Numba kernels compile and load only when their stage runs
     from brittle.scorers.distance import tree_edit_distance_batch
-    from brittle.scorers.reference import apted_distance
 
     trees = _trees(ctx, 10, 30, 200 if ctx.quick else 600)
     anchors = trees[:: len(trees) // 4][:4]
@@ -112,8 +115,8 @@ def tree_edit_distance(ctx: BenchContext) -> tuple[StageResult, ...]:
 
 @STAGES.register("hamming", help="batched Hamming distance against a Python loop")
 def hamming(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: Numba kernels compile and load only when their stage runs
     from brittle.scorers.hamming import hamming_batch_ids
-    from brittle.scorers.reference import hamming_ref
 
     rng = np.random.default_rng(ctx.seed)
     m, k = (200_000 if ctx.quick else 1_000_000), 20
@@ -137,8 +140,8 @@ def hamming(ctx: BenchContext) -> tuple[StageResult, ...]:
 
 @STAGES.register("order_metrics", help="DND and IDC of permutations against Python")
 def order_metrics(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: Numba kernels compile and load only when their stage runs
     from brittle.scorers.order import order_scores_batch
-    from brittle.scorers.reference import dnd_ref, idc_ref
 
     rng = np.random.default_rng(ctx.seed)
     m, k = (200_000 if ctx.quick else 1_000_000), 100
@@ -160,7 +163,7 @@ def order_metrics(ctx: BenchContext) -> tuple[StageResult, ...]:
 def _candidates(ctx: BenchContext, count: int) -> list[tuple[Sentence, list[Sentence]]]:
     """Each of the first ``count`` sentences with its distinct coPOS candidates
     (tau 2, b 20), as the perturb and attack runs see them."""
-    from brittle.engine.core.perturbation import apply_perturbation
+    # deferred: WordNet, spaCy and torch load only when a stage needs them
     from brittle.engine.perturb_run import make_generator
 
     sentences = list(ctx.sentences[:count])
@@ -173,6 +176,7 @@ def _candidates(ctx: BenchContext, count: int) -> list[tuple[Sentence, list[Sent
 
 @STAGES.register("parsing", help="batched, cached spaCy parsing against one call per sentence")
 def parsing(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: spaCy loads only when the parsing stage runs
     from brittle.scorers.parsers import CachedParser
     from brittle.scorers.parsers.spacy_backend import SpacyBackend
 
@@ -208,6 +212,7 @@ def parsing(ctx: BenchContext) -> tuple[StageResult, ...]:
 def representations(ctx: BenchContext) -> tuple[StageResult, ...]:
     import torch
 
+    # deferred: torch and transformers load only when a model stage runs
     from brittle.scorers.transformer_backend import TransformerEncoder
 
     sentences = [s.forms for s in ctx.sentences[: 100 if ctx.quick else 300]]
@@ -241,7 +246,7 @@ def representations(ctx: BenchContext) -> tuple[StageResult, ...]:
 
 @STAGES.register("probe_scoring", help="batched probe metrics against one call per sentence")
 def probe_scoring(ctx: BenchContext) -> tuple[StageResult, ...]:
-    from brittle.engine.core.tree import distance_matrix
+    # deferred: Numba kernels compile and load only when their stage runs
     from brittle.scorers.metrics import score_distances, score_distances_many
 
     trees = _trees(ctx, 5, 40, 200 if ctx.quick else 1000)
@@ -269,6 +274,7 @@ def probe_scoring(ctx: BenchContext) -> tuple[StageResult, ...]:
 
 @STAGES.register("generators", help="candidates drawn per second by every generator")
 def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: every generator's libraries load only when this stage runs
     from brittle.engine.perturb_run import make_generator
     from brittle.search.generators.base import GENERATORS
 
@@ -303,6 +309,7 @@ def _bare_forward(
 
     import torch
 
+    # deferred: torch and transformers load only when a model stage runs
     from brittle.scorers.transformer_backend import TransformerEncoder
 
     assert isinstance(encoder, TransformerEncoder)
@@ -332,8 +339,11 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
     import tempfile
     from pathlib import Path
 
+    # deferred: the attack's models and libraries load only when this stage runs
     from brittle.engine.attack import AttackConfig, build_components, run_attack
     from brittle.engine.bench.recording import RecordingEvaluator, encoder_of
+
+    # deferred: as above (the demo's probes are trained on first use)
     from brittle.engine.demo import prepare_demo, train_demo_probes
 
     plan = prepare_demo()
@@ -385,8 +395,6 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
 def startup(ctx: BenchContext) -> tuple[StageResult, ...]:
     import subprocess
     import sys
-
-    from brittle.engine.bench.startup import MARKER
 
     def once(code: str) -> float:
         start = time.perf_counter()

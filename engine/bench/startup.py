@@ -54,6 +54,7 @@ def main() -> None:
     """Build the demo's attack and run it until the first candidate is scored."""
     import dataclasses
 
+    # deferred: what the demo's attack loads is what this child process measures
     from brittle.engine.attack import build_components, run_attack
     from brittle.engine.demo import demo_config, prepare_demo, train_demo_probes
 
