@@ -33,7 +33,7 @@ from brittle.engine.attack import (
 )
 from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
 from brittle.engine.core.lock import locked_directory
-from brittle.engine.html_report import REPORT_HTML
+from brittle.engine.html_report import REPORT_HTML, write_budget_index
 from brittle.engine.report import Summary, plot_drop_vs_budget
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
@@ -48,12 +48,6 @@ def _parse_budgets(text: str) -> list[int]:
     if not budgets or min(budgets) < 1:
         raise click.BadParameter("budgets must be positive integers")
     return budgets
-
-
-def _report_page(budgets: list[int]) -> Path:
-    """The ``report.html`` of a run, relative to its output directory."""
-    page = Path(REPORT_HTML)
-    return page if len(budgets) == 1 else Path(f"tau={budgets[0]}") / page
 
 
 def print_summary(summary: Summary) -> None:
@@ -391,4 +385,5 @@ def attack_command(
             print_summary(summaries[tau])
         if len(budgets) > 1:
             plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
-    console.print(f"reports written to {out}; open {out / _report_page(budgets)} in a browser")
+            write_budget_index(out, summaries)
+    console.print(f"reports written to {out}; open {out / REPORT_HTML} in a browser")

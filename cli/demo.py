@@ -32,7 +32,8 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
     then searches, for each of the last 24 sentences, the coPOS synonym substitution of
     at most 2 words that most damages them while the spaCy re-parse stays within a
     normalised tree edit distance of 0.2. Prints the worst-case drop per task and
-    writes adversarial.conllu, results.jsonl, summary.json, summary.md and plots/ to OUT.
+    writes adversarial.conllu, results.jsonl, summary.json, summary.md, plots/ and
+    report.html (open it in a browser) to OUT.
 
     Training prints one line per probe (--verbose: also one per epoch; --quiet: one
     line for all, and no progress bars).
@@ -52,4 +53,7 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
         config, out, resume=False, overwrite=True, label="attack", quiet=quiet
     )
     print_summary(summary)
-    console.print(f"reports written to {out}/ (summary.md, adversarial.conllu, plots/)")
+    console.print(
+        f"reports written to {out}/ (summary.md, adversarial.conllu, plots/); "
+        f"open {out / 'report.html'} in a browser"
+    )

@@ -10,7 +10,7 @@ from brittle.cli.attack import print_summary
 from brittle.cli.common import console
 from brittle.cli.group import main
 from brittle.engine.attack import rerender
-from brittle.engine.html_report import REPORT_HTML
+from brittle.engine.html_report import REPORT_HTML, write_budget_index
 from brittle.engine.report import iter_budget_runs, plot_drop_vs_budget
 
 
@@ -22,7 +22,8 @@ def report_command(out: Path) -> None:
     model.
 
     report.html is one self-contained page (no network): open it in any browser. A
-    multi-budget directory (tau=1, tau=2, ...) gets one page per budget.
+    multi-budget directory (tau=1, tau=2, ...) gets one page per budget and, in OUT, a
+    report.html that compares the budgets and links to them.
     """
     runs = list(iter_budget_runs(out))
     if runs:
@@ -30,7 +31,7 @@ def report_command(out: Path) -> None:
         plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
         for tau in sorted(summaries):
             print_summary(summaries[tau])
-        pages = [path / REPORT_HTML for _, path in runs]
+        pages = [write_budget_index(out, summaries), *(path / REPORT_HTML for _, path in runs)]
     else:
         print_summary(rerender(out))
         pages = [out / REPORT_HTML]

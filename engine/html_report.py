@@ -47,6 +47,7 @@ __all__ = [
     "png_figure",
     "render_overview",
     "static_page",
+    "write_budget_index",
     "write_html_report",
 ]
 
@@ -447,4 +448,48 @@ def write_html_report(
         )
         _write_data(handle, summary, pairs)
         handle.write(_TAIL.substitute(js=_asset("report.js")))
+    return target
+
+
+def write_budget_index(out: Path, summaries: Mapping[int, Summary]) -> Path:
+    """Write ``out/report.html`` of a multi-budget attack (atomically): per budget, a
+    link to its own page (``tau=K/report.html``), its success rate, queries, epsilon and
+    mean drop per task, then the plot of the drop against the budget.
+
+    Returns:
+        The path written.
+    """
+    budgets = sorted(summaries)
+    tasks: list[str] = []
+    for tau in budgets:
+        tasks += [t for t in summaries[tau]["tasks"] if t not in tasks]
+    head = ["tau", "page", "sentences", "success rate", "queries per sentence", "epsilon L2"]
+    head += [f"{t} drop" for t in tasks]
+    rows = []
+    for tau in budgets:
+        s = summaries[tau]
+        cells = [
+            str(tau),
+            f'<a href="tau={tau}/{REPORT_HTML}">tau={tau}/{REPORT_HTML}</a>',
+            str(s["sentences"]),
+            _fmt(s["success_rate"]),
+            _fmt(s["queries_per_sentence"], 1),
+            _fmt(s["epsilon_l2"]),
+        ]
+        for t in tasks:
+            v = s["tasks"].get(t)
+            cells.append("–" if v is None else f"{_fmt(v['mean_drop'])} ± {_fmt(v['std_drop'])}")
+        rows.append(cells)
+    cfg = summaries[budgets[0]]["config"] if budgets else {}
+    parts = [
+        f"<p>Budgets {', '.join(str(t) for t in budgets)} on <code>"
+        f"{_e(cfg.get('treebank', '?'))}</code>, method <code>{_e(cfg.get('method', '?'))}"
+        f"</code>, search <code>{_e(cfg.get('search', '?'))}</code>. Each budget's page "
+        "has its sentences and their trees.</p>",
+        _table(head, rows, numeric=len(head) - 2),
+        *_plot_images(out),
+    ]
+    target = out / REPORT_HTML
+    with atomic_write(target) as handle:
+        handle.write(static_page("brittle attack: worst-case drop by budget", "\n".join(parts)))
     return target

@@ -314,3 +314,32 @@ def test_compare_methods_writes_a_self_contained_page(tmp_path: Path):
     # same settings, same page
     again = compare_methods_page(tmp_path / "again")
     assert again.read_bytes() == page.read_bytes()
+
+
+def test_a_multi_budget_attack_gets_an_index_of_its_pages(
+    probed_attack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    config = json.loads((probed_attack / "config.json").read_text())
+    out = tmp_path / "budgets"
+    args = ["attack", config["treebank"]]
+    for probe in config["probes"]:
+        args += ["--probe", probe]
+    args += ["--method", config["method"], "--parser", config["parser"], "--search", "greedy"]
+    args += ["--budget", "1,2", "--limit", "3", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert f"open {out / REPORT_HTML}" in result.output.replace("\n", "")
+    index = (out / REPORT_HTML).read_text(encoding="utf-8")
+    for tau in (1, 2):
+        assert f'<a href="tau={tau}/{REPORT_HTML}">' in index
+        assert len(_data(out / f"tau={tau}" / REPORT_HTML)["rows"]) == 3
+    assert "data:image/png;base64," in index  # the drop against the budget
+    html5lib = pytest.importorskip("html5lib")
+    parser = html5lib.HTMLParser(strict=True)
+    parser.parse(index)
+    assert parser.errors == []
+    before = (out / REPORT_HTML).read_bytes()
+    (out / REPORT_HTML).unlink()
+    assert CliRunner().invoke(main, ["report", str(out)]).exit_code == 0
+    assert (out / REPORT_HTML).read_bytes() == before
