@@ -275,6 +275,9 @@ def attack_command(
     the verb in the gold tree. Writes to --out: worst.conllu (the worst stimulus per
     item and model), summary.json and report.md (how far the margin moves against the
     starting cell and against the item's worst design cell).
+
+    Example: brittle agreement attack --experiment 1 --experiment 2 --items 2
+    --search beam --budget 3 --queries 250 --out agr-attack/
     """
     if search not in STRATEGIES:
         raise ConfigError(f"unknown search {search!r} (known: {', '.join(STRATEGIES.names())})")
@@ -344,8 +347,9 @@ def probe_command(
     are averaged per experiment, verb pair and embedding depth. A distance probe also
     gives a predicted tree (minimum spanning tree of its distances, punctuation left
     out): verb_attractor is the share of stimuli whose verb it joins directly to an
-    attractor, verb_target the share joined to the target, closer_attractor the share
-    with an attractor nearer the verb than the target. Writes probes.json and
+    attractor, verb_target the share joined to the target, attractor_instead the share
+    joined to an attractor and not to the target, closer_attractor the share with an
+    attractor nearer the verb than the target. Writes probes.json and
     report.md to --out. (`brittle evaluate STIMULI --probe DIR` gives the overall
     metrics beside the baselines.)
     """

@@ -92,6 +92,7 @@ def test_probe_command_end_to_end(tmp_path: Path) -> None:
     for r in overall:
         assert 0.0 <= r["uuas"] <= 1.0
         assert 0.0 <= r["verb_attractor"] <= 1.0 and 0.0 <= r["verb_target"] <= 1.0
+        assert r["attractor_instead"] <= r["verb_attractor"]
     by_depth = {(r["experiment"], r["verb"], r["depth"]): r["n"] for r in rows}
     assert by_depth[(1, "is/are", 0)] == 4 and by_depth[(1, "all", 3)] == 8
     assert "experiment 2" in (out / "report.md").read_text()

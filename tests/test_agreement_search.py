@@ -249,3 +249,12 @@ def test_attack_command_end_to_end(tmp_path: Path) -> None:
         ],
     )
     assert (again / "worst.conllu").read_bytes() == (out / "worst.conllu").read_bytes()
+
+
+def test_attack_command_refuses_an_unknown_search(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["agreement", "attack", "--out", str(tmp_path / "o"), "--search", "nope"]
+    )
+    assert result.exit_code == 2
+    assert "unknown search 'nope'" in result.output and "beam" in result.output
+    assert "Traceback" not in result.output

@@ -12,6 +12,7 @@ verb is joined
 - ``verb_attractor``: directly to an attractor (a noun or pronoun of the embeddings or
   the matrix subject), the mistake agreement attraction would predict;
 - ``verb_target``: directly to the target noun;
+- ``attractor_instead``: to an attractor and not to the target;
 
 and ``closer_attractor``: the share where some attractor is at a smaller predicted
 distance from the verb than the target is.
@@ -186,6 +187,9 @@ def probe_stimuli(
                 a = attachment(s, arr)
                 values["verb_attractor"] = float(a.verb_attractor) if s.attractors else np.nan
                 values["verb_target"] = float(a.verb_target)
+                values["attractor_instead"] = (
+                    float(a.verb_attractor and not a.verb_target) if s.attractors else np.nan
+                )
                 values["closer_attractor"] = float(a.closer_attractor) if s.attractors else np.nan
         rows.extend(_rows(name, probe.spec.task, stimuli, per))
     return rows
