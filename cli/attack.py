@@ -18,7 +18,9 @@ from brittle.cli.common import (
     err_console,
     generator_options_option,
     lm_and_sense_options,
+    make_executor,
     shorthand_generator_options,
+    workers_options,
 )
 from brittle.cli.group import main
 from brittle.engine.attack import (
@@ -35,6 +37,7 @@ from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
 from brittle.engine.core.lock import locked_directory
 from brittle.engine.html_report import REPORT_HTML, write_budget_index
 from brittle.engine.report import Summary, plot_drop_vs_budget
+from brittle.engine.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
 from brittle.search.strategies.base import STRATEGIES
@@ -148,10 +151,13 @@ def run_with_progress(
     checked: Preflight | None = None,
     quiet: bool = False,
     quality: bool = False,
+    executor: ShardExecutor | None = None,
 ) -> Summary:
     """Run one attack with its progress shown: a live bar on a terminal, a plain line
     every 30 s otherwise (logs), nothing with ``quiet``. Ctrl-C ends it with the count
-    of finished sentences and how to resume (exit status 130)."""
+    of finished sentences and how to resume (exit status 130); so does a shard that
+    failed on every attempt (exit status 1). ``executor``: the workers to shard the
+    sentences over (``None``: this process, with ``components``)."""
     seen: list[tuple[int, int]] = [(0, checked.total if checked is not None else 0)]
     bar: BarProgress | None = None
     show: Callable[[AttackProgress, int], None] | None = None
@@ -177,7 +183,17 @@ def run_with_progress(
             components=components,
             checked=checked,
             quality=quality,
+            executor=executor,
         )
+    except ShardFailed as exc:
+        if bar is not None:
+            bar.stop()
+            bar = None
+        done, total = seen[0]
+        err_console.print(
+            f"error: {exc}; {done}/{total} sentences are done, rerun with --resume to finish"
+        )
+        raise click.exceptions.Exit(1) from None
     except KeyboardInterrupt:
         if bar is not None:
             bar.stop()
@@ -278,6 +294,7 @@ def run_with_progress(
     help="Also measure each kept perturbation: surprisal increase (bundled SmolLM2), "
     "sentence similarity (MiniLM), re-tag agreement; in results.jsonl and the summary.",
 )
+@workers_options
 @click.option("--seed", default=0, show_default=True)
 @click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
@@ -313,6 +330,8 @@ def attack_command(
     lm_kind: str | None,
     sense: str | None,
     quality: bool,
+    workers: int | None,
+    ray_address: str | None,
 ) -> None:
     """Find, per sentence of TREEBANK, the syntax-preserving perturbation that most
     damages the probes, and report how much they drop.
@@ -325,6 +344,10 @@ def attack_command(
 
       brittle attack en_ewt-ud-test.conllu --probe probes/distance --probe probes/pos
       --method copos --search beam --budget 3 --out attack-ewt
+
+    On several cores, --workers 4 searches four chunks of sentences at a time in four
+    processes (four copies of the models in memory); on a Ray cluster, --ray auto
+    --workers 8 runs eight actors. The files are the same as with one process.
     """
     budgets = _parse_budgets(budget)
     shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
@@ -364,13 +387,20 @@ def attack_command(
     with contextlib.ExitStack() as stack:
         if len(budgets) > 1:  # each budget's run locks its own directory
             stack.enter_context(locked_directory(out, "brittle attack"))
+        # Workers start after every check; they serve every budget, models loaded once.
+        executor = make_executor(workers, ray_address)
+        if executor is not None:
+            stack.enter_context(executor)
+            if not quiet:
+                err_console.print(f"searching on {executor.describe()}")
         summaries = {}
         components: AttackComponents | None = None
         for tau in budgets:
             config, target = configs[tau], targets[tau]
             # The budget does not change probes, generator or parser: they load once.
-            with console.status("loading probes, model, generator and parser"):
-                components = build_components(config, reuse=components)
+            if executor is None:
+                with console.status("loading probes, model, generator and parser"):
+                    components = build_components(config, reuse=components)
             summaries[tau] = run_with_progress(
                 config,
                 target,
@@ -381,6 +411,7 @@ def attack_command(
                 checked=checked,
                 quiet=quiet,
                 quality=quality,
+                executor=executor,
             )
             print_summary(summaries[tau])
         if len(budgets) > 1:

@@ -17,6 +17,7 @@ from rich.progress import Progress, ProgressColumn, TaskID
 
 from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.registry import Registry
+from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import shorthand_options
 
@@ -218,6 +219,45 @@ def quality_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def workers_options(command: F) -> F:
+    """``--workers N`` and ``--ray auto|local|ADDRESS``: shard the sentences over local
+    processes or Ray actors (:mod:`brittle.engine.shards`)."""
+    options = [
+        click.option(
+            "--workers",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Search the sentences in N processes (default 1: this one), a chunk of 16 "
+            "sentences at a time each, with the CPUs' torch threads divided between them. "
+            "Every worker loads its own copy of the models: memory grows about N-fold. The "
+            "files are byte for byte those of one process. With --ray: the number of actors "
+            "(default: one per GPU, or per node).",
+        ),
+        click.option(
+            "--ray",
+            "ray_address",
+            metavar="auto|local|ADDRESS",
+            default=None,
+            help="Run the workers as Ray actors that hold the models (one GPU each when the "
+            "cluster has GPUs): auto joins the cluster this machine belongs to, local starts "
+            "one here, HOST:PORT joins that one. Needs `pip install 'brittle[ray]'`; the "
+            "probe directories must be readable at the same path on every node.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def make_executor(workers: int | None, ray_address: str | None) -> ShardExecutor | None:
+    """The executor ``--workers`` and ``--ray`` ask for (``None``: this process)."""
+    if ray_address is not None:
+        return RayActors(ray_address, workers)
+    if workers is not None and workers > 1:
+        return LocalProcesses(workers)
+    return None
 
 
 def shorthand_generator_options(

@@ -20,15 +20,16 @@ from a digest of ``results.jsonl``, so Ctrl-C leaves every file valid.
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import itertools
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from brittle.engine.attack.assembly import AttackComponents, build_components
+from brittle.engine.attack.chunk_search import AttackShards, ChunkSearch, Searched
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.attack.preflight import (
     INPUTS_JSON,
@@ -39,7 +40,7 @@ from brittle.engine.attack.preflight import (
     stream_sentences,
     treebank_inputs,
 )
-from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
+from brittle.engine.attack.sentence_search import SentenceSearch
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.json_types import JSONObject
@@ -48,14 +49,11 @@ from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.html_report import write_html_report
-from brittle.engine.predictions import PredictingEvaluator, row_predictions
-from brittle.engine.probe_eval import ProbeColumns
 from brittle.engine.report import CONFIG_JSON, Digest, Summary, render_reports, write_json
 from brittle.engine.results import RESULTS, ResultRow, read_rows, repair_results
-from brittle.engine.rounds import Direct, run_rounds
+from brittle.engine.shards import LocalProcesses, Shard, ShardExecutor, run_shards
 from brittle.search.quality import QualityMeter
-from brittle.search.scoring import CachedScorer, Objective
-from brittle.search.table import SubstitutionTable
+from brittle.search.scoring import Objective
 
 ADVERSARIAL = "adversarial.conllu"
 
@@ -123,43 +121,33 @@ class AttackRun:
     Args:
         config: the attack settings.
         out_dir: the output directory (exists).
-        components: generator, strategy, constraints and evaluator.
+        search: searches the chunks in this process (``None``: ``sharded`` does).
+        sharded: the workers the chunks go to, as shards, and their task (``None``: this
+            process searches them).
         on_sentence: called with the running totals and the number of sentences, once
-            before the first search and after each finished sentence.
+            before the first search and after each finished sentence (each finished
+            shard, when sharded).
         chunk_size: sentences searched side by side.
-        cache_size: candidate rows kept by the scores cache.
-        lockstep: batch the model and parser work of a chunk's sentences together;
-            off: one sentence at a time (same results, more model calls).
-        quality: measures the kept perturbations of each chunk, in one call, before
-            their rows are written (``None``: not measured).
     """
 
     def __init__(
         self,
         config: AttackConfig,
         out_dir: Path,
-        components: AttackComponents,
         *,
+        search: ChunkSearch | None,
+        sharded: tuple[ShardExecutor, AttackShards] | None = None,
         on_sentence: Callable[[Progress, int], None] | None,
         chunk_size: int,
-        cache_size: int,
-        lockstep: bool,
-        quality: QualityMeter | None = None,
     ) -> None:
+        if (search is None) == (sharded is None):
+            raise ValueError("an attack runs either in this process or sharded, not both")
         self.config = config
-        self.quality = quality
         self.out_dir = out_dir
-        self.components = components
+        self.search = search
+        self.sharded = sharded
         self.on_sentence = on_sentence
         self.chunk_size = chunk_size
-        self.lockstep = lockstep
-        self.scorer = CachedScorer(components.evaluator, cache_size=cache_size)
-        evaluator = components.evaluator
-        probes = tuple(name.rpartition(".")[0] for name in evaluator.primary)
-        columns = ProbeColumns(probes, evaluator.tasks, evaluator.primary)
-        tasks = columns.objective(config.objective) or self.scorer.tasks
-        self.objective = Objective.mean_of(list(tasks))
-        self.services = RoundServices(components, self.scorer)
         self.progress = Progress()
         self.total = 0
 
@@ -182,17 +170,24 @@ class AttackRun:
         write_conllu(self._adversarial(previous, digest), self.out_dir / ADVERSARIAL)
         return digest
 
+    def _chunks(self) -> Iterator[tuple[int, list[Sentence]]]:
+        """The treebank's chunks with the index of their first sentence, streamed."""
+        sentences = stream_sentences(self.config)
+        for start in itertools.count(0, self.chunk_size):
+            chunk = list(itertools.islice(sentences, self.chunk_size))
+            if not chunk:
+                return
+            yield start, chunk
+
     def _adversarial(self, done: set[int], digest: Digest) -> Iterator[Sentence]:
         """Every sentence's worst perturbation, in order, searching what is not done."""
         results = self.out_dir / RESULTS
         saved = read_rows(results)
-        sentences = stream_sentences(self.config)
+        # A sharded run's results, in order; the workers read ahead of this loop.
+        ordered = self._sharded(done) if self.sharded is not None else None
         fd = os.open(results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            for start in itertools.count(0, self.chunk_size):
-                chunk = list(itertools.islice(sentences, self.chunk_size))
-                if not chunk:
-                    break
+            for start, chunk in self._chunks():
                 indices = range(start, start + len(chunk))
                 if all(i in done for i in indices):
                     for index, sentence in zip(indices, chunk, strict=True):
@@ -210,91 +205,59 @@ class AttackRun:
                 # sentences share batches, so a resumed run batches exactly as a fresh one.
                 for _ in (i for i in indices if i in done):
                     next(saved)
-                searches = self._searches(chunk, start)
-                rows = self._with_quality(searches, self._search_chunk(searches, done))
-                rows = self._with_predictions(searches, rows)
-                for search, row in zip(searches, rows, strict=True):
+                if ordered is not None:
+                    shard, searched = next(ordered)
+                    assert shard.start == start, (shard.start, start)
+                else:
+                    assert self.search is not None
+                    searches = self.search.searches(chunk, start)
+                    searched = self.search.finish(searches, self._search_chunk(searches, done))
+                for row, perturbed in searched:
                     digest.add(row)
                     if row.index not in done:
                         os.write(fd, row.to_line())  # one write per row: a crash tears a tail
                         os.fsync(fd)
-                    yield search.perturbed
+                    yield perturbed
         finally:
+            if ordered is not None:
+                ordered.close()
             saved.close()
             os.close(fd)
 
-    def _with_quality(
-        self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]
-    ) -> list[ResultRow]:
-        """``rows`` with the quality of their kept perturbations (one meter call)."""
-        if self.quality is None:
-            return list(rows)
-        kept = [k for k, row in enumerate(rows) if row.success]
-        measured = self.quality.measure(
-            [searches[k].sentence for k in kept],
-            [searches[k].perturbed for k in kept],
-            [rows[k].perturbation for k in kept],
+    def _sharded(
+        self, done: set[int]
+    ) -> Generator[tuple[Shard[list[Sentence]], Searched], None, None]:
+        """The searched chunks that are not done, from the workers, in order; the bar
+        moves as each shard comes back."""
+        assert self.sharded is not None
+        executor, task = self.sharded
+        shards = (
+            Shard(number, start, start + len(chunk), chunk)
+            for number, (start, chunk) in enumerate(
+                (start, chunk)
+                for start, chunk in self._chunks()
+                if not all(i in done for i in range(start, start + len(chunk)))
+            )
         )
-        out = list(rows)
-        for k, q in zip(kept, measured, strict=True):
-            out[k] = dataclasses.replace(
-                rows[k],
-                surprisal_increase=round(q.surprisal_increase, 6),
-                similarity=round(q.similarity, 6),
-                retag=None if q.retag is None else round(q.retag, 6),
-            )
-        return out
 
-    def _with_predictions(
-        self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]
-    ) -> list[ResultRow]:
-        """``rows`` with what the probes predict on their clean and perturbed sentences
-        (one batched model call; unchanged when the evaluator cannot say)."""
-        evaluator = self.components.evaluator
-        if not isinstance(evaluator, PredictingEvaluator):
-            return list(rows)
-        pairs = [(search.sentence, search.perturbed) for search in searches]
-        predicted = row_predictions(evaluator, pairs)
-        return [
-            dataclasses.replace(row, predictions=p) for row, p in zip(rows, predicted, strict=True)
-        ]
+        def finished(shard: Shard[list[Sentence]], searched: Searched) -> None:
+            for row, _ in searched:
+                if row.index not in done:
+                    self.progress.count(row)
+            self._report()
 
-    def _searches(self, chunk: Sequence[Sentence], start: int) -> list[SentenceSearch]:
-        generator = self.components.substitutions
-        if generator is None:
-            tables = [SubstitutionTable(s.sent_id, self.config.method, len(s)) for s in chunk]
-        else:
-            tables = generator.candidates(list(chunk), top_k=generator.top_k)
-        return [
-            SentenceSearch(
-                sentence,
-                index=start + k,
-                table=table,
-                config=self.config,
-                components=self.components,
-                scorer=self.scorer,
-                objective=self.objective,
-            )
-            for k, (sentence, table) in enumerate(zip(chunk, tables, strict=True))
-        ]
+        return run_shards(executor, task, shards, on_done=finished)
 
     def _search_chunk(self, searches: Sequence[SentenceSearch], done: set[int]) -> list[ResultRow]:
         """The rows of one chunk, in order; the bar moves as each sentence finishes."""
+        assert self.search is not None
 
         def finished(row: ResultRow) -> None:
             if row.index not in done:
                 self.progress.count(row)
                 self._report()
 
-        handlers = self.services.handlers()
-        if not self.lockstep:
-            direct = Direct(handlers)
-            rows = []
-            for search in searches:
-                rows.append(search(direct))
-                finished(rows[-1])
-            return rows
-        return run_rounds(list(searches), handlers, on_done=lambda _, row: finished(row))
+        return self.search.search(searches, finished)
 
 
 def _checked(row: ResultRow, sentence: Sentence, config: AttackConfig) -> Perturbation:
@@ -320,6 +283,8 @@ def run_attack(
     cache_size: int = 100_000,
     lockstep: bool = True,
     quality: bool = False,
+    workers: int = 1,
+    executor: ShardExecutor | None = None,
 ) -> Summary:
     """Attack every sentence of ``config.treebank`` and write the reports to ``out``.
 
@@ -351,34 +316,60 @@ def run_attack(
             similarity, re-tag agreement with the attack's parser; see
             :mod:`brittle.search.quality`) into their rows and the summary; loads the
             causal LM and the sentence encoder.
+        workers: search the chunks in this many local processes (1: in this one); each
+            loads its own copy of the models. The files are the same as with one.
+        executor: the workers to search the chunks on (local processes or Ray actors,
+            :mod:`brittle.engine.shards`), kept open by the caller across runs;
+            overrides ``workers``. Each chunk is one shard, searched exactly as in one
+            process, and the rows are written in treebank order.
 
     Returns:
         The summary (also written to ``summary.json``).
     """
     if chunk_size < 1:
         raise ConfigError(f"chunk size must be at least 1, got {chunk_size}")
+    sharded = executor is not None or workers > 1
+    if sharded and components is not None:
+        raise ConfigError("pre-built components run in this process; workers build their own")
     out_dir = Path(out)
-    if checked is None and components is None:
+    if checked is None and (components is None or sharded):
         checked = preflight(config, out_dir)
     total = checked.total if checked is not None else count_sentences(config)
     inputs = checked.inputs(config) if checked is not None else treebank_inputs(config, total)
-    with locked_directory(out_dir, "brittle attack"):
+    with locked_directory(out_dir, "brittle attack"), contextlib.ExitStack() as stack:
         check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
         if resume:
             check_inputs(out_dir, inputs)
-        comps = components if components is not None else build_components(config)
-        run = AttackRun(
-            config,
-            out_dir,
-            comps,
-            on_sentence=on_sentence,
-            chunk_size=chunk_size,
-            cache_size=cache_size,
-            lockstep=lockstep,
-            quality=QualityMeter(parser=comps.parser()) if quality else None,
-        )
+        if sharded:
+            assert checked is not None
+            if executor is None:
+                executor = stack.enter_context(LocalProcesses(workers))
+            task = AttackShards(config, cache_size=cache_size, lockstep=lockstep, quality=quality)
+            # The workers resolve the objective as preflight did, from the same probes.
+            objective = Objective.mean_of(list(checked.objective))
+            run = AttackRun(
+                config,
+                out_dir,
+                search=None,
+                sharded=(executor, task),
+                on_sentence=on_sentence,
+                chunk_size=chunk_size,
+            )
+        else:
+            comps = components if components is not None else build_components(config)
+            search = ChunkSearch(
+                config,
+                comps,
+                cache_size=cache_size,
+                lockstep=lockstep,
+                quality=QualityMeter(parser=comps.parser()) if quality else None,
+            )
+            objective = search.objective
+            run = AttackRun(
+                config, out_dir, search=search, on_sentence=on_sentence, chunk_size=chunk_size
+            )
         # The objective as resolved against the probes, for the reports.
-        inputs = {**inputs, "objective": list(run.objective.weights)}
+        inputs = {**inputs, "objective": list(objective.weights)}
         write_json(out_dir / CONFIG_JSON, config.to_dict())
         write_json(out_dir / INPUTS_JSON, inputs)
         return _render(out_dir, run.run(total), config, inputs, total)

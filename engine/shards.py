@@ -1,0 +1,445 @@
+"""Sentences sharded over worker processes or Ray actors, merged back in input order.
+
+A run that parallelises cuts its sentences into :class:`Shard` s (contiguous ranges in
+input order, aligned with the run's own chunks, so that each chunk is computed exactly
+as in one process) and hands them to a :class:`ShardExecutor`:
+
+- :class:`LocalProcesses`: ``N`` processes started with ``spawn``; each builds the
+  run's components (models) once and uses ``threads // N`` torch threads;
+- :class:`RayActors`: ``N`` Ray actors that hold the components, one GPU each when the
+  cluster has GPUs.
+
+:func:`run_shards` keeps every worker busy, retries a shard whose attempt failed (a
+worker that raised, died or was lost; at most ``attempts`` times) and yields the
+results in input order. A shard's result travels back whole when its attempt succeeds,
+and nothing of a failed attempt is kept, so a retry can neither duplicate nor lose a
+row. A :class:`~brittle.engine.core.errors.BrittleError` in a worker (a user mistake
+or a missing resource) is not retried: it is raised as it is.
+
+What a worker does is a :class:`ShardTask` (picklable, small: it is sent with every
+shard): :meth:`ShardTask.start` builds a :class:`ShardWorker` (loads the models) the
+first time a process sees the task, and the process keeps it for the following
+shards; a different task (another budget of the same attack) may reuse the previous
+worker's models.
+
+Failure injection, for the tests only: ``BRITTLE_TEST_FAIL_SHARD=K`` (read in the
+parent) makes the first attempt of shard ``K`` raise once it has computed its result;
+``K:exit`` makes the worker process exit instead. Unset (always, outside the tests),
+it does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Self, TypeVar
+
+from brittle.engine.core.errors import BrittleError, ConfigError
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+#: How many times a shard is tried before the run gives up on it.
+ATTEMPTS = 3
+#: Environment variable of the failure injection (tests only; see the module's doc).
+FAIL_SHARD_ENV = "BRITTLE_TEST_FAIL_SHARD"
+
+
+@dataclass(frozen=True)
+class Shard(Generic[P]):
+    """A contiguous range of sentences, ``start`` to ``stop - 1`` (0-based, input order).
+
+    Attributes:
+        number: the shard's place among the shards of the run (0, 1, ...): results are
+            merged in this order.
+        start: index of its first sentence.
+        stop: one past the index of its last sentence.
+        payload: what a worker needs to compute it (for an attack: the sentences, so a
+            worker never reads the treebank).
+    """
+
+    number: int
+    start: int
+    stop: int
+    payload: P
+
+    def describe(self) -> str:
+        """``shard 3 (sentences 48-63)``."""
+        return f"shard {self.number} (sentences {self.start}-{self.stop - 1})"
+
+
+class ShardWorker(ABC, Generic[P, R]):
+    """What a worker process holds between shards: the loaded components."""
+
+    @abstractmethod
+    def run(self, shard: Shard[P]) -> R:
+        """The result of one shard."""
+
+
+class ShardTask(ABC, Generic[P, R]):
+    """A picklable description of a worker's job (settings, not models); equal tasks
+    share a worker."""
+
+    @abstractmethod
+    def start(self, previous: ShardWorker[Any, Any] | None) -> ShardWorker[P, R]:
+        """Build the worker (load the models), in the worker process. ``previous`` is
+        the worker of the task this process ran before, if any, whose models may be
+        reused when they are the same."""
+
+
+@dataclass(frozen=True)
+class FailOnce:
+    """An injected failure (tests only): the first attempt of shard ``shard`` fails."""
+
+    shard: int
+    how: Literal["raise", "exit"] = "raise"
+
+    @classmethod
+    def from_env(cls) -> FailOnce | None:
+        """The failure :data:`FAIL_SHARD_ENV` asks for (``None`` when unset)."""
+        value = os.environ.get(FAIL_SHARD_ENV, "").strip()
+        if not value:
+            return None
+        number, _, how = value.partition(":")
+        if how not in ("", "raise", "exit"):
+            raise ConfigError(f"{FAIL_SHARD_ENV}={value!r}: expected K, K:raise or K:exit")
+        return cls(int(number), "exit" if how == "exit" else "raise")
+
+
+class InjectedFailure(RuntimeError):
+    """The failure :class:`FailOnce` injects."""
+
+
+@dataclass(frozen=True)
+class ShardCall(Generic[P, R]):
+    """One attempt at one shard, as sent to a worker."""
+
+    task: ShardTask[P, R]
+    shard: Shard[P]
+    attempt: int
+    fail: FailOnce | None = None
+
+
+class ShardFailed(RuntimeError):
+    """A shard failed on every attempt (not a user mistake: a crash, a lost node)."""
+
+
+# ---------------------------------------------------------------- the worker side
+#: The worker of this process, with the task it was built for (worker processes only).
+_held: tuple[ShardTask[Any, Any], ShardWorker[Any, Any]] | None = None
+
+
+def run_call(call: ShardCall[P, R]) -> R:
+    """Run one attempt in this process: build (or reuse) the task's worker, compute the
+    shard, and fail on purpose when the injected failure names this attempt."""
+    global _held
+    if _held is None or _held[0] != call.task:
+        worker = call.task.start(_held[1] if _held is not None else None)
+        _held = (call.task, worker)
+    result: R = _held[1].run(call.shard)
+    fail = call.fail
+    if fail is not None and call.attempt == 0 and fail.shard == call.shard.number:
+        if fail.how == "exit":
+            os._exit(70)  # a crash: the process dies without a word
+        raise InjectedFailure(f"injected failure of {call.shard.describe()}, first attempt")
+    return result
+
+
+def set_threads(threads: int) -> None:
+    """Torch's intra-op threads of this worker process."""
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    import torch  # deferred: heavy
+
+    torch.set_num_threads(threads)
+
+
+def _start_local_worker(threads: int) -> None:
+    """Initialiser of a local worker process: Ctrl-C is the parent's to handle (it
+    stops the workers), and torch gets its share of the cores."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_threads(threads)
+
+
+# ---------------------------------------------------------------- executors
+def available_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class ShardExecutor(ABC):
+    """Runs shard attempts on a fixed number of workers.
+
+    Attributes:
+        workers: how many shards run at the same time.
+    """
+
+    workers: int
+
+    @abstractmethod
+    def submit(self, call: ShardCall[P, R]) -> Future[R]:
+        """Start one attempt; at most :attr:`workers` are outstanding at a time."""
+
+    @abstractmethod
+    def failed(self, future: Future[Any], error: BaseException) -> None:
+        """An attempt failed with ``error``: replace what it broke (a dead process, a
+        lost actor) so that its retry has somewhere to run."""
+
+    def finished(self, future: Future[Any]) -> None:  # noqa: B027 - optional hook
+        """An attempt ended (either way); its worker is free."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop every worker (outstanding attempts are abandoned)."""
+
+    def describe(self) -> str:
+        """For messages: ``2 local processes``."""
+        return f"{self.workers} workers"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalProcesses(ShardExecutor):
+    """``workers`` local processes (``spawn``: nothing inherited from the parent but
+    what a shard carries). Each holds its own copy of the models, so memory grows with
+    ``workers``; torch gets ``threads // workers`` threads in each (``threads``: the
+    CPUs this process may use, by default).
+
+    A worker that dies breaks the pool: a new pool replaces it and the attempts that
+    were outstanding are retried.
+    """
+
+    def __init__(self, workers: int, *, threads: int | None = None) -> None:
+        if workers < 1:
+            raise ConfigError(f"--workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.threads = max(1, (threads or available_cpus()) // workers)
+        self._generation = 0
+        self._pool = self._new_pool()
+        self._born: dict[Future[Any], int] = {}
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        import multiprocessing
+
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_local_worker,
+            initargs=(self.threads,),
+        )
+
+    def submit(self, call: ShardCall[P, R]) -> Future[R]:
+        future: Future[R] = self._pool.submit(run_call, call)
+        self._born[future] = self._generation
+        return future
+
+    def finished(self, future: Future[Any]) -> None:
+        self._born.pop(future, None)
+
+    def failed(self, future: Future[Any], error: BaseException) -> None:
+        # Every attempt outstanding on a broken pool fails; it is replaced once.
+        if isinstance(error, BrokenProcessPool) and self._born.get(future) == self._generation:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._generation += 1
+            self._pool = self._new_pool()
+        self._born.pop(future, None)
+
+    def close(self) -> None:
+        # Abandoned attempts are not waited for: their processes are stopped (Python
+        # 3.11's pool has no public way to do it; shutdown alone waits for them).
+        processes = dict(getattr(self._pool, "_processes", None) or {})
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            if process.is_alive():
+                process.terminate()
+
+    def describe(self) -> str:
+        return f"{self.workers} local processes ({self.threads} torch threads each)"
+
+
+class _RayShardActor:
+    """A Ray actor: one worker process that holds the task's components."""
+
+    def __init__(self, threads: int) -> None:
+        set_threads(threads)
+
+    def run(self, call: ShardCall[Any, Any]) -> Any:
+        return run_call(call)
+
+
+class RayActors(ShardExecutor):
+    """``workers`` Ray actors, each holding the components (one model copy each).
+
+    Connects to the cluster at ``address`` (``auto``: the one this machine belongs to;
+    ``local``: a new instance on this machine; or ``HOST:PORT``), unless Ray is
+    initialised already (then that connection is used and left open). Each actor asks
+    for an equal share of the cluster's CPUs (torch uses as many threads) and, when the
+    cluster has GPUs, one GPU; actors are spread over the nodes. ``workers`` ``None``:
+    one actor per GPU, or per node without GPUs.
+
+    An actor that dies is replaced by a new one; its attempt is retried.
+    """
+
+    def __init__(self, address: str | None, workers: int | None = None) -> None:
+        try:
+            import ray  # deferred: heavy and optional
+        except ImportError:
+            raise ConfigError(
+                "--ray needs Ray: pip install 'brittle[ray]' (or pip install ray)"
+            ) from None
+        self._ray = ray
+        self._owns = not ray.is_initialized()
+        if self._owns:
+            target = None if address in (None, "local") else address
+            try:
+                ray.init(address=target, include_dashboard=False, log_to_driver=False)
+            except ConnectionError as exc:
+                raise ConfigError(f"--ray {address}: no Ray cluster there ({exc})") from None
+        resources = ray.cluster_resources()
+        gpus = int(resources.get("GPU", 0))
+        nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+        count = workers if workers is not None else (gpus or max(1, nodes))
+        if count < 1:
+            raise ConfigError(f"--workers must be at least 1, got {count}")
+        if gpus and count > gpus:
+            raise ConfigError(
+                f"--workers {count} asks for {count} actors, one GPU each, but the cluster "
+                f"has {gpus} GPUs; ask for at most {gpus}"
+            )
+        self.workers = count
+        self.gpus = 1 if gpus else 0
+        self.cpus = max(1, int(resources.get("CPU", 1)) // count)
+        self._actor_class = ray.remote(_RayShardActor).options(
+            num_cpus=self.cpus, num_gpus=self.gpus, scheduling_strategy="SPREAD"
+        )
+        self._idle = [self._new_actor() for _ in range(count)]
+        self._busy: dict[Future[Any], Any] = {}
+
+    def _new_actor(self) -> Any:
+        return self._actor_class.remote(self.cpus)
+
+    def submit(self, call: ShardCall[P, R]) -> Future[R]:
+        actor = self._idle.pop()
+        future: Future[R] = actor.run.remote(call).future()
+        self._busy[future] = actor
+        return future
+
+    def finished(self, future: Future[Any]) -> None:
+        actor = self._busy.pop(future, None)
+        if actor is not None:
+            self._idle.append(actor)
+
+    def failed(self, future: Future[Any], error: BaseException) -> None:
+        actor = self._busy.pop(future, None)
+        if actor is None:
+            return
+        if isinstance(error, self._ray.exceptions.RayActorError):
+            self._ray.kill(actor, no_restart=True)
+            actor = self._new_actor()
+        self._idle.append(actor)
+
+    def close(self) -> None:
+        for actor in [*self._idle, *self._busy.values()]:
+            self._ray.kill(actor, no_restart=True)
+        self._idle, self._busy = [], {}
+        if self._owns and self._ray.is_initialized():
+            self._ray.shutdown()
+
+    def describe(self) -> str:
+        gpu = ", 1 GPU" if self.gpus else ""
+        return f"{self.workers} Ray actors ({self.cpus} CPUs{gpu} each)"
+
+
+# ---------------------------------------------------------------- the loop
+def _cause(error: BaseException) -> BaseException:
+    """The worker's own exception inside a Ray task error (itself otherwise)."""
+    cause = getattr(error, "cause", None)
+    return cause if isinstance(cause, BaseException) else error
+
+
+def run_shards(
+    executor: ShardExecutor,
+    task: ShardTask[P, R],
+    shards: Iterable[Shard[P]],
+    *,
+    attempts: int | None = None,
+    on_done: Callable[[Shard[P], R], None] | None = None,
+) -> Generator[tuple[Shard[P], R], None, None]:
+    """Every shard's result, in the order of ``shards`` (numbered 0, 1, ...).
+
+    Each shard is tried at most ``attempts`` times (default :data:`ATTEMPTS`).
+    Shards are taken from ``shards`` lazily, as workers become free; results that
+    arrive early wait (at most about twice the number of workers of them) until the
+    ones before them are in. ``on_done`` hears each shard as soon as it is computed,
+    in any order (progress).
+
+    Raises:
+        BrittleError: a worker met a user mistake (raised as it is, not retried).
+        ShardFailed: a shard failed ``attempts`` times; the message names its
+            sentences and the last error.
+    """
+    attempts = ATTEMPTS if attempts is None else attempts
+    fail = FailOnce.from_env()
+    pending = iter(shards)
+    outstanding: dict[Future[R], tuple[Shard[P], int]] = {}
+    early: dict[int, tuple[Shard[P], R]] = {}
+    following = 0
+    exhausted = False
+
+    def submit(shard: Shard[P], attempt: int) -> None:
+        future = executor.submit(ShardCall(task, shard, attempt, fail))
+        outstanding[future] = (shard, attempt)
+
+    try:
+        while True:
+            while (
+                not exhausted
+                and len(outstanding) < executor.workers
+                and len(outstanding) + len(early) < 2 * executor.workers
+            ):
+                shard = next(pending, None)
+                if shard is None:
+                    exhausted = True
+                else:
+                    submit(shard, 0)
+            if not outstanding:
+                break
+            done, _ = wait(list(outstanding), return_when=FIRST_COMPLETED)
+            for future in done:
+                shard, attempt = outstanding.pop(future)
+                try:
+                    result = future.result()
+                except Exception as error:
+                    cause = _cause(error)
+                    if isinstance(cause, BrittleError):
+                        raise cause from None
+                    executor.failed(future, error)
+                    if attempt + 1 >= attempts:
+                        raise ShardFailed(
+                            f"{shard.describe()} failed {attempts} times on "
+                            f"{executor.describe()}; last error: "
+                            f"{type(cause).__name__}: {cause}"
+                        ) from error
+                    submit(shard, attempt + 1)
+                    continue
+                executor.finished(future)
+                if on_done is not None:
+                    on_done(shard, result)
+                early[shard.number] = (shard, result)
+            while following in early:
+                yield early.pop(following)
+                following += 1
+    finally:
+        for future in outstanding:
+            future.cancel()
