@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)
-	$(BIN)/python -m pip install --quiet -e ".[offline,stanza,dev]" $(TORCH)
+	$(BIN)/python -m pip install --quiet -e ".[offline,stanza,dev,ray]" $(TORCH)
 	$(BIN)/python -m pip install --quiet --no-deps $(BUNDLED)
 	@if [ ! -f /usr/share/wordnet/index.sense ] && command -v apt-get >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
