@@ -309,6 +309,42 @@ def ted_one_to_many(
         )
 
 
+@njit(cache=True)
+def ted_one_to_many_serial(
+    heads_a: NDArray[np.int64],
+    labels_a: NDArray[np.int64],
+    flat_heads: NDArray[np.int64],
+    flat_labels: NDArray[np.int64],
+    offsets: NDArray[np.int64],
+    root_label: int,
+    cost_delete: float,
+    cost_insert: float,
+    cost_rename: float,
+    out: NDArray[np.float64],
+) -> None:  # pragma: no cover - jit
+    """:func:`ted_one_to_many` in the calling thread, for small batches.
+
+    Starting and joining the parallel loop's threads costs about a millisecond, far
+    more than a few 20-word distances (about 15 us each); the syntax constraint asks for
+    a handful per sentence.
+    """
+    left_a = prepare(heads_a, labels_a, root_label, False)
+    right_a = prepare(heads_a, labels_a, root_label, True)
+    for t in range(offsets.shape[0] - 1):
+        s = offsets[t]
+        e = offsets[t + 1]
+        out[t] = ted_prepared(
+            left_a,
+            right_a,
+            flat_heads[s:e],
+            flat_labels[s:e],
+            root_label,
+            cost_delete,
+            cost_insert,
+            cost_rename,
+        )
+
+
 @njit(cache=True, parallel=True)
 def ted_pairs(
     flat_heads_a: NDArray[np.int64],

@@ -83,6 +83,12 @@ class TreeEditCosts:
 #: Every operation costs 1.
 UNIT_COSTS = TreeEditCosts()
 
+#: Batches whose work (reference words times the words of all trees) is below this run
+#: in the calling thread: about 50 pairs of 20-word trees, where starting the parallel
+#: loop's threads costs more than they save (bench: ``brittle bench --stage
+#: syntax_check``).
+SERIAL_WORK = 20_000
+
 
 # ------------------------------------------------------------------ input conversion
 def _as_heads(heads: ArrayLike, name: str) -> NDArray[np.int64]:
@@ -255,9 +261,15 @@ def tree_edit_distance_batch(
     from brittle.scorers import _ted_kernels  # deferred: loads Numba and the compiled kernels
 
     if m:
-        _ted_kernels.ted_one_to_many(
-            h0, ids[:n0], flat, ids[n0:], offsets, root, c.delete, c.insert, c.rename, out
+        # Below SERIAL_WORK (node pairs of the quadratic tables), the threads of the
+        # parallel loop cost more than they save.
+        work = n0 * int(flat.shape[0])
+        kernel = (
+            _ted_kernels.ted_one_to_many_serial
+            if work < SERIAL_WORK
+            else _ted_kernels.ted_one_to_many
         )
+        kernel(h0, ids[:n0], flat, ids[n0:], offsets, root, c.delete, c.insert, c.rename, out)
     if not _is_tree(h0):
         _raise_invalid("heads", h0)
     bad = np.flatnonzero(np.isnan(out))

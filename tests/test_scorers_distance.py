@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scorers_reference import apted_distance, ewt_test_sentences, examples, heads_arrays
 
 from brittle.engine.core.sentence import Sentence
+from brittle.scorers import distance
 from brittle.scorers.distance import (
     UNIT_COSTS,
     Normalization,
@@ -66,6 +67,10 @@ def test_batch_matches_single(h0, hs, costs: TreeEditCosts) -> None:
     got = tree_edit_distance_batch(h0, hs, costs=costs)
     assert got.dtype == np.float64
     assert got.tolist() == expected
+    # Small batches run in the calling thread; the parallel kernel gives the same values.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(distance, "SERIAL_WORK", 0)
+        assert tree_edit_distance_batch(h0, hs, costs=costs).tolist() == expected
     pairs = tree_edit_distance_pairs([h0] * len(hs), hs, costs=costs)
     assert pairs.tolist() == expected
 

@@ -34,10 +34,12 @@ __all__ = [
 #: Stages in the order a full run measures them (cheap kernels first).
 DEFAULT_STAGES: tuple[str, ...] = (
     "tree_edit_distance",
+    "ted_scaling",
     "hamming",
     "order_metrics",
     "probe_scoring",
     "parsing",
+    "syntax_check",
     "representations",
     "generators",
     "end_to_end",

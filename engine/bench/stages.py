@@ -113,6 +113,34 @@ def tree_edit_distance(ctx: BenchContext) -> tuple[StageResult, ...]:
     )
 
 
+@STAGES.register("ted_scaling", help="tree edit distance time against tree size, to 150 words")
+def ted_scaling(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: Numba kernels compile and load only when their stage runs
+    from brittle.scorers.distance import tree_edit_distance
+
+    rng = np.random.default_rng(ctx.seed)
+    sizes = (10, 20, 40, 80, 150)
+    pairs = 10 if ctx.quick else 30
+    seconds: list[float] = []
+    with PeakRSS() as peak:
+        for n in sizes:
+            trees = [random_heads(rng, n) for _ in range(pairs + 1)]
+            tree_edit_distance(trees[0], trees[1])  # compile
+            seconds.append(
+                best_time(lambda t=trees: [tree_edit_distance(t[0], b) for b in t[1:]], 2) / pairs
+            )
+    # growth rate: slope of log time against log size between the two largest sizes
+    slope = float(np.polyfit(np.log(sizes[2:]), np.log(seconds[2:]), 1)[0])
+    timings = ", ".join(f"{n} words {1e3 * t:.2f} ms" for n, t in zip(sizes, seconds, strict=True))
+    return (
+        StageResult(
+            "ted_scaling", 1.0 / seconds[-1], "pairs/s", None, None, peak.peak_mb,
+            f"random trees, one pair at a time: {timings}; time grows as size^{slope:.1f} "
+            "from 40 to 150 words (Zhang-Shasha: at most size^4, size^2 x depth^2 typical)",
+        ),
+    )  # fmt: skip
+
+
 @STAGES.register("hamming", help="batched Hamming distance against a Python loop")
 def hamming(ctx: BenchContext) -> tuple[StageResult, ...]:
     # deferred: Numba kernels compile and load only when their stage runs
@@ -204,6 +232,49 @@ def parsing(ctx: BenchContext) -> tuple[StageResult, ...]:
         StageResult(
             "parsing", n / ours, "candidates/s", "one spaCy call per sentence", n / ref,
             peak.peak_mb, f"{len(work)} sentences and {n} distinct coPOS candidates (tau 2)",
+        ),
+    )  # fmt: skip
+
+
+@STAGES.register("syntax_check", help="the syntax constraint's short cuts against exact distances")
+def syntax_check(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: spaCy loads only when a parsing stage runs
+    from brittle.scorers.parsers.spacy_backend import SpacyBackend
+    from brittle.search.constraints.syntax import DistancePaths, parse_distances
+
+    work = _candidates(ctx, 30 if ctx.quick else 100)
+    backend = SpacyBackend()
+    backend.prepare()
+    parsed = [
+        (parses[0], parses[1:])
+        for parses in (backend.parse_words([w.forms for w in (s, *c)]) for s, c in work if c)
+    ]
+    n = sum(len(others) for _, others in parsed)
+    paths = DistancePaths()
+
+    def bounded() -> None:
+        for reference, others in parsed:
+            parse_distances(reference, others, bound=0.2)
+
+    def exact() -> None:
+        for reference, others in parsed:
+            parse_distances(reference, others)
+
+    for reference, others in parsed:
+        parse_distances(reference, others, bound=0.2, paths=paths)
+    with PeakRSS() as peak:
+        ours = best_time(bounded, ctx.repeat)
+    ref = best_time(exact, ctx.repeat)
+    share = {
+        k: getattr(paths, k) / max(paths.total, 1) for k in ("identical", "bounded", "computed")
+    }
+    return (
+        StageResult(
+            "syntax_check", n / ours, "candidates/s", "exact distance of every candidate",
+            n / ref, peak.peak_mb,
+            f"{n} coPOS candidates re-parsed by spaCy, threshold 0.2: "
+            f"{share['identical']:.0%} identical parse, {share['bounded']:.0%} rejected by "
+            f"the lower bound, {share['computed']:.0%} computed",
         ),
     )  # fmt: skip
 

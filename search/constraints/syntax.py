@@ -3,12 +3,25 @@
 The value is the normalised tree edit distance between the two parses (expensive,
 needs a parser). The original and all candidates go to the parser in one batch; its
 cache keeps them.
+
+The constraint only asks whether the distance is within its bound, so the exact
+distance is computed only when it can matter (:class:`DistancePaths` counts each path):
+
+- ``identical``: the candidate's parse has the original's heads and labels (most
+  substitutions keep the tree): the distance is 0, nothing is computed;
+- ``bounded``: a lower bound already exceeds the threshold: the candidate is rejected
+  and its value is that lower bound (so a rejected candidate's value is at most its true
+  distance, still above the threshold). With unit costs every edit changes the label
+  multiset by at most two, so the distance is at least half the L1 distance between the
+  two parses' label histograms, and at least the difference of their word counts;
+- ``computed``: the Zhang-Shasha kernel runs.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
@@ -30,9 +43,28 @@ if TYPE_CHECKING:
 
     from brittle.scorers.parsers.base import Parse, Parser
 
-__all__ = ["SyntaxConstraint", "TreeLabels", "parse_distances"]
+__all__ = ["DistancePaths", "SyntaxConstraint", "TreeLabels", "parse_distances"]
 
 TreeLabels = Literal["none", "deprel", "upos"]
+
+
+@dataclass(slots=True)
+class DistancePaths:
+    """How many candidates took each path of :func:`parse_distances` (see the module
+    docstring): ``identical`` parse, rejected by a lower ``bound``, or ``computed``."""
+
+    identical: int = 0
+    bounded: int = 0
+    computed: int = 0
+
+    def add(self, other: DistancePaths) -> None:
+        self.identical += other.identical
+        self.bounded += other.bounded
+        self.computed += other.computed
+
+    @property
+    def total(self) -> int:
+        return self.identical + self.bounded + self.computed
 
 
 @CONSTRAINTS.register(
@@ -54,6 +86,7 @@ class SyntaxConstraint(Constraint):
     max_distance: float = float("inf")
     labels: TreeLabels = "deprel"
     by: Literal["max", "sum"] = "max"
+    paths: DistancePaths = field(default_factory=DistancePaths, compare=False, repr=False)
 
     name: ClassVar[str] = "syntax"
     spec_value: ClassVar[str] = "largest normalised tree edit distance (default: 0.2)"
@@ -100,7 +133,14 @@ class SyntaxConstraint(Constraint):
                 out.append(empty_result(self.name))
                 continue
             reference, others = parses[start], parses[start + 1 : start + 1 + len(b)]
-            values = parse_distances(reference, others, labels=self.labels, by=self.by)
+            values = parse_distances(
+                reference,
+                others,
+                labels=self.labels,
+                by=self.by,
+                bound=self.max_distance,
+                paths=self.paths,
+            )
             out.append(ConstraintResult(self.name, values <= self.max_distance, values))
             start += 1 + len(b)
         return out
@@ -112,18 +152,60 @@ def parse_distances(
     *,
     labels: TreeLabels = "deprel",
     by: Literal["max", "sum"] = "max",
+    bound: float = float("inf"),
+    paths: DistancePaths | None = None,
 ) -> NDArray[np.float64]:
-    """Normalised tree edit distance from ``reference`` to each parse, float64 (m,)."""
-    if not others:
-        return np.zeros(0, dtype=np.float64)
-    heads = [p.heads for p in others]
-    if labels == "none":
-        return normalized_tree_edit_distance_batch(reference.heads, heads, by=by)
-    field = "deprels" if labels == "deprel" else "upos"
-    return normalized_tree_edit_distance_batch(
-        reference.heads,
-        heads,
-        getattr(reference, field),
-        [getattr(p, field) for p in others],
-        by=by,
-    )
+    """Normalised tree edit distance from ``reference`` to each parse, float64 (m,).
+
+    Parses identical to ``reference`` get 0 without computation. With a finite
+    ``bound``, a parse whose lower bound exceeds it gets that lower bound instead of its
+    distance (see the module docstring); every value at most ``bound`` is exact.
+    ``paths``, when given, counts the paths taken.
+    """
+    found = DistancePaths()
+    values = np.zeros(len(others), dtype=np.float64)
+    field_name = {"deprel": "deprels", "upos": "upos"}.get(labels)
+
+    def labels_of(p: Parse) -> tuple[str, ...] | None:
+        return None if field_name is None else tuple(getattr(p, field_name))
+
+    ref_labels = labels_of(reference)
+    ref_heads = np.asarray(reference.heads)
+    n_ref = len(ref_heads)
+    ref_counts = Counter(ref_labels or ())
+    todo: list[int] = []
+    for t, parse in enumerate(others):
+        other_labels = labels_of(parse)
+        if other_labels == ref_labels and np.array_equal(np.asarray(parse.heads), ref_heads):
+            found.identical += 1
+            continue
+        if np.isfinite(bound):
+            n = len(parse.heads)
+            norm = float(max(n_ref, n) if by == "max" else n_ref + n)
+            lower = abs(n - n_ref)
+            if other_labels is not None:
+                diff = ref_counts.copy()
+                diff.subtract(Counter(other_labels))
+                lower = max(lower, -(-sum(abs(v) for v in diff.values()) // 2))
+            if norm > 0 and lower / norm > bound:
+                values[t] = lower / norm
+                found.bounded += 1
+                continue
+        todo.append(t)
+    found.computed = len(todo)
+    if todo:
+        heads = [others[t].heads for t in todo]
+        if labels == "none":
+            exact = normalized_tree_edit_distance_batch(reference.heads, heads, by=by)
+        else:
+            exact = normalized_tree_edit_distance_batch(
+                reference.heads,
+                heads,
+                list(ref_labels or ()),
+                [list(labels_of(others[t]) or ()) for t in todo],
+                by=by,
+            )
+        values[todo] = exact
+    if paths is not None:
+        paths.add(found)
+    return values
