@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -16,12 +17,14 @@ from brittle.cli.common import (
     console,
     generator_options_option,
     lm_and_sense_options,
+    make_executor,
     message_console,
     progress_bar,
     quality_options,
     quiet_option,
     shorthand_generator_options,
     shown,
+    workers_options,
 )
 from brittle.cli.group import main
 from brittle.engine.perturb_run import (
@@ -144,6 +147,7 @@ def print_perturb_summary(
     f"versions. {DASH_HELP}",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N sentences.")
+@workers_options
 @quiet_option
 def perturb_command(
     treebank: Path,
@@ -165,6 +169,8 @@ def perturb_command(
     sense: str | None,
     quality: bool,
     device: str | None,
+    workers: int | None,
+    ray_address: str | None,
 ) -> None:
     """Perturb every sentence of TREEBANK while keeping its syntax, and write CoNLL-U.
 
@@ -213,13 +219,18 @@ def perturb_command(
         TimeElapsedColumn(),
     )
     say = message_console(out, report)
-    with progress_bar(*columns, on=say, quiet=quiet) as bar:
+    # Local workers start at the first chunk, once the treebank has been checked.
+    executor = make_executor(workers, ray_address)
+    with contextlib.ExitStack() as stack, progress_bar(*columns, on=say, quiet=quiet) as bar:
+        if executor is not None:
+            stack.enter_context(executor)
         task = bar.add_task(f"perturb {method} tau={budget}", total=None)
         result = perturb_treebank(
             treebank,
             config,
             on_start=lambda total: bar.update(task, total=total),
             progress=lambda done: bar.advance(task, done),
+            executor=executor,
         )
     write_perturb_outputs(result, out, report=report)
     print_perturb_summary(result.summary(), method, result.constraints, on=say)

@@ -34,7 +34,7 @@ import platform
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal, TypedDict, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from brittle.engine.core.perturbation import counted_forms, describe
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.report import write_json
+from brittle.engine.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
@@ -70,6 +71,7 @@ __all__ = [
     "MEANING_CONSTRAINTS",
     "PerturbConfig",
     "PerturbResult",
+    "PerturbShards",
     "PerturbSummary",
     "SentenceRecord",
     "check_perturb_outputs",
@@ -77,6 +79,7 @@ __all__ = [
     "chunks",
     "make_generator",
     "mean_or_none",
+    "perturb_chunk",
     "perturb_constraints",
     "perturb_sentences",
     "perturb_treebank",
@@ -591,31 +594,26 @@ def perturb_sentences(
     out: list[Sentence] = []
     records: list[SentenceRecord] = []
     for chunk in chunks(sentences, config.chunk_size):
-        drawn = generator.perturb(
-            list(chunk), b=config.candidates, seed=config.seed, tau=config.budget
+        chunk_out, chunk_records = perturb_chunk(
+            chunk, config=config, generator=generator, parser=parser, checks=checks, quality=quality
         )
-        if len(drawn) != len(chunk):
-            raise RuntimeError(
-                f"generator {config.method} returned {len(drawn)} lists for {len(chunk)} sentences"
-            )
-        batches = [distinct_candidates(s, d) for s, d in zip(chunk, drawn, strict=True)]
-        # One parser call for the whole chunk; the constraints then read the cache.
-        parser.parse([s for b in batches if len(b) for s in (b.original, *b.sentences)])
-        outcomes = [
-            best_of_batch(
-                batch,
-                constraints=checks,
-                rng=_tiebreak_rng(config.seed, batch.original.sent_id),
-            )
-            for batch in batches
-        ]
-        chunk_records = [_record(outcome) for outcome in outcomes]
-        if quality is not None:
-            chunk_records = _with_quality(quality, outcomes, chunk_records)
-        out.extend(outcome.sentence for outcome in outcomes)
+        out.extend(chunk_out)
         records.extend(chunk_records)
         if progress is not None:
             progress(len(chunk))
+    return _result(config, treebank, out, records, parser, checks, quality)
+
+
+def _result(
+    config: PerturbConfig,
+    treebank: str,
+    out: Sequence[Sentence],
+    records: Sequence[SentenceRecord],
+    parser: Parser,
+    checks: Sequence[Constraint],
+    quality: QualityMeter | None,
+) -> PerturbResult:
+    """The result of a run, its sentences and records in input order."""
     return PerturbResult(
         config=config,
         treebank=treebank,
@@ -626,6 +624,93 @@ def perturb_sentences(
         constraints=tuple(c.describe() for c in checks),
         quality={} if quality is None else quality.describe(),
     )
+
+
+def perturb_chunk(
+    chunk: Sequence[Sentence],
+    *,
+    config: PerturbConfig,
+    generator: Generator,
+    parser: Parser,
+    checks: Sequence[Constraint],
+    quality: QualityMeter | None,
+) -> tuple[list[Sentence], list[SentenceRecord]]:
+    """Algorithm 1 on one chunk: its output sentences and records, in order. The
+    generator sees the whole chunk and the parser parses it in one call; every draw and
+    tie-break is seeded from the run's seed and the sentence's id, so a chunk comes out
+    the same in any process."""
+    drawn = generator.perturb(list(chunk), b=config.candidates, seed=config.seed, tau=config.budget)
+    if len(drawn) != len(chunk):
+        raise RuntimeError(
+            f"generator {config.method} returned {len(drawn)} lists for {len(chunk)} sentences"
+        )
+    batches = [distinct_candidates(s, d) for s, d in zip(chunk, drawn, strict=True)]
+    # One parser call for the whole chunk; the constraints then read the cache.
+    parser.parse([s for b in batches if len(b) for s in (b.original, *b.sentences)])
+    outcomes = [
+        best_of_batch(
+            batch,
+            constraints=checks,
+            rng=_tiebreak_rng(config.seed, batch.original.sent_id),
+        )
+        for batch in batches
+    ]
+    records = [_record(outcome) for outcome in outcomes]
+    if quality is not None:
+        records = _with_quality(quality, outcomes, records)
+    return [outcome.sentence for outcome in outcomes], records
+
+
+#: A perturbed chunk: its output sentences and records.
+PerturbedChunk = tuple[list[Sentence], list[SentenceRecord]]
+
+
+class PerturbWorker(ShardWorker[list[Sentence], PerturbedChunk]):
+    """What a worker of a sharded perturb run holds: generator, parser, constraints
+    and quality meter, loaded once."""
+
+    def __init__(self, task: PerturbShards) -> None:
+        config = task.config
+        options = {**config.parsed_generator_options(), **dict(task.generator_options)}
+        self.config = config
+        self.generator = make_generator(config.method, **options)
+        self.parser = make_parser(config.parser, **dict(task.parser_options))
+        self.checks = perturb_constraints(config, self.parser)
+        self.generator.prepare()
+        self.parser.prepare()
+        self.quality = (
+            QualityMeter(parser=self.parser, device=config.device) if config.quality else None
+        )
+
+    def run(self, shard: Shard[list[Sentence]]) -> PerturbedChunk:
+        """The output sentences and records of the shard's chunk."""
+        return perturb_chunk(
+            shard.payload,
+            config=self.config,
+            generator=self.generator,
+            parser=self.parser,
+            checks=self.checks,
+            quality=self.quality,
+        )
+
+
+@dataclass(frozen=True)
+class PerturbShards(ShardTask[list[Sentence], PerturbedChunk]):
+    """The job of a sharded perturb run's workers: Algorithm 1 on each shard's chunk.
+
+    Attributes:
+        config: the run's settings.
+        generator_options, parser_options: keyword options of the components, as
+            ``(name, value)`` pairs.
+    """
+
+    config: PerturbConfig
+    generator_options: tuple[tuple[str, object], ...] = ()
+    parser_options: tuple[tuple[str, object], ...] = ()
+
+    def start(self, previous: ShardWorker[Any, Any] | None) -> PerturbWorker:
+        """Load the components."""
+        return PerturbWorker(self)
 
 
 def _with_quality(
@@ -662,6 +747,7 @@ def perturb_treebank(
     parser_options: Mapping[str, object] | None = None,
     progress: ProgressFn | None = None,
     on_start: Callable[[int], None] | None = None,
+    executor: ShardExecutor | None = None,
 ) -> PerturbResult:
     """Perturb a treebank: build the components by name, check them, run Algorithm 1.
 
@@ -676,6 +762,9 @@ def perturb_treebank(
         generator_options, parser_options: keyword options for the components.
         progress: called with the number of sentences finished after each chunk.
         on_start: called once with the number of sentences to do, after loading.
+        executor: workers (local processes or Ray actors, :mod:`brittle.engine.shards`)
+            to send the chunks to, one shard each; they load the components, this
+            process only checks them. The result is the same as in one process.
 
     Raises:
         BrittleInputError: the treebank cannot be read.
@@ -688,6 +777,22 @@ def perturb_treebank(
     constraints = perturb_constraints(config, parser)
     sentences = read_treebank(path, limit=config.limit)
     check_requirements(sentences, generator, str(path))
+    if executor is not None:
+        return _sharded(
+            sentences,
+            config,
+            PerturbShards(
+                config,
+                tuple((generator_options or {}).items()),
+                tuple((parser_options or {}).items()),
+            ),
+            executor,
+            treebank=str(path),
+            parser=parser,
+            checks=constraints,
+            progress=progress,
+            on_start=on_start,
+        )
     generator.prepare()
     parser.prepare()
     if on_start is not None:
@@ -702,6 +807,46 @@ def perturb_treebank(
         treebank=str(path),
         quality=QualityMeter(parser=parser, device=config.device) if config.quality else None,
     )
+
+
+def _sharded(
+    sentences: Sequence[Sentence],
+    config: PerturbConfig,
+    task: PerturbShards,
+    executor: ShardExecutor,
+    *,
+    treebank: str,
+    parser: Parser,
+    checks: Sequence[Constraint],
+    progress: ProgressFn | None,
+    on_start: Callable[[int], None] | None,
+) -> PerturbResult:
+    """The chunks of ``sentences`` perturbed by ``executor``'s workers, merged in order
+    (``parser`` and ``checks``, not loaded here, describe the run)."""
+    if on_start is not None:
+        on_start(len(sentences))
+    shards = (
+        Shard(number, start, start + len(chunk), list(chunk))
+        for number, (start, chunk) in enumerate(
+            zip(
+                range(0, len(sentences), config.chunk_size),
+                chunks(sentences, config.chunk_size),
+                strict=True,
+            )
+        )
+    )
+
+    def finished(shard: Shard[list[Sentence]], perturbed: PerturbedChunk) -> None:
+        if progress is not None:
+            progress(shard.stop - shard.start)
+
+    out: list[Sentence] = []
+    records: list[SentenceRecord] = []
+    for _, (chunk_out, chunk_records) in run_shards(executor, task, shards, on_done=finished):
+        out.extend(chunk_out)
+        records.extend(chunk_records)
+    quality = QualityMeter(parser=parser, device=config.device) if config.quality else None
+    return _result(config, treebank, out, records, parser, checks, quality)
 
 
 def check_perturb_outputs(

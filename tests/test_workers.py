@@ -193,3 +193,43 @@ def test_a_bad_treebank_fails_before_any_worker_starts(
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"error: {bad}:1"), result.output
+
+
+def test_perturb_with_workers_writes_the_files_of_one_process(
+    tmp_path: Path, executor: LocalProcesses
+) -> None:
+    from brittle.engine.perturb_run import PerturbConfig, perturb_treebank, write_perturb_outputs
+
+    settings = PerturbConfig(
+        method="neighbour-flip",
+        budget=2,
+        candidates=6,
+        parser="gold",
+        seed=5,
+        limit=SENTENCES,
+        chunk_size=CHUNK,
+        quality=False,
+    )
+    done: list[int] = []
+    one = perturb_treebank(TREEBANK, settings)
+    two = perturb_treebank(TREEBANK, settings, executor=executor, progress=done.append)
+    assert done == [CHUNK] * (SENTENCES // CHUNK)
+    for name, result in (("one", one), ("two", two)):
+        write_perturb_outputs(result, tmp_path / f"{name}.conllu", report=tmp_path / f"{name}.json")
+    for suffix in (".conllu", ".json"):
+        assert (tmp_path / f"one{suffix}").read_bytes() == (tmp_path / f"two{suffix}").read_bytes()
+    assert (tmp_path / "one.conllu").read_text().count("# sent_id") == SENTENCES
+
+
+def test_cli_perturb_workers_match_one_process(tmp_path: Path) -> None:
+    args = [
+        "perturb", str(TREEBANK), "--method", "shuffle", "--budget", "3", "--candidates", "4",
+        "--parser", "gold", "--no-quality", "--limit", "70", "--quiet",
+    ]  # fmt: skip
+    _run(*args, "--out", str(tmp_path / "one.conllu"), "--report", str(tmp_path / "one.json"))
+    _run(
+        *args, "--out", str(tmp_path / "two.conllu"), "--report", str(tmp_path / "two.json"),
+        "--workers", "2",
+    )  # fmt: skip
+    for suffix in (".conllu", ".json"):
+        assert (tmp_path / f"one{suffix}").read_bytes() == (tmp_path / f"two{suffix}").read_bytes()
