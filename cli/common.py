@@ -229,8 +229,8 @@ def workers_options(command: F) -> F:
             "--workers",
             type=click.IntRange(min=1),
             default=None,
-            help="Search the sentences in N processes (default 1: this one), a chunk of 16 "
-            "sentences at a time each, with the CPUs' torch threads divided between them. "
+            help="Work on the sentences in N processes (default 1: this one), one chunk of "
+            "the run at a time each, with the CPUs' torch threads divided between them. "
             "Every worker loads its own copy of the models: memory grows about N-fold. The "
             "files are byte for byte those of one process. With --ray: the number of actors "
             "(default: one per GPU, or per node).",
