@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
@@ -21,6 +22,7 @@ from brittle.engine.evaluation import (
     evaluate_probes,
     write_report_json,
 )
+from brittle.engine.paired_evaluation import PairedReport, evaluate_paired, write_paired_json
 
 
 def render_report(report: EvaluationReport) -> None:
@@ -74,6 +76,21 @@ def render_report(report: EvaluationReport) -> None:
 )
 @click.option("--no-baselines", is_flag=True, help="Skip the Path and Majority baselines.")
 @click.option(
+    "--paired",
+    "paired",
+    type=click.Path(path_type=Path),
+    help="The plain treebank TREEBANK was perturbed from (same sentences, in order): show "
+    "each metric on both, the drop and its paired bootstrap 95% interval.",
+)
+@click.option(
+    "--resamples",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Bootstrap resamples of --paired (0: no interval).",
+)
+@click.option("--seed", default=0, show_default=True, help="Seeds the bootstrap of --paired.")
+@click.option(
     "--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda when available)."
 )
 @representation_run_options
@@ -84,6 +101,9 @@ def evaluate_command(
     json_path: Path | None,
     majority_from: tuple[Path, ...],
     no_baselines: bool,
+    paired: Path | None,
+    resamples: int,
+    seed: int,
     device: str | None,
     threads: int | None,
     cache_dir: Path | None,
@@ -96,6 +116,10 @@ def evaluate_command(
     Example: brittle evaluate en_ewt-ud-test.conllu --probe probes/dist-1
     --probe probes/pos-1 --json results.json
 
+    With --paired PLAIN, TREEBANK is a perturbed copy of PLAIN (as `brittle perturb`
+    writes it) and every metric is shown on both, with the drop (plain - perturbed)
+    and its 95% interval from a paired bootstrap over sentences.
+
     The device, the treebanks and --json are checked before anything loads. Progress
     goes to stderr: bars on a terminal, a plain line every 30 s in logs.
     """
@@ -107,6 +131,22 @@ def evaluate_command(
         import torch
 
         torch.set_num_threads(max(1, threads))
+    if paired is not None:
+        _evaluate_paired(
+            treebank,
+            paired,
+            probes,
+            majority_from,
+            no_baselines,
+            resamples,
+            seed,
+            device,
+            cache_dir,
+            no_cache,
+            reporter,
+            json_path,
+        )
+        return
     with reporter:
         report = evaluate_probes(
             treebank,
@@ -123,4 +163,68 @@ def evaluate_command(
         err_console.print(f"[yellow]note:[/] {note}")
     if json_path is not None:
         write_report_json(report, json_path)
+        console.print(f"wrote {json_path}")
+
+
+def render_paired(report: PairedReport) -> None:
+    """One table: a row per probe (or baseline) and metric, plain beside perturbed."""
+    console.print(
+        f"[bold]{Path(report.perturbed).name}[/] against [bold]{Path(report.plain).name}[/]: "
+        f"{report.sentences:,} sentence pairs, {report.resamples} bootstrap resamples"
+    )
+    table = Table()
+    for col, justify in (
+        ("probe", "left"),
+        ("metric", "left"),
+        ("plain", "right"),
+        ("perturbed", "right"),
+        ("drop", "right"),
+        ("95% CI", "right"),
+    ):
+        table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for row in report.rows:
+        for k, m in row.metrics.items():
+            ci = "–" if math.isnan(m.low) else f"[{m.low:+.3f}, {m.high:+.3f}]"
+            table.add_row(
+                f"{row.name}  [dim]{row.kind}[/]",
+                k,
+                format_metric(m.plain),
+                format_metric(m.perturbed),
+                f"{m.drop:+.3f}",
+                ci,
+            )
+    console.print(table)
+
+
+def _evaluate_paired(
+    treebank: Path,
+    plain: Path,
+    probes: tuple[Path, ...],
+    majority_from: tuple[Path, ...],
+    no_baselines: bool,
+    resamples: int,
+    seed: int,
+    device: str | None,
+    cache_dir: Path | None,
+    no_cache: bool,
+    reporter: RichReporter,
+    json_path: Path | None,
+) -> None:
+    with reporter:
+        report = evaluate_paired(
+            treebank,
+            plain,
+            list(probes),
+            majority_from=list(majority_from),
+            baselines=not no_baselines,
+            resamples=resamples,
+            seed=seed,
+            cache_dir=cache_dir,
+            use_cache=not no_cache,
+            device=device,
+            reporter=reporter,
+        )
+    render_paired(report)
+    if json_path is not None:
+        write_paired_json(report, json_path)
         console.print(f"wrote {json_path}")

@@ -67,6 +67,37 @@ def print_perturb_summary(
         on.print(f"constraints: {describe_constraints(constraints)}", markup=False)
 
 
+#: ``--budget all``: a tau no sentence reaches, so every eligible word changes.
+BUDGET_ALL = 1_000_000
+
+
+class BudgetType(click.ParamType):
+    """``--budget``: a positive integer, or ``all`` (:data:`BUDGET_ALL`)."""
+
+    name = "INTEGER|all"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif str(value).strip().lower() == "all":
+            return BUDGET_ALL
+        else:
+            try:
+                number = int(str(value))
+            except ValueError:
+                self.fail(f"{value!r} is neither a whole number nor 'all'", param, ctx)
+        if number < 1:
+            self.fail(f"{number} is smaller than 1", param, ctx)
+        return number
+
+
+def budget_label(budget: int) -> str:
+    """``all`` for :data:`BUDGET_ALL`, else the number."""
+    return "all" if budget == BUDGET_ALL else str(budget)
+
+
 @main.command("perturb")
 @click.argument("treebank", type=click.Path(path_type=Path))
 @click.option(
@@ -78,10 +109,11 @@ def print_perturb_summary(
 @click.option(
     "--budget",
     "-t",
-    default=1,
+    default="1",
     show_default=True,
-    type=click.IntRange(min=1),
-    help="tau: the most words a perturbation may change (its Hamming distance).",
+    type=BudgetType(),
+    help="tau: the most words a perturbation may change (its Hamming distance); `all` "
+    "changes every eligible word (a Jabberwocky corpus: --method jabberwocky --budget all).",
 )
 @click.option(
     "--candidates",
@@ -213,7 +245,7 @@ def perturb_command(
     )
     check_perturb_outputs(out, report=report)
     columns = (
-        TextColumn(f"[bold]{method}[/] tau={budget}"),
+        TextColumn(f"[bold]{method}[/] tau={budget_label(budget)}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -224,7 +256,7 @@ def perturb_command(
     with contextlib.ExitStack() as stack, progress_bar(*columns, on=say, quiet=quiet) as bar:
         if executor is not None:
             stack.enter_context(executor)
-        task = bar.add_task(f"perturb {method} tau={budget}", total=None)
+        task = bar.add_task(f"perturb {method} tau={budget_label(budget)}", total=None)
         result = perturb_treebank(
             treebank,
             config,
