@@ -196,3 +196,16 @@ def test_cli_writes_the_same_file_twice(tmp_path: Path) -> None:
     assert (tmp_path / "a.conllu").read_bytes() == (tmp_path / "b.conllu").read_bytes()
     back = read_conllu(tmp_path / "a.conllu")
     assert len(back) == 2 * 20 + 2 * 24
+
+
+def test_no_slot_holds_a_verb_that_licenses_the_wrong_form() -> None:
+    """A perception verb (heard the child get upset) or a mandative one (insisted that
+    the child become upset) would make the plural-looking form grammatical after a
+    singular target; the lexicon keeps them out of every slot."""
+    from brittle.engine.agreement.lexicon import EXCLUDED_VERBS, SAY_VERBS, THINK_VERBS
+    from brittle.engine.agreement.stimuli import BRIDGE_VERBS
+
+    used = {f for f, _ in SAY_VERBS + THINK_VERBS} | set(BRIDGE_VERBS)
+    assert not used & EXCLUDED_VERBS
+    words = {w.lower() for s in generate(items=3, seed=0) for w in s.forms}
+    assert not words & EXCLUDED_VERBS

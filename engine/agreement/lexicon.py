@@ -24,6 +24,7 @@ from typing import Literal
 
 __all__ = [
     "ADJECTIVES",
+    "EXCLUDED_VERBS",
     "NEUTRAL_PRONOUNS",
     "PARTICIPLES",
     "PEOPLE",
@@ -167,26 +168,49 @@ PARTICIPLES: tuple[tuple[str, str], ...] = (
     ("signing", "sign"),
     ("filing", "file"),
 )
-#: Past-tense verbs of saying that take a ``that`` clause (form, lemma).
+#: Past-tense verbs of saying that take a ``that`` clause (form, lemma). No verb that
+#: takes a mandative subjunctive (*insisted that the child become*): its clause would
+#: make the plural-looking form grammatical after a singular subject.
 SAY_VERBS: tuple[tuple[str, str], ...] = (
     ("said", "say"),
     ("claimed", "claim"),
     ("reported", "report"),
     ("mentioned", "mention"),
     ("explained", "explain"),
-    ("insisted", "insist"),
+    ("admitted", "admit"),
     ("announced", "announce"),
 )
-#: Past-tense verbs of thinking that take a bare clause (form, lemma).
+#: Past-tense verbs of thinking that take a bare clause (form, lemma). No perception
+#: verb (*heard*, *felt*, *saw*): it takes a bare infinitive (*heard the child get
+#: upset*), which makes the plural-looking form grammatical after a singular subject.
 THINK_VERBS: tuple[tuple[str, str], ...] = (
     ("thought", "think"),
     ("believed", "believe"),
-    ("felt", "feel"),
     ("knew", "know"),
-    ("heard", "hear"),
     ("assumed", "assume"),
     ("suspected", "suspect"),
     ("guessed", "guess"),
+    ("figured", "figure"),
+    ("supposed", "suppose"),
+)
+#: Verbs no slot may hold: they take a bare infinitive or a subjunctive clause.
+EXCLUDED_VERBS: frozenset[str] = frozenset(
+    {
+        "heard",
+        "felt",
+        "saw",
+        "watched",
+        "noticed",
+        "made",
+        "let",
+        "insisted",
+        "demanded",
+        "suggested",
+        "asked",
+        "required",
+        "requested",
+        "recommended",
+    }
 )
 #: Subject pronouns that carry number, as (singular, plural) pairs.
 PRONOUN_PAIRS: tuple[tuple[Pronoun, Pronoun], ...] = (

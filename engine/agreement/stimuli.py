@@ -92,12 +92,12 @@ BRIDGE_VERBS: tuple[str, ...] = (
     "thought",
     "said",
     "believed",
-    "felt",
     "knew",
     "assumed",
     "suspected",
     "guessed",
     "claimed",
+    "figured",
 )
 #: Comment keys written on every stimulus.
 _META = ("agreement_experiment", "agreement_condition", "agreement_verb", "agreement_item")
