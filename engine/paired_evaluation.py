@@ -28,9 +28,10 @@ from brittle.engine.evaluation import check_evaluation
 from brittle.engine.probe_data import encode_split_layers, read_treebanks
 from brittle.engine.probe_jobs import NullReporter, Reporter, default_cache
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics
+from brittle.scorers.metrics import aggregate_distance, score_distances_many
 from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_gold import Gold, golds_of
-from brittle.scorers.probe_tasks import Prediction
+from brittle.scorers.probe_tasks import DistanceTask, PerceptronTask, Prediction
 from brittle.scorers.representations import reopen_backend
 
 __all__ = [
@@ -46,6 +47,9 @@ __all__ = [
 #: Resamples of the bootstrap by default, and the confidence level of its interval.
 DEFAULT_RESAMPLES = 1000
 CONFIDENCE = 0.95
+
+#: ``score(indices, perturbed)``: corpus metrics of one file on those sentences (None: all).
+Score = Callable[[Sequence[int] | None, bool], Mapping[str, float]]
 
 
 @dataclass(frozen=True)
@@ -181,7 +185,7 @@ def paired_bootstrap(
 
 
 def _paired_metrics(
-    score: Callable[[Sequence[int] | None, bool], Mapping[str, float]],
+    score: Score,
     columns: Sequence[str],
     n: int,
     *,
@@ -203,6 +207,38 @@ def _paired_metrics(
         for c in columns
         if c in plain and c in pert
     }
+
+
+def _scorer(
+    probe: Probe, preds: Mapping[bool, Sequence[Prediction]], golds: Mapping[bool, Sequence[Gold]]
+) -> Score:
+    """``score(indices, perturbed)``: the probe's corpus metrics on those sentences.
+
+    Distance and perceptron probes score each sentence once and aggregate the resampled
+    sentence scores (what their task's ``aggregate`` does, so equal to the bit); other
+    tasks aggregate the resampled predictions again.
+    """
+    if isinstance(probe.task, (DistanceTask, PerceptronTask)):
+        per_sentence = {
+            which: score_distances_many(
+                preds[which], [g.heads for g in golds[which]], punct=[g.punct for g in golds[which]]
+            )
+            for which in (False, True)
+        }
+
+        def distance_score(idx: Sequence[int] | None, which: bool) -> Mapping[str, float]:
+            s = per_sentence[which]
+            return aggregate_distance(s if idx is None else [s[i] for i in idx])
+
+        return distance_score
+
+    def score(idx: Sequence[int] | None, which: bool) -> Mapping[str, float]:
+        p, g = preds[which], golds[which]
+        if idx is not None:
+            p, g = [p[i] for i in idx], [g[i] for i in idx]
+        return probe.aggregate(p, g)
+
+    return score
 
 
 def evaluate_paired(
@@ -256,16 +292,7 @@ def evaluate_paired(
         finally:
             backend.close()
 
-        def score(
-            idx: Sequence[int] | None,
-            which: bool,
-            probe: Probe = probe,
-            preds: dict[bool, list[Prediction]] = preds,
-        ) -> Mapping[str, float]:
-            p, g = preds[which], golds[which]
-            if idx is not None:
-                p, g = [p[i] for i in idx], [g[i] for i in idx]
-            return probe.aggregate(p, g)
+        score = _scorer(probe, preds, golds)
 
         rep.start(f"bootstrap {path.name}", None)
         metrics = _paired_metrics(score, probe.task.columns, n, resamples=resamples, seed=seed)
