@@ -39,6 +39,7 @@ from brittle.engine.html_report import REPORT_HTML, write_budget_index
 from brittle.engine.report import Summary, plot_drop_vs_budget
 from brittle.engine.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
+from brittle.scorers.representations import check_device
 from brittle.search.generators.base import GENERATORS
 from brittle.search.strategies.base import STRATEGIES
 
@@ -152,6 +153,7 @@ def run_with_progress(
     quiet: bool = False,
     quality: bool = False,
     executor: ShardExecutor | None = None,
+    device: str | None = None,
 ) -> Summary:
     """Run one attack with its progress shown: a live bar on a terminal, a plain line
     every 30 s otherwise (logs), nothing with ``quiet``. Ctrl-C ends it with the count
@@ -184,6 +186,7 @@ def run_with_progress(
             checked=checked,
             quality=quality,
             executor=executor,
+            device=device,
         )
     except ShardFailed as exc:
         if bar is not None:
@@ -295,6 +298,12 @@ def run_with_progress(
     "sentence similarity (MiniLM), re-tag agreement; in results.jsonl and the summary.",
 )
 @workers_options
+@click.option(
+    "--device",
+    default=None,
+    help="Torch device of the models: cpu, cuda, cuda:N or mps (default: cuda when "
+    "available). Representations keep the dtype each probe was trained with.",
+)
 @click.option("--seed", default=0, show_default=True)
 @click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
@@ -332,6 +341,7 @@ def attack_command(
     quality: bool,
     workers: int | None,
     ray_address: str | None,
+    device: str | None,
 ) -> None:
     """Find, per sentence of TREEBANK, the syntax-preserving perturbation that most
     damages the probes, and report how much they drop.
@@ -350,6 +360,7 @@ def attack_command(
     --workers 8 runs eight actors. The files are the same as with one process.
     """
     budgets = _parse_budgets(budget)
+    device = check_device(device)
     shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
     generator_options = (*shorthands[method], *generator_options)
     tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
@@ -400,7 +411,7 @@ def attack_command(
             # The budget does not change probes, generator or parser: they load once.
             if executor is None:
                 with console.status("loading probes, model, generator and parser"):
-                    components = build_components(config, reuse=components)
+                    components = build_components(config, reuse=components, device=device)
             summaries[tau] = run_with_progress(
                 config,
                 target,
@@ -412,6 +423,7 @@ def attack_command(
                 quiet=quiet,
                 quality=quality,
                 executor=executor,
+                device=device,
             )
             print_summary(summaries[tau])
         if len(budgets) > 1:

@@ -47,13 +47,19 @@ def probes(tmp_path: Path) -> tuple[Path, Path]:
     return make_probe(tmp_path / "dist"), make_probe(tmp_path / "pos", "pos")
 
 
+devices: list[str | None] = []
+
+
 @pytest.fixture
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[AttackConfig]:
     """Replace the model load by the stand-in components; records each load."""
     calls: list[AttackConfig] = []
 
-    def build(config: AttackConfig, *, reuse: AttackComponents | None = None) -> AttackComponents:
+    def build(
+        config: AttackConfig, *, reuse: AttackComponents | None = None, device: str | None = None
+    ) -> AttackComponents:
         calls.append(config)
+        devices.append(device)
         return fake_components(config.search)
 
     monkeypatch.setattr(cli_attack, "build_components", build)
@@ -294,3 +300,20 @@ def test_probes_of_different_representations_are_warned_about(
     warning = [line for line in result.output.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1 and "epsilon is measured in the first one" in warning[0]
     assert "model-a" in warning[0] and "model-b" in warning[0]
+
+
+def test_device_reaches_the_models_and_a_missing_one_is_refused_first(
+    tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
+) -> None:
+    devices.clear()
+    result = attack(probes, tmp_path / "cpu", "--device", "CPU")
+    assert result.exit_code == 0, result.output
+    assert devices == ["cpu"]  # normalised, then handed to the model loads
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    result = attack(probes, tmp_path / "cuda", "--device", "cuda")
+    assert result.exit_code == 2
+    assert "cuda" in one_error_line(result.output)
+    assert devices == ["cpu"] and len(loads) == 1  # refused before anything loaded

@@ -49,7 +49,9 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def no_models(monkeypatch: pytest.MonkeyPatch) -> None:
-    def build(config: AttackConfig, *, reuse: AttackComponents | None = None) -> AttackComponents:
+    def build(
+        config: AttackConfig, *, reuse: AttackComponents | None = None, device: str | None = None
+    ) -> AttackComponents:
         return fake_components(config.search)
 
     monkeypatch.setattr(cli_attack, "build_components", build)

@@ -52,9 +52,13 @@ def build_generator(config: AttackConfig) -> Generator:
 
 
 def build_components(
-    config: AttackConfig, *, reuse: AttackComponents | None = None
+    config: AttackConfig, *, reuse: AttackComponents | None = None, device: str | None = None
 ) -> AttackComponents:
     """Load probes, generator, parser and strategy named by ``config``.
+
+    ``device`` is the torch device of the probes' model and of the model-based
+    constraints (``None``: ``cuda`` when available, else ``cpu``); representations keep
+    the dtype each probe was trained with.
 
     Every resource loads here, before the first sentence: a missing one fails at once
     and its loading time is not charged to the first sentences. ``reuse`` (the
@@ -66,11 +70,14 @@ def build_components(
     else:
         generator = build_generator(config)
         generator.prepare()
-        evaluator = ProbeEvaluator.from_dirs(config.probes)
+        evaluator = ProbeEvaluator.from_dirs(config.probes, device=device)
         parser = _parser_factory(config.parser)
     strategy = STRATEGIES.get(config.search)(**config.strategy_parameters)
     context = ConstraintContext(
-        tau=config.budget, parser=parser, max_syntax_distance=config.max_syntax_distance
+        tau=config.budget,
+        parser=parser,
+        max_syntax_distance=config.max_syntax_distance,
+        device=device,
     )
     constraints = build_constraints(config.constraint_specs, context)
     # The tree edit distance kernels are deferred (they load Numba) until first use:

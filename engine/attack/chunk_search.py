@@ -174,7 +174,9 @@ class AttackWorker(ShardWorker[list[Sentence], Searched]):
     def __init__(self, task: AttackShards, components: AttackComponents) -> None:
         self.task = task
         self.components = components
-        quality = QualityMeter(parser=components.parser()) if task.quality else None
+        quality = (
+            QualityMeter(parser=components.parser(), device=task.device) if task.quality else None
+        )
         self.search = ChunkSearch(
             task.config,
             components,
@@ -198,12 +200,15 @@ class AttackShards(ShardTask[list[Sentence], Searched]):
         cache_size: candidate rows kept by each worker's scores cache.
         lockstep: batch a chunk's sentences together (as in one process).
         quality: measure the kept perturbations.
+        device: torch device of each worker's models (``None``: ``cuda`` when the
+            worker has it, else ``cpu``).
     """
 
     config: AttackConfig
     cache_size: int
     lockstep: bool
     quality: bool
+    device: str | None = None
 
     def start(self, previous: ShardWorker[Any, Any] | None) -> AttackWorker:
         """Load the components; those of the same attack at another budget are kept."""
@@ -212,4 +217,4 @@ class AttackShards(ShardTask[list[Sentence], Searched]):
             before = previous.task.config
             if dataclasses.replace(before, budget=self.config.budget) == self.config:
                 reuse = previous.components
-        return AttackWorker(self, build_components(self.config, reuse=reuse))
+        return AttackWorker(self, build_components(self.config, reuse=reuse, device=self.device))

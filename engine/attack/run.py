@@ -285,6 +285,7 @@ def run_attack(
     quality: bool = False,
     workers: int = 1,
     executor: ShardExecutor | None = None,
+    device: str | None = None,
 ) -> Summary:
     """Attack every sentence of ``config.treebank`` and write the reports to ``out``.
 
@@ -322,6 +323,9 @@ def run_attack(
             :mod:`brittle.engine.shards`), kept open by the caller across runs;
             overrides ``workers``. Each chunk is one shard, searched exactly as in one
             process, and the rows are written in treebank order.
+        device: torch device of the models (probes' encoder, model-based constraints;
+            ``None``: ``cuda`` when available, else ``cpu``), in this process or in
+            each worker; ignored with pre-built ``components``.
 
     Returns:
         The summary (also written to ``summary.json``).
@@ -344,7 +348,9 @@ def run_attack(
             assert checked is not None
             if executor is None:
                 executor = stack.enter_context(LocalProcesses(workers))
-            task = AttackShards(config, cache_size=cache_size, lockstep=lockstep, quality=quality)
+            task = AttackShards(
+                config, cache_size=cache_size, lockstep=lockstep, quality=quality, device=device
+            )
             # The workers resolve the objective as preflight did, from the same probes.
             objective = Objective.mean_of(list(checked.objective))
             run = AttackRun(
@@ -356,13 +362,15 @@ def run_attack(
                 chunk_size=chunk_size,
             )
         else:
-            comps = components if components is not None else build_components(config)
+            comps = (
+                components if components is not None else build_components(config, device=device)
+            )
             search = ChunkSearch(
                 config,
                 comps,
                 cache_size=cache_size,
                 lockstep=lockstep,
-                quality=QualityMeter(parser=comps.parser()) if quality else None,
+                quality=QualityMeter(parser=comps.parser(), device=device) if quality else None,
             )
             objective = search.objective
             run = AttackRun(
