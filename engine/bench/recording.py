@@ -6,6 +6,7 @@ the reference does the same model work as the engine and nothing else.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from brittle.scorers.transformer_backend import TransformerEncoder
     from brittle.search.scoring import Evaluation, Request, TaskEvaluator
 
-__all__ = ["RecordingEvaluator", "encoder_of"]
+__all__ = ["RecordingEvaluator", "bare_forward_seconds", "encoder_of"]
 
 
 class RecordingEvaluator:
@@ -72,3 +73,33 @@ def encoder_of(evaluator: TaskEvaluator) -> tuple[TransformerEncoder, int]:
     if not isinstance(encoder, TransformerEncoder):
         raise TypeError(f"not a transformer encoder: {type(encoder).__name__}")
     return encoder, max(group.layers)
+
+
+def bare_forward_seconds(
+    encoder: TransformerEncoder, batches: Sequence[Sequence[tuple[str, ...]]], top: int | None
+) -> float:
+    """Seconds the bare model forward takes on ``batches`` (each tokenised in one call,
+    sorted by length, cut into the encoder's batch size), through every block or only
+    the first ``top``."""
+    import copy
+
+    import torch
+
+    tok, net, rows = encoder.tokenizer, encoder.net, encoder.batch_size
+    if top is not None:
+        net = copy.deepcopy(net)
+        for name, module in net.named_modules():
+            if isinstance(module, torch.nn.ModuleList) and len(module) == encoder.n_layers:
+                parent_name, _, attr = name.rpartition(".")
+                parent = net.get_submodule(parent_name) if parent_name else net
+                setattr(parent, attr, torch.nn.ModuleList(list(module)[:top]))
+                break
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for batch in batches:
+            ids = tok([list(w) for w in batch], is_split_into_words=True, truncation=True)
+            seqs = sorted(ids["input_ids"], key=len, reverse=True)
+            for k in range(0, len(seqs), rows):
+                part = tok.pad({"input_ids": seqs[k : k + rows]}, return_tensors="pt")
+                net(**part.to(encoder.device), output_hidden_states=True)
+    return time.perf_counter() - start

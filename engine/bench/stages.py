@@ -380,40 +380,6 @@ def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
     return tuple(out)
 
 
-def _bare_forward(
-    encoder: object, batches: Sequence[Sequence[tuple[str, ...]]], top: int | None
-) -> float:
-    """Seconds the bare model forward takes on ``batches`` (each tokenised in one call,
-    sorted by length, cut into the encoder's batch size), through every block or only
-    the first ``top``."""
-    import copy
-
-    import torch
-
-    # deferred: torch and transformers load only when a model stage runs
-    from brittle.scorers.transformer_backend import TransformerEncoder
-
-    assert isinstance(encoder, TransformerEncoder)
-    tok, net, rows = encoder.tokenizer, encoder.net, encoder.batch_size
-    if top is not None:
-        net = copy.deepcopy(net)
-        for name, module in net.named_modules():
-            if isinstance(module, torch.nn.ModuleList) and len(module) == encoder.n_layers:
-                parent_name, _, attr = name.rpartition(".")
-                parent = net.get_submodule(parent_name) if parent_name else net
-                setattr(parent, attr, torch.nn.ModuleList(list(module)[:top]))
-                break
-    start = time.perf_counter()
-    with torch.inference_mode():
-        for batch in batches:
-            ids = tok([list(w) for w in batch], is_split_into_words=True, truncation=True)
-            seqs = sorted(ids["input_ids"], key=len, reverse=True)
-            for k in range(0, len(seqs), rows):
-                part = tok.pad({"input_ids": seqs[k : k + rows]}, return_tensors="pt")
-                net(**part.to(encoder.device), output_hidden_states=True)
-    return time.perf_counter() - start
-
-
 @STAGES.register("end_to_end", help="a whole attack against the bare forward on its candidates")
 def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
     import dataclasses
@@ -422,7 +388,11 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
 
     # deferred: the attack's models and libraries load only when this stage runs
     from brittle.engine.attack import AttackConfig, build_components, run_attack
-    from brittle.engine.bench.recording import RecordingEvaluator, encoder_of
+    from brittle.engine.bench.recording import (
+        RecordingEvaluator,
+        bare_forward_seconds,
+        encoder_of,
+    )
 
     # deferred: as above (the demo's probes are trained on first use)
     from brittle.engine.demo import prepare_demo, train_demo_probes
@@ -452,8 +422,8 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
             run_attack(config, Path(tmp) / "run", components=timed)
             engine_s = time.perf_counter() - start
     encoder, top = encoder_of(comps.evaluator)
-    full_s = _bare_forward(encoder, recording.batches, None)
-    shallow_s = _bare_forward(encoder, recording.batches, top)
+    full_s = bare_forward_seconds(encoder, recording.batches, None)
+    shallow_s = bare_forward_seconds(encoder, recording.batches, top)
     n = sum(len(b) for b in recording.batches)
     rate = n / engine_s
     detail = (
