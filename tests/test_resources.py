@@ -170,6 +170,11 @@ def test_load_wordnet_once(home: Path, no_user_nltk: Path) -> None:
     assert first.synset("movie.n.01").lexname() == "noun.communication"
     assert first.synset("dog.n.01").lexname() == "noun.animal"
     assert first.synset("run.v.01").lexname() == "verb.motion"
+    # The map between WordNet versions (for multilingual data only) is not built, and
+    # the SemCor counts and sense keys coPOS reads are there.
+    assert first.map30 is None
+    assert first.lemma("dog.n.01.dog").count() > 0
+    assert first.lemma_from_key("dog%1:05:00::").synset().name() == "dog.n.01"
     # The data root is on NLTK's path, so nltk.corpus.wordnet can find it too.
     import nltk.data
 
