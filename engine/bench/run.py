@@ -41,6 +41,7 @@ DEFAULT_STAGES: tuple[str, ...] = (
     "parsing",
     "syntax_check",
     "representations",
+    "length_scaling",
     "generators",
     "end_to_end",
     "startup",

@@ -321,6 +321,47 @@ def representations(ctx: BenchContext) -> tuple[StageResult, ...]:
     )  # fmt: skip
 
 
+#: Sentence length buckets of the ``length_scaling`` stage, in words (upper bound open).
+LENGTH_BUCKETS: tuple[tuple[int, int], ...] = ((5, 10), (10, 20), (20, 40), (40, 10_000))
+
+
+@STAGES.register("length_scaling", help="encoder and parser throughput by sentence length")
+def length_scaling(ctx: BenchContext) -> tuple[StageResult, ...]:
+    # deferred: torch, transformers and spaCy load only when a model stage runs
+    from brittle.scorers.parsers.spacy_backend import SpacyBackend
+    from brittle.scorers.transformer_backend import TransformerEncoder
+
+    encoder = TransformerEncoder(device=ctx.device)
+    parser = SpacyBackend()
+    parser.prepare()
+    per = 20 if ctx.quick else 50
+    parts: list[str] = []
+    rates: list[float] = []
+    with PeakRSS() as peak:
+        for lo, hi in LENGTH_BUCKETS:
+            group = [s.forms for s in ctx.sentences if lo <= len(s) < hi][:per]
+            if not group:
+                continue
+            encoder.encode_flat(group[:2], layers=(-5,))  # warm up
+            encode = best_time(partial(encoder.encode_flat, group, layers=(-5,)), ctx.repeat)
+            parse = best_time(partial(parser.parse_words, group), ctx.repeat)
+            label = f"{lo}-{hi - 1}" if hi < 10_000 else f"{lo}+"
+            rate = len(group) / encode
+            rates.append(rate)
+            parts.append(
+                f"{label} words ({len(group)} sentences): encoder {rate:,.0f}/s, "
+                f"spaCy {len(group) / parse:,.0f}/s"
+            )
+    return (
+        StageResult(
+            "length_scaling", min(rates) if rates else 0.0, "sentences/s", None, None,
+            peak.peak_mb,
+            "sentences per second by length (the figure is the slowest bucket's encoder "
+            "rate): " + "; ".join(parts),
+        ),
+    )  # fmt: skip
+
+
 @STAGES.register("probe_scoring", help="batched probe metrics against one call per sentence")
 def probe_scoring(ctx: BenchContext) -> tuple[StageResult, ...]:
     # deferred: Numba kernels compile and load only when their stage runs
