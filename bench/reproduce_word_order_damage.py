@@ -1,0 +1,146 @@
+"""Which of DND and IDC predicts a probe's damage better, across reordered sentences?
+
+Each word-level reorder generator (``shuffle``; ``phrase-shuffle`` and ``neighbour-flip``
+at rho 0.1 ... 0.5) draws one reordering per sentence with seed 0, applied as
+``brittle attack`` applies it (the words and their gold tree renumbered together). Every
+trained probe given is scored per sentence on the original and on each reordering
+against that sentence's own gold annotation; the damage is ``clean - reordered`` of the
+probe's primary metric (UUAS for distance and perceptron probes, accuracy for POS).
+Across all reordered sentences (pooled over the generators) the table gives Spearman's
+rank correlation of the damage with DND and IDC, over words and over characters (the
+character permutation as in ``reproduce_word_order.py``).
+
+Probes read one vector per word, so only word-level reorderings can be scored;
+subword and character reorderings have no word to probe.
+
+Usage::
+
+    python bench/reproduce_word_order_damage.py TREEBANK --probe DIR [--probe DIR ...]
+        [--limit N] [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.perturbation import apply_perturbation
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.probe_data import encode_split_layers
+from brittle.scorers.order import order_scores_batch
+from brittle.scorers.probe import Probe
+from brittle.scorers.probe_gold import golds_of
+from brittle.scorers.representations import reopen_backend
+from brittle.search.generators.base import GENERATORS
+from brittle.search.generators.order import Reordering
+
+RHOS = (0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def configurations() -> list[tuple[str, dict[str, float]]]:
+    """(generator, options): full shuffle, then each rho of the other two."""
+    out: list[tuple[str, dict[str, float]]] = [("shuffle", {})]
+    for method in ("phrase-shuffle", "neighbour-flip"):
+        out.extend((method, {"rho": rho}) for rho in RHOS)
+    return out
+
+
+def char_permutation(forms: Sequence[str], order: Sequence[int]) -> np.ndarray:
+    """Character permutation of a word reordering (each word moves with the space before it)."""
+    lengths = [len(f) + (1 if j > 0 else 0) for j, f in enumerate(forms)]
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    return np.concatenate([np.arange(starts[i], starts[i] + lengths[i]) for i in order])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("treebank", type=Path)
+    parser.add_argument("--probe", type=Path, action="append", required=True)
+    parser.add_argument("--limit", type=int, default=None, help="only the first N sentences")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    sentences: list[Sentence] = read_conllu(args.treebank)[: args.limit]
+
+    # one entry per reordered sentence
+    reordered: list[Sentence] = []
+    config_of: list[str] = []
+    source: list[int] = []
+    orders: list[np.ndarray] = []
+    chars: list[np.ndarray] = []
+    for method, options in configurations():
+        cls = GENERATORS.get(method)
+        assert issubclass(cls, Reordering), method
+        gen = cls(level="word", **options)  # type: ignore[arg-type]
+        drawn = gen.perturb(sentences, b=1, seed=args.seed)
+        for i, (s, ps) in enumerate(zip(sentences, drawn, strict=True)):
+            if not ps or ps[0].order is None:
+                continue
+            order = ps[0].order
+            reordered.append(apply_perturbation(s, ps[0]))
+            config_of.append(f"{method} {options.get('rho', '')}".strip())
+            source.append(i)
+            orders.append(np.asarray(order, dtype=np.int64))
+            chars.append(char_permutation(s.forms, order))
+    wd, wi = order_scores_batch(orders)
+    cd, ci = order_scores_batch(chars)
+    measures = {"DND (words)": wd, "IDC (words)": wi, "DND (chars)": cd, "IDC (chars)": ci}
+
+    clean_golds = golds_of(sentences)
+    pert_golds = golds_of(reordered)
+    drops: dict[str, np.ndarray] = {}
+    for path in args.probe:
+        probe = Probe.load(path)
+        backend = reopen_backend(probe.backend)
+        try:
+            (clean,) = encode_split_layers(sentences, backend, layers=[probe.key.layer])
+            (pert,) = encode_split_layers(reordered, backend, layers=[probe.key.layer])
+        finally:
+            backend.close()
+        metric = probe.task.primary
+        a = probe.score_predictions(probe.predict(clean), clean_golds)
+        b = probe.score_predictions(probe.predict(pert), pert_golds)
+        drops[f"{path.name} {metric}"] = np.array(
+            [a[i][metric] - b[k][metric] for k, i in enumerate(source)], dtype=np.float64
+        )
+
+    print(f"{args.treebank.name}: {len(sentences)} sentences, {len(reordered)} reorderings\n")
+    print("Mean damage per generator:\n")
+    configs = list(dict.fromkeys(config_of))
+    print("| reordering | n | " + " | ".join(drops) + " | DND (chars) | IDC (chars) |")
+    print("| --- | ---: |" + " ---: |" * (len(drops) + 2))
+    for c in configs:
+        mask = np.array([x == c for x in config_of])
+        cells = [f"{np.nanmean(d[mask]):.3f}" for d in drops.values()]
+        print(
+            f"| {c} | {int(mask.sum())} | "
+            + " | ".join(cells)
+            + f" | {cd[mask].mean():.3f} | {ci[mask].mean():.3f} |"
+        )
+    print("\nSpearman rank correlation of the damage with each order measure (all reorderings):\n")
+    print("| damage | " + " | ".join(measures) + " |")
+    print("| --- |" + " ---: |" * len(measures))
+    table: dict[str, dict[str, float]] = {}
+    for name, d in drops.items():
+        ok = ~np.isnan(d)
+        row = {m: float(spearmanr(v[ok], d[ok]).statistic) for m, v in measures.items()}
+        table[name] = row
+        print(f"| {name} | " + " | ".join(f"{r:.3f}" for r in row.values()) + " |")
+    if args.json is not None:
+        args.json.write_text(
+            json.dumps(
+                {"treebank": str(args.treebank), "n": len(reordered), "spearman": table}, indent=1
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
