@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 LAMBDAS = (0.0, 0.02, 0.05, 0.1, 0.2)
 DEFAULT_LAMBDA = 0.05
-MAX_SENSES = (6, 10, 15)
+MAX_SENSES = (6, 10, 12, 15)  # 12: the default
 _TOKEN = re.compile(r"[A-Za-z']+|[^\sA-Za-z']")
 
 
