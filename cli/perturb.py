@@ -27,6 +27,7 @@ from brittle.cli.common import (
     workers_options,
 )
 from brittle.cli.group import main
+from brittle.engine.perturb_html import write_perturb_set
 from brittle.engine.perturb_run import (
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
@@ -34,7 +35,6 @@ from brittle.engine.perturb_run import (
     check_perturb_outputs,
     perturb_treebank,
     summary_lines,
-    write_perturb_outputs,
 )
 from brittle.scorers.parsers.base import PARSERS
 from brittle.search.generators.base import GENERATORS
@@ -169,14 +169,23 @@ def budget_label(budget: int) -> str:
     required=True,
     metavar="FILE",
     type=click.Path(path_type=Path, allow_dash=True),
-    help=f"Output CoNLL-U (written atomically, together with --report). {DASH_HELP}",
+    help=f"Output CoNLL-U (written atomically, together with --report and --html). {DASH_HELP}",
 )
 @click.option(
     "--report",
     metavar="FILE",
     type=click.Path(path_type=Path, allow_dash=True),
-    help="Also write a JSON report: counts, means, per-sentence records, config, "
-    f"versions. {DASH_HELP}",
+    help="Also write a JSON report: counts, means, per-sentence records (with the "
+    f"parser's parses of original and perturbation), config, versions. {DASH_HELP}",
+)
+@click.option(
+    "--html",
+    metavar="FILE",
+    type=click.Path(path_type=Path, allow_dash=True),
+    help="Also write an HTML page that works offline: the summary, a sortable table of "
+    "the sentences and, per sentence, original and perturbed text with the gold tree and "
+    "the parser's parses of both (docs/report.md). "
+    f"{DASH_HELP}",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N sentences.")
 @workers_options
@@ -193,6 +202,7 @@ def perturb_command(
     seed: int,
     out: Path,
     report: Path | None,
+    html: Path | None,
     limit: int | None,
     quiet: bool,
     generator_options: tuple[str, ...],
@@ -218,14 +228,18 @@ def perturb_command(
     or no draw within the budget) and sentences whose candidates all fail the
     constraints are written unchanged and counted apart.
 
-    --out and --report are written as a set: both, or (when one cannot be written)
-    neither, and files already there are left as they were.
+    --out, --report and --html are written as a set: all of them, or (when one cannot
+    be written) none, and files already there are left as they were. The --html page
+    draws, per sentence, the gold tree and the parser's parses of the original and of
+    the perturbation (the trees the syntax constraint compared), edges that differ
+    marked.
 
     Example:
 
     \b
       brittle perturb en_ewt-ud-test.conllu --method copos --budget 2 \\
-          --candidates 20 --out ewt-copos.conllu --report ewt-copos.json
+          --candidates 20 --out ewt-copos.conllu --report ewt-copos.json \\
+          --html ewt-copos.html
     """
     shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
     generator_options = (*shorthands[method], *generator_options)
@@ -243,14 +257,14 @@ def perturb_command(
         quality=quality,
         device=device,
     )
-    check_perturb_outputs(out, report=report)
+    check_perturb_outputs(out, report=report, html=html)
     columns = (
         TextColumn(f"[bold]{method}[/] tau={budget_label(budget)}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    say = message_console(out, report)
+    say = message_console(out, report, html)
     # Local workers start at the first chunk, once the treebank has been checked.
     executor = make_executor(workers, ray_address)
     with contextlib.ExitStack() as stack, progress_bar(*columns, on=say, quiet=quiet) as bar:
@@ -264,6 +278,12 @@ def perturb_command(
             progress=lambda done: bar.advance(task, done),
             executor=executor,
         )
-    write_perturb_outputs(result, out, report=report)
+    write_perturb_set(result, out, report=report, html=html)
     print_perturb_summary(result.summary(), method, result.constraints, on=say)
-    say.print(f"wrote {shown(out)}" + (f" and {shown(report)}" if report else ""), markup=False)
+    written = [shown(p) for p in (out, report, html) if p is not None]
+    say.print(
+        f"wrote {', '.join(written[:-1])} and {written[-1]}"
+        if len(written) > 1
+        else f"wrote {written[0]}",
+        markup=False,
+    )

@@ -28,6 +28,7 @@ import base64
 import html
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -40,7 +41,12 @@ from brittle.engine.report import PLOTS, Summary
 from brittle.engine.results import ResultRow
 
 __all__ = [
+    "ATTACK_COLUMNS",
+    "ATTACK_FILTERS",
+    "ATTACK_OUTCOMES",
     "REPORT_HTML",
+    "Column",
+    "LabelIndex",
     "SentenceRecords",
     "code_spans",
     "html_table",
@@ -49,6 +55,7 @@ __all__ = [
     "static_page",
     "write_budget_index",
     "write_html_report",
+    "write_sentence_page",
 ]
 
 REPORT_HTML = "report.html"
@@ -81,9 +88,7 @@ $overview
 <div class="controls">
 <label>Show <select id="filter-success">
 <option value="all">all sentences</option>
-<option value="success">successful attacks</option>
-<option value="failure">failed attacks</option>
-<option value="none">nothing to perturb</option>
+$filters
 </select></label>
 <label>Text <input type="search" id="filter-text" placeholder="words or sentence id"></label>
 <span id="row-count" aria-live="polite"></span>
@@ -92,14 +97,7 @@ $overview
 <table id="sentence-table">
 <thead>
 <tr>
-<th data-key="i" aria-sort="ascending" class="c-i num"><button type="button">#</button></th>
-<th data-key="id" class="c-id"><button type="button">sentence</button></th>
-<th class="c-text">adversarial text</th>
-<th data-key="d" class="c-num num"><button type="button">damage</button></th>
-<th data-key="sd" class="c-num num"><button type="button">syntax dist.</button></th>
-<th data-key="h" class="c-num num"><button type="button">words changed</button></th>
-<th data-key="q" class="c-num num"><button type="button">queries</button></th>
-<th data-key="ok" class="c-ok"><button type="button">result</button></th>
+$columns
 </tr>
 </thead>
 <tbody></tbody>
@@ -117,6 +115,56 @@ $overview
 </div>
 </div>
 <script type="application/json" id="report-data">"""
+)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a page's sentence table; the page's script fills its cells.
+
+    Attributes:
+        label: the heading (text).
+        key: the record field shown and sorted by (``None``: not sortable).
+        fmt: how a cell shows the field: ``int``, ``id``, ``ok`` (the outcome's name),
+            ``text`` (the perturbed words, changed ones marked; ``key`` ``None``), or a
+            number of decimals (``"3"``).
+        css: the cell's class (``c-num num`` for a number).
+    """
+
+    label: str
+    key: str | None
+    fmt: str
+    css: str = "c-num num"
+
+    def heading(self, *, sorted_by: bool = False) -> str:
+        """The ``<th>`` of the column."""
+        if self.key is None:
+            return f'<th class="{self.css}" data-fmt="{self.fmt}">{_e(self.label)}</th>'
+        sort = ' aria-sort="ascending"' if sorted_by else ""
+        return (
+            f'<th data-key="{self.key}"{sort} class="{self.css}" data-fmt="{self.fmt}">'
+            f'<button type="button">{_e(self.label)}</button></th>'
+        )
+
+
+#: The sentence table of an attack's page.
+ATTACK_COLUMNS = (
+    Column("#", "i", "int", "c-i num"),
+    Column("sentence", "id", "id", "c-id"),
+    Column("adversarial text", None, "text", "c-text"),
+    Column("damage", "d", "3"),
+    Column("syntax dist.", "sd", "3"),
+    Column("words changed", "h", "int"),
+    Column("queries", "q", "int"),
+    Column("result", "ok", "ok", "c-ok"),
+)
+#: Outcome codes (a record's ``ok``) of an attack, and what the outcome filter calls them.
+ATTACK_OUTCOMES = ("failed", "success", "nothing to perturb")
+#: The outcome filter's options: (outcome code, option value, text).
+ATTACK_FILTERS = (
+    (1, "success", "successful attacks"),
+    (0, "failure", "failed attacks"),
+    (2, "none", "nothing to perturb"),
 )
 
 _TAIL = Template(
@@ -321,27 +369,43 @@ def render_overview(summary: Summary, out_dir: Path) -> str:
     return "\n".join(parts)
 
 
-class SentenceRecords:
-    """Turns result rows and their treebank sentences into the page's compact records.
+class LabelIndex:
+    """Interned labels (UPOS, relations, tags): records hold indices into
+    :attr:`labels`, which the page's data block carries once, after the records."""
 
-    Labels (UPOS, relations, predicted tags) are interned: a record holds indices into
-    :attr:`labels`, which is written after the records.
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def _label(self, name: str) -> int:
+        """The index of ``name`` in :attr:`labels` (added when new)."""
+        k = self._index.get(name)
+        if k is None:
+            k = self._index[name] = len(self.labels)
+            self.labels.append(name)
+        return k
+
+    def gold_tree(self, sentence: Sentence) -> JSONObject:
+        """A sentence's gold tree as record fields: ``hd`` (heads, 1-based, 0 for the
+        root), ``u`` (UPOS) and ``r`` (relations), labels interned."""
+        return {
+            "hd": [int(h) for h in sentence.heads.tolist()],
+            "u": [self._label(u) for u in sentence.upos],
+            "r": [self._label(r) for r in sentence.deprels],
+        }
+
+
+class SentenceRecords(LabelIndex):
+    """Turns result rows and their treebank sentences into the page's compact records
+    (labels interned, see :class:`LabelIndex`).
 
     Args:
         tasks: the task columns, in the summary's order (a record's ``t`` follows it).
     """
 
     def __init__(self, tasks: Sequence[str]) -> None:
+        super().__init__()
         self.tasks = list(tasks)
-        self.labels: list[str] = []
-        self._index: dict[str, int] = {}
-
-    def _label(self, name: str) -> int:
-        k = self._index.get(name)
-        if k is None:
-            k = self._index[name] = len(self.labels)
-            self.labels.append(name)
-        return k
 
     def _prediction(self, value: JSONValue) -> JSONValue:
         """A stored prediction with its tags interned (``tags`` becomes ``ti``)."""
@@ -378,9 +442,7 @@ class SentenceRecords:
             tasks.append(None if s is None else [s.clean, s.perturbed, s.drop])
         rec["t"] = tasks
         if sentence is not None and len(sentence) == len(words):
-            rec["hd"] = [int(h) for h in sentence.heads.tolist()]
-            rec["u"] = [self._label(u) for u in sentence.upos]
-            rec["r"] = [self._label(r) for r in sentence.deprels]
+            rec.update(self.gold_tree(sentence))
         if row.predictions:
             preds: JSONObject = {}
             for name, entry in row.predictions.items():
@@ -398,21 +460,67 @@ def _script_json(value: object) -> str:
 
 
 def _write_data(
-    handle: IO[str], summary: Summary, pairs: Iterable[tuple[ResultRow, Sentence | None]]
+    handle: IO[str], meta: JSONObject, records: Iterable[JSONObject], labels: list[str]
 ) -> int:
-    """Stream the data block: ``{"method", "tasks", "rows": [...], "labels": [...]}``."""
-    records = SentenceRecords(list(summary["tasks"]))
-    method = summary["config"].get("method", "")
-    handle.write('{"method":' + _script_json(method) + ',"tasks":')
-    handle.write(_script_json(records.tasks) + ',"rows":[\n')
+    """Stream the data block: ``meta``'s fields, ``"rows": [...]``, then ``"labels"``
+    (read after the records are consumed: records intern labels into it)."""
+    handle.write("{")
+    for key, value in meta.items():
+        handle.write(_script_json(key) + ":" + _script_json(value) + ",")
+    handle.write('"rows":[\n')
     n = 0
-    for row, sentence in pairs:
+    for record in records:
         if n:
             handle.write(",\n")
-        handle.write(_script_json(records.record(row, sentence)))
+        handle.write(_script_json(record))
         n += 1
-    handle.write('\n],"labels":' + _script_json(records.labels) + "}")
+    handle.write('\n],"labels":' + _script_json(labels) + "}")
     return n
+
+
+def write_sentence_page(
+    target: str | Path,
+    *,
+    title: str,
+    overview: str,
+    columns: Sequence[Column],
+    filters: Sequence[tuple[int, str, str]],
+    meta: JSONObject,
+    records: Iterable[JSONObject],
+    labels: list[str],
+) -> None:
+    """Write a page with an overview, a sentence table and sentence views (atomically;
+    inside an :func:`~brittle.engine.core.atomic.output_set` it joins the set).
+
+    Args:
+        target: where to write (``-``: standard output).
+        title: the page's title (text).
+        overview: the overview section (HTML).
+        columns: the sentence table's columns; the first is sorted by.
+        filters: the outcome filter's options: (outcome code, value, text).
+        meta: fields of the data block before the rows (``page`` picks the script's
+            sentence view: ``attack`` when absent, or ``perturb``).
+        records: the sentences' records, in order; consumed once.
+        labels: the labels the records index, filled while they are consumed.
+    """
+    options = "\n".join(
+        f'<option value="{_e(value)}" data-ok="{code}">{_e(text)}</option>'
+        for code, value, text in filters
+    )
+    heads = "\n".join(c.heading(sorted_by=k == 0) for k, c in enumerate(columns))
+    with atomic_write(target) as handle:
+        handle.write(
+            _HEAD.substitute(
+                csp=_CSP,
+                title=_e(title),
+                css=_asset("report.css"),
+                overview=overview,
+                filters=options,
+                columns=heads,
+            )
+        )
+        _write_data(handle, meta, records, labels)
+        handle.write(_TAIL.substitute(js=_asset("report.js")))
 
 
 def write_html_report(
@@ -436,18 +544,21 @@ def write_html_report(
     """
     target = path if path is not None else out_dir / REPORT_HTML
     cfg = summary["config"]
-    title = f"brittle attack: {Path(str(cfg.get('treebank', '?'))).name}"
-    with atomic_write(target) as handle:
-        handle.write(
-            _HEAD.substitute(
-                csp=_CSP,
-                title=_e(title),
-                css=_asset("report.css"),
-                overview=render_overview(summary, out_dir),
-            )
-        )
-        _write_data(handle, summary, pairs)
-        handle.write(_TAIL.substitute(js=_asset("report.js")))
+    records = SentenceRecords(list(summary["tasks"]))
+    write_sentence_page(
+        target,
+        title=f"brittle attack: {Path(str(cfg.get('treebank', '?'))).name}",
+        overview=render_overview(summary, out_dir),
+        columns=ATTACK_COLUMNS,
+        filters=ATTACK_FILTERS,
+        meta={
+            "method": cfg.get("method", ""),
+            "outcomes": list(ATTACK_OUTCOMES),
+            "tasks": list(records.tasks),
+        },
+        records=(records.record(row, sentence) for row, sentence in pairs),
+        labels=records.labels,
+    )
     return target
 
 

@@ -50,7 +50,7 @@ from brittle.engine.shards import Shard, ShardExecutor, ShardTask, ShardWorker, 
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
-from brittle.scorers.parsers.base import Parser
+from brittle.scorers.parsers.base import Parse, Parser
 from brittle.search.best_of_b import SampleOutcome, best_of_batch, distinct_candidates
 from brittle.search.constraints import (
     Constraint,
@@ -68,6 +68,7 @@ from brittle.search.quality import PairQuality, QualityMeter
 __all__ = [
     "DEFAULT_CONSTRAINTS",
     "DEFAULT_MAX_SYNTAX_DISTANCE",
+    "GOLD_PARSER",
     "MEANING_CONSTRAINTS",
     "PerturbConfig",
     "PerturbResult",
@@ -77,6 +78,8 @@ __all__ = [
     "check_perturb_outputs",
     "check_requirements",
     "chunks",
+    "decode_parse",
+    "encode_parse",
     "make_generator",
     "mean_or_none",
     "perturb_chunk",
@@ -87,6 +90,10 @@ __all__ = [
     "summary_lines",
     "write_perturb_outputs",
 ]
+
+#: The parser that reads the treebank's own trees: nothing is re-parsed, so records
+#: keep no parses.
+GOLD_PARSER = "gold"
 
 #: Default largest normalised tree edit distance between the parses (see docs).
 DEFAULT_MAX_SYNTAX_DISTANCE = 0.1
@@ -295,6 +302,12 @@ class SentenceRecord:
         similarity: cosine of their sentence embeddings (``None``: not measured).
         retag: share of the changed words the parser tags with their gold UPOS
             (``None``: not measured).
+        parse_original, parse_perturbed: the run's parser's parse of the original and
+            of the chosen perturbation (the parses the ``syntax`` constraint compared),
+            one ``HEAD:DEPREL`` per word, space-separated (:func:`encode_parse`);
+            ``None`` when that sentence was not parsed (no candidate drawn, no
+            perturbation chosen) or the parser is ``gold`` (no re-parse). Left out of
+            the JSON report when ``None``.
     """
 
     sent_id: str
@@ -313,6 +326,16 @@ class SentenceRecord:
     surprisal_increase: float | None = None
     similarity: float | None = None
     retag: float | None = None
+    parse_original: str | None = None
+    parse_perturbed: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The record as the JSON report writes it (parses left out when absent)."""
+        out = asdict(self)
+        for name in ("parse_original", "parse_perturbed"):
+            if out[name] is None:
+                del out[name]
+        return out
 
     def with_quality(self, quality: PairQuality) -> SentenceRecord:
         """The record with the chosen perturbation's quality (values rounded to 6 digits)."""
@@ -337,6 +360,8 @@ class PerturbResult:
         versions: package versions.
         constraints: each applied constraint's description (name and settings).
         quality: the quality models' description (empty: quality not measured).
+        originals: the input sentences, same order (for the HTML page's gold trees;
+            empty when not kept).
     """
 
     config: PerturbConfig
@@ -347,6 +372,7 @@ class PerturbResult:
     versions: Mapping[str, str] = field(default_factory=dict)
     constraints: tuple[Mapping[str, object], ...] = ()
     quality: Mapping[str, object] = field(default_factory=dict)
+    originals: tuple[Sentence, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """Sentences per status (``perturbed``, ``unchanged``, ``rejected``)."""
@@ -401,7 +427,7 @@ class PerturbResult:
             "methods": {self.config.method: self.summary()},
             "parser": dict(self.parser),
             "versions": dict(self.versions),
-            "sentences": [asdict(r) for r in self.records],
+            "sentences": [r.to_json() for r in self.records],
         }
         if self.config.constraints:
             out["constraints"] = [_json_ready(c) for c in self.constraints]
@@ -601,12 +627,13 @@ def perturb_sentences(
         records.extend(chunk_records)
         if progress is not None:
             progress(len(chunk))
-    return _result(config, treebank, out, records, parser, checks, quality)
+    return _result(config, treebank, sentences, out, records, parser, checks, quality)
 
 
 def _result(
     config: PerturbConfig,
     treebank: str,
+    originals: Sequence[Sentence],
     out: Sequence[Sentence],
     records: Sequence[SentenceRecord],
     parser: Parser,
@@ -623,6 +650,7 @@ def _result(
         versions={**versions(), "python": platform.python_version()},
         constraints=tuple(c.describe() for c in checks),
         quality={} if quality is None else quality.describe(),
+        originals=tuple(originals),
     )
 
 
@@ -656,9 +684,53 @@ def perturb_chunk(
         for batch in batches
     ]
     records = [_record(outcome) for outcome in outcomes]
+    if parser.name != GOLD_PARSER:
+        records = _with_parses(parser, outcomes, records)
     if quality is not None:
         records = _with_quality(quality, outcomes, records)
     return [outcome.sentence for outcome in outcomes], records
+
+
+def encode_parse(parse: Parse) -> str:
+    """A parse as one line: ``HEAD:DEPREL`` per word, space-separated (``2:nsubj 0:root
+    2:obj``); DEPREL has no spaces in CoNLL-U, and may itself hold a colon."""
+    return " ".join(
+        f"{int(h)}:{r}" for h, r in zip(parse.heads.tolist(), parse.deprels, strict=True)
+    )
+
+
+def decode_parse(text: str) -> tuple[list[int], list[str]]:
+    """The heads (1-based, 0 for the root) and relations of an :func:`encode_parse` line.
+
+    Raises:
+        ValueError: ``text`` is not such a line.
+    """
+    heads: list[int] = []
+    deprels: list[str] = []
+    for item in text.split():
+        head, _, rel = item.partition(":")
+        heads.append(int(head))
+        deprels.append(rel)
+    return heads, deprels
+
+
+def _with_parses(
+    parser: Parser, outcomes: Sequence[SampleOutcome], records: Sequence[SentenceRecord]
+) -> list[SentenceRecord]:
+    """``records`` with the parser's parses of each original that had candidates and
+    of each chosen perturbation (answered by the parser's cache: the chunk's parse call
+    already parsed them)."""
+    drawn = [k for k, o in enumerate(outcomes) if o.drawn]
+    chosen = [k for k in drawn if outcomes[k].perturbation is not None]
+    parses = parser.parse(
+        [outcomes[k].original for k in drawn] + [outcomes[k].sentence for k in chosen]
+    )
+    out = list(records)
+    for k, parse in zip(drawn, parses[: len(drawn)], strict=True):
+        out[k] = dataclasses.replace(out[k], parse_original=encode_parse(parse))
+    for k, parse in zip(chosen, parses[len(drawn) :], strict=True):
+        out[k] = dataclasses.replace(out[k], parse_perturbed=encode_parse(parse))
+    return out
 
 
 #: A perturbed chunk: its output sentences and records.
@@ -846,24 +918,30 @@ def _sharded(
         out.extend(chunk_out)
         records.extend(chunk_records)
     quality = QualityMeter(parser=parser, device=config.device) if config.quality else None
-    return _result(config, treebank, out, records, parser, checks, quality)
+    return _result(config, treebank, sentences, out, records, parser, checks, quality)
 
 
 def check_perturb_outputs(
-    out: str | os.PathLike[str], *, report: str | os.PathLike[str] | None = None
+    out: str | os.PathLike[str],
+    *,
+    report: str | os.PathLike[str] | None = None,
+    html: str | os.PathLike[str] | None = None,
 ) -> None:
     """Fail before the run when the outputs clearly cannot be written.
 
     Raises:
-        ConfigError: ``out`` and ``report`` name the same file.
+        ConfigError: two of ``out``, ``report`` and ``html`` name the same file.
         OutputError: an output is a directory, lies under a file, or its directory
             does not accept new files.
     """
-    if report is not None and _same_output(out, report):
-        raise ConfigError(f"--out and --report both name {os.fspath(out)}; give two files")
-    check_output(out)
-    if report is not None:
-        check_output(report)
+    named = [("--out", out), ("--report", report), ("--html", html)]
+    given = [(flag, path) for flag, path in named if path is not None]
+    for k, (flag_a, a) in enumerate(given):
+        for flag_b, b in given[k + 1 :]:
+            if _same_output(a, b):
+                raise ConfigError(f"{flag_a} and {flag_b} both name {os.fspath(a)}; give two files")
+    for _, path in given:
+        check_output(path)
 
 
 def _same_output(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -881,7 +959,10 @@ def write_perturb_outputs(
     """Write the perturbed CoNLL-U (and the JSON report) as one set.
 
     Both are finished in temporary files and renamed into place together, so a failure
-    leaves neither (and earlier files of those names untouched). ``-`` is standard
+    leaves neither (and earlier files of those names untouched); called inside a larger
+    :func:`~brittle.engine.core.atomic.output_set` (as
+    :func:`brittle.engine.perturb_html.write_perturb_set` does, adding the HTML page),
+    they join it. ``-`` is standard
     output; devices, FIFOs and symbolic links are written as
     :func:`~brittle.engine.core.atomic.atomic_write` says.
 

@@ -1,17 +1,23 @@
-// brittle report.html: the sentence table (sort, filter) and the sentence view, drawn
-// on demand from the JSON data block. No libraries, no network.
+// brittle's HTML pages (attack's report.html, perturb's --html page): the sentence
+// table (sort, filter) and the sentence view, drawn on demand from the JSON data block.
+// The table's columns are read from its headings; DATA.page picks the sentence view.
+// No libraries, no network.
 (function () {
   "use strict";
   var DATA = JSON.parse(document.getElementById("report-data").textContent);
   var ROWS = DATA.rows;
   var LABELS = DATA.labels;
   var TASKS = DATA.tasks;
-  var RESULT = ["failed", "success", "nothing to perturb"];
+  var RESULT = DATA.outcomes;
+  var PAGE = DATA.page || "attack";
   var tbody = document.querySelector("#sentence-table tbody");
   var heads = document.querySelectorAll("#sentence-table th[data-key]");
   var view = document.getElementById("sentence-view");
   var body = document.getElementById("sv-body");
-  var state = { key: "i", dir: 1, text: "", show: "all", order: [], open: -1 };
+  var COLUMNS = Array.prototype.map.call(
+    document.querySelectorAll("#sentence-table thead th"),
+    function (th) { return { key: th.dataset.key, fmt: th.dataset.fmt, css: th.className }; });
+  var state = { key: "i", dir: 1, text: "", show: "", order: [], open: -1 };
   // Rows off screen are neither laid out nor painted: sorting 10,000 rows stays fast.
   // (Set here rather than in the style sheet, whose checkers may not know the property.)
   document.styleSheets[0].insertRule(
@@ -63,20 +69,24 @@
     return a.k - b.k;
   }
   function shown(r) {
-    if (state.show === "success" && r.ok !== 1) return false;
-    if (state.show === "failure" && r.ok !== 0) return false;
-    if (state.show === "none" && r.ok !== 2) return false;
+    if (state.show !== "" && r.ok !== Number(state.show)) return false;
     return !state.text || r.hay.indexOf(state.text) >= 0;
+  }
+  // One cell per column, as its heading's data-fmt says.
+  function cellHtml(r, col) {
+    var v = col.key ? r[col.key] : null;
+    if (col.fmt === "text") {
+      return '<td class="' + col.css + '">' + markedText(r.pw, r.w, changedSet(r)) + "</td>";
+    }
+    if (col.fmt === "ok") return '<td class="' + col.css + " res-" + r.ok + '">' + RESULT[r.ok] + "</td>";
+    if (col.fmt === "id") return '<td class="' + col.css + '" title="' + esc(v) + '">' + esc(v) + "</td>";
+    if (col.fmt === "int") return '<td class="' + col.css + '">' + (v === null || v === undefined ? "–" : v) + "</td>";
+    return '<td class="' + col.css + '">' + fmt(v, Number(col.fmt)) + "</td>";
   }
   function rowHtml(r) {
     if (r.html) return r.html;
-    var changed = changedSet(r);
-    r.html = '<tr tabindex="0" data-k="' + r.k + '"><td class="c-i num">' + r.i +
-      '</td><td class="c-id" title="' + esc(r.id) + '">' + esc(r.id) + '</td><td class="c-text">' +
-      markedText(r.pw, r.w, changed) + '</td><td class="c-num num">' + fmt(r.d) +
-      '</td><td class="c-num num">' + fmt(r.sd) + '</td><td class="c-num num">' + r.h +
-      '</td><td class="c-num num">' + r.q + '</td><td class="c-ok res-' + r.ok + '">' +
-      RESULT[r.ok] + "</td></tr>";
+    r.html = '<tr tabindex="0" data-k="' + r.k + '">' +
+      COLUMNS.map(function (col) { return cellHtml(r, col); }).join("") + "</tr>";
     return r.html;
   }
   function renderTable() {
@@ -110,7 +120,7 @@
     });
   });
   document.getElementById("filter-success").addEventListener("change", function (e) {
-    state.show = e.target.value;
+    state.show = e.target.selectedOptions[0].dataset.ok || "";
     renderTable();
   });
   var typing = null;
@@ -444,9 +454,89 @@
     return out.join("\n");
   }
 
+  // ------------------------------------------------------------------ perturb's view
+  /* perturb's sentence: original and perturbed text, the run's numbers, the gold tree,
+     then the parser's parse of the original and of the perturbation (the trees the
+     syntax constraint compared), edges that differ between the two marked. */
+  function perturbHtml(r) {
+    var pos = positions(r), changed = changedSet(r), parser = DATA.parser;
+    var out = [];
+    out.push('<h2 id="sv-title">Sentence ' + r.i + ": " + esc(r.id) + ' <span class="res-' + r.ok +
+      '">(' + RESULT[r.ok] + ")</span></h2>");
+    out.push('<div class="texts"><p><span class="label">original</span>' +
+      markedText(r.w, r.pw, changed) + '</p><p><span class="label">perturbed</span>' +
+      markedText(r.pw, r.w, changed) + "</p></div>");
+    if (r.pd) out.push('<p class="hint">perturbation: <code>' + esc(r.pd) + "</code></p>");
+    var stats = [["words changed", r.h, -1], ["syntax distance", r.sd, 4],
+      ["surprisal increase (bits/word)", r.si, 3], ["similarity", r.sim, 3], ["re-tag agreement", r.rt, 3],
+      ["DND", r.dnd, 3], ["IDC", r.idc, 3], ["candidates drawn", r.dr, -1], ["admissible", r.ad, -1]];
+    out.push('<div class="stats">' + stats.filter(function (x) {
+      return x[1] !== null && x[1] !== undefined;
+    }).map(function (x) {
+      return "<span>" + esc(x[0]) + " <b>" + (x[2] < 0 ? x[1] : fmt(x[1], x[2])) + "</b></span>";
+    }).join("") + "</div>");
+    if (r.dr) {
+      out.push('<p class="hint">Candidates rejected by ' + DATA.constraints.map(function (c, k) {
+        return esc(c) + " " + r.rj[k];
+      }).join(", ") + " (a candidate two constraints reject counts for both).</p>");
+    }
+    out.push("<h3>Trees</h3>");
+    if (r.hd) {
+      out.push('<div class="tree-title">Gold tree</div>');
+      out.push(treeSvg({
+        name: "gold", words: r.w, heads: r.hd, changed: changed, others: r.pw, arrows: true,
+        tags: r.u.map(function (u) { return LABELS[u]; }),
+        rels: r.r.map(function (x) { return LABELS[x]; })
+      }));
+    }
+    if (parser === "gold") {
+      out.push('<p class="hint">The run used <code>--parser gold</code>: there is no re-parse. The ' +
+        "constraints read the treebank's own tree for the original and the perturbation, so the " +
+        "gold tree above is both parses (every substitution has syntax distance 0).</p>");
+      return out.join("\n");
+    }
+    if (!r.po) {
+      out.push('<p class="hint">No candidate was drawn for this sentence, so ' + esc(parser) +
+        " did not parse it.</p>");
+      return out.join("\n");
+    }
+    var orig = { heads: r.po[0], rels: r.po[1].map(function (x) { return LABELS[x]; }) };
+    var pert = r.pp ? { heads: r.pp[0], rels: r.pp[1].map(function (x) { return LABELS[x]; }) } : null;
+    // diff[c]: how original word c's edge differs between the parses ("" when equal).
+    var diff = [], heads = 0, relabels = 0;
+    if (pert && pert.heads.length === orig.heads.length) {
+      orig.heads.forEach(function (h, c) {
+        var j = pos.toPert[c], hp = pert.heads[j];
+        var same = h === 0 ? hp === 0 : hp > 0 && pos.toOrig[hp - 1] === h - 1;
+        diff[c] = !same ? "diff" : orig.rels[c] !== pert.rels[j] ? "relabel" : "";
+        if (!same) heads++; else if (diff[c]) relabels++;
+      });
+    }
+    out.push('<div class="tree-title">' + esc(parser) + " parse of the original</div>");
+    out.push(treeSvg({
+      name: "parse:original", words: r.w, heads: orig.heads, rels: orig.rels, changed: changed,
+      others: r.pw, arrows: true, classOf: function (c) { return diff[c] || ""; }
+    }));
+    if (!pert) {
+      out.push('<p class="hint">No candidate passed the constraints: the sentence was written ' +
+        "unchanged, and there is no perturbation to parse.</p>");
+      return out.join("\n");
+    }
+    var pchanged = {};
+    r.c.forEach(function (c) { pchanged[c[0]] = true; });
+    out.push('<div class="tree-title">' + esc(parser) + " parse of the perturbation</div>");
+    out.push(treeSvg({
+      name: "parse:perturbed", words: r.pw, heads: pert.heads, rels: pert.rels, changed: pchanged,
+      others: r.w, arrows: true, classOf: function (c) { return diff[pos.toOrig[c]] || ""; }
+    }));
+    out.push(legend([["#57606a", "the same in both parses"], ["#d97706", "another head (" + heads + ")"],
+      ["#d97706", "same head, another relation (" + relabels + ")", "dashed"]]));
+    return out.join("\n");
+  }
+
   function openSentence(k) {
     state.open = k;
-    body.innerHTML = sentenceHtml(ROWS[k]);
+    body.innerHTML = (PAGE === "perturb" ? perturbHtml : sentenceHtml)(ROWS[k]);
     view.hidden = false;
     view.scrollTop = 0;
     document.getElementById("sv-close").focus();

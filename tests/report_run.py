@@ -66,3 +66,22 @@ def compare_methods_page(out: Path) -> Path:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     return out / "compare-methods.html"
+
+
+#: Sentences perturbed for the perturb page.
+PERTURB_SENTENCES = 6
+
+
+def perturb_page(out: Path, *, parser: str = "spacy") -> Path:
+    """Run perturb (Jabberwocky pseudowords, ``parser``, no quality models) on the
+    built-in treebank into ``out/perturb.{conllu,json,html}``; the HTML page."""
+    out.mkdir(parents=True, exist_ok=True)
+    args = [
+        "perturb", str(TREEBANK), "--method", "jabberwocky", "--budget", "2",
+        "--candidates", "6", "--max-syntax-distance", "0.3", "--parser", parser,
+        "--limit", str(PERTURB_SENTENCES), "--no-quality", "--seed", "0",
+        "--out", str(out / "perturb.conllu"), "--report", str(out / "perturb.json"),
+        "--html", str(out / "perturb.html"), "--quiet",
+    ]  # fmt: skip
+    _run(*args)
+    return out / "perturb.html"

@@ -127,6 +127,8 @@ def test_perturb(place: Path, data: st.DataObject) -> None:
     if data.draw(st.booleans()):
         args += ["--report", data.draw(outputs(place, "report.json"))]
     if data.draw(st.booleans()):
+        args += ["--html", data.draw(outputs(place, "page.html"))]
+    if data.draw(st.booleans()):
         args += ["--limit", data.draw(st.sampled_from(["0", "1", "3", "-2"]))]
     for spec in data.draw(
         st.lists(st.sampled_from(["budget", "syntax:0.3", "syntax:x", "nope"]), max_size=2)

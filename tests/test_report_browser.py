@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from browser import Browser, find_chromium
 from click.testing import CliRunner
-from report_run import SENTENCES, TREEBANK, compare_methods_page
+from report_run import PERTURB_SENTENCES, SENTENCES, TREEBANK, compare_methods_page
+from report_run import perturb_page as run_perturb
 
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
@@ -254,4 +255,107 @@ def test_the_compare_methods_page_renders_offline(browser: Browser, tmp_path: Pa
     assert browser.evaluate("document.querySelectorAll('main table tbody tr').length") == rows
     assert browser.evaluate("document.querySelector('figure img').naturalWidth") > 100
     assert [u for u in browser.requests if not u.startswith(("file://", "data:"))] == []
+    assert browser.errors == []
+
+
+# ---------------------------------------------------------------- perturb's page
+def _differences(original: str, perturbed: str) -> tuple[int, int]:
+    """Edges of two parses of the same words (``HEAD:DEPREL`` lines) whose head differs,
+    and whose head is the same but the relation not."""
+    pairs = [(a.partition(":"), b.partition(":")) for a, b in
+             zip(original.split(), perturbed.split(), strict=True)]  # fmt: skip
+    heads = sum(a[0] != b[0] for a, b in pairs)
+    return heads, sum(a[0] == b[0] and a[2] != b[2] for a, b in pairs)
+
+
+def test_the_perturb_page_draws_gold_and_both_parses(
+    browser: Browser, perturb_page: Path, tmp_path: Path
+):
+    from PIL import Image
+
+    records = json.loads(perturb_page.with_name("perturb.json").read_text())["sentences"]
+    sentences = read_conllu(TREEBANK)[:PERTURB_SENTENCES]
+    browser.resize(1400, 1000)
+    browser.open(perturb_page)
+    assert browser.evaluate(f"document.querySelectorAll('{ROWS}').length") == PERTURB_SENTENCES
+    ids = browser.evaluate(f"Array.from(document.querySelectorAll('{ROWS} td:nth-child(2)'))"
+                           ".map(td => td.textContent)")  # fmt: skip
+    assert ids == [r["sent_id"] for r in records]
+    three = marked = 0
+    for k, (record, sentence) in enumerate(zip(records, sentences, strict=True)):
+        browser.evaluate(f"document.querySelectorAll('{ROWS}')[{k}].click()")
+        browser.wait_until("!document.getElementById('sentence-view').hidden")
+        n = len(sentence)
+        expected = {"gold": n}
+        if "parse_original" in record:
+            expected["parse:original"] = n
+        if "parse_perturbed" in record:
+            expected["parse:perturbed"] = n
+        assert _arcs_by_tree(browser) == expected
+        three += len(expected) == 3
+        if "parse_perturbed" in record:
+            heads, relabels = _differences(record["parse_original"], record["parse_perturbed"])
+            for tree in ("parse:original", "parse:perturbed"):
+                shown = browser.evaluate(
+                    f"[document.querySelectorAll('svg[data-tree=\"{tree}\"] path.arc.diff').length,"
+                    f" document.querySelectorAll('svg[data-tree=\"{tree}\"] path.arc.relabel')"
+                    ".length]"
+                )
+                assert shown == [heads, relabels]
+            marked += heads + relabels
+        marks = browser.evaluate(
+            "Array.from(document.querySelectorAll('#sentence-view .texts p:nth-child(2) mark'))"
+            ".map(m => [m.textContent, m.title])"
+        )
+        output = record["perturbation"] or ""
+        assert len(marks) == (record["hamming"] or 0), output
+        browser.evaluate("document.getElementById('sv-close').click()")
+    assert three >= 3 and marked >= 1  # this run's parses differ somewhere
+    # the sentence with differing edges, captured: text, arcs in grey and orange
+    k = next(
+        i for i, r in enumerate(records)
+        if "parse_perturbed" in r and r["parse_original"] != r["parse_perturbed"]
+    )  # fmt: skip
+    browser.evaluate(f"document.querySelectorAll('{ROWS}')[{k}].click()")
+    height = browser.evaluate("document.querySelector('#sentence-view .panel').scrollHeight")
+    browser.resize(1400, int(height) + 60)
+    shot = browser.screenshot(tmp_path / "perturb-sentence.png")
+    with Image.open(shot) as image:
+        pixels = np.asarray(image.convert("RGB"), dtype=np.int32)
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50
+    assert float((pixels.sum(axis=2) < 300).mean()) > 0.002
+    assert _has_colour(shot, (217, 119, 6)), "no differing edge drawn"
+    assert [u for u in browser.requests if not u.startswith(("file://", "data:"))] == []
+    assert browser.errors == []
+
+
+def test_the_perturb_page_sorts_and_filters(browser: Browser, perturb_page: Path):
+    records = json.loads(perturb_page.with_name("perturb.json").read_text())["sentences"]
+    browser.resize(1400, 1000)
+    browser.open(perturb_page)
+    browser.evaluate("document.querySelector('th[data-key=sd] button').click()")
+    ids = browser.evaluate(f"Array.from(document.querySelectorAll('{ROWS} td:nth-child(2)'))"
+                           ".map(td => td.textContent)")  # fmt: skip
+    order = sorted(
+        range(len(records)),
+        key=lambda k: (records[k]["syntax"] is None, -(records[k]["syntax"] or 0), k),
+    )
+    assert ids == [records[k]["sent_id"] for k in order]
+    browser.evaluate(
+        "(() => { const s = document.getElementById('filter-success');"
+        " s.value = 'perturbed'; s.dispatchEvent(new Event('change')); })()"
+    )
+    perturbed = sum(r["status"] == "perturbed" for r in records)
+    browser.wait_until(f"document.querySelectorAll('{ROWS}').length === {perturbed}")
+    assert browser.errors == []
+
+
+def test_a_gold_parser_perturb_page_says_there_is_no_reparse(browser: Browser, tmp_path: Path):
+    page = run_perturb(tmp_path, parser="gold")
+    browser.resize(1400, 1000)
+    browser.open(page)
+    browser.evaluate(f"document.querySelectorAll('{ROWS}')[0].click()")
+    assert _arcs_by_tree(browser) == {"gold": len(read_conllu(TREEBANK)[0])}
+    text = browser.evaluate("document.getElementById('sv-body').textContent")
+    assert "there is no re-parse" in text
     assert browser.errors == []
