@@ -183,15 +183,17 @@ def render_paired(report: PairedReport) -> None:
     ):
         table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for row in report.rows:
-        for k, m in row.metrics.items():
+        for j, (k, m) in enumerate(row.metrics.items()):
             ci = "–" if math.isnan(m.low) else f"[{m.low:+.3f}, {m.high:+.3f}]"
+            label = f"{row.name}\n[dim]{row.kind}[/]" if j == 0 else ""
             table.add_row(
-                f"{row.name}  [dim]{row.kind}[/]",
+                label,
                 k,
                 format_metric(m.plain),
                 format_metric(m.perturbed),
                 f"{m.drop:+.3f}",
                 ci,
+                end_section=j == len(row.metrics) - 1,
             )
     console.print(table)
 
