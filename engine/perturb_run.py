@@ -394,7 +394,7 @@ class PerturbResult:
                 rejected[name] = rejected.get(name, 0) + n
         retagged = [r for r in done if r.retag is not None]
         words = sum(r.changed for r in retagged)
-        kept = sum(round((r.retag or 0.0) * r.changed) for r in retagged)
+        retag_kept = sum(round((r.retag or 0.0) * r.changed) for r in retagged)
         return {
             "perturbed": counts["perturbed"],
             "unchanged": counts["unchanged"],
@@ -412,7 +412,7 @@ class PerturbResult:
             "mean_words_changed": mean_or_none([r.changed for r in done]),
             "mean_surprisal_increase": mean_or_none([r.surprisal_increase for r in done]),
             "mean_similarity": mean_or_none([r.similarity for r in done]),
-            "retag_agreement": kept / words if words else None,
+            "retag_agreement": retag_kept / words if words else None,
             "words_retagged": words,
         }
 

@@ -331,6 +331,18 @@ def test_run_counts_and_output_keep_gold_columns(small: list[Sentence], tmp_path
     assert "numpy" in report["versions"]
 
 
+def test_pos_preservation_counts_the_pos_constraint_not_the_retag(small: list[Sentence]) -> None:
+    # The gold parser keeps every gold tag: without quality (no re-tag) the rate is 1.
+    config = PerturbConfig(method="fixed", budget=2, candidates=6, parser="gold", quality=False)
+    result = perturb_sentences(
+        small, config=config, generator=FixedWords(), parser=make_parser("gold")
+    )
+    done = [r for r in result.records if r.status == "perturbed"]
+    assert done and all(r.pos_kept == r.changed for r in done)
+    summary = result.summary()
+    assert summary["pos_preservation_rate"] == 1.0 and summary["retag_agreement"] is None
+
+
 def test_unchanged_and_rejected_sentences_are_written_as_they_were(small: list[Sentence]) -> None:
     # Only the word "flat" is offered: every candidate flattens the parse -> rejected.
     config = PerturbConfig(method="fixed", budget=1, candidates=4, max_syntax_distance=0.05)
