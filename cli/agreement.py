@@ -349,9 +349,10 @@ def probe_command(
     out): verb_attractor is the share of stimuli whose verb it joins directly to an
     attractor, verb_target the share joined to the target, attractor_instead the share
     joined to an attractor and not to the target, closer_attractor the share with an
-    attractor nearer the verb than the target. Writes probes.json and
-    report.md to --out. (`brittle evaluate STIMULI --probe DIR` gives the overall
-    metrics beside the baselines.)
+    attractor nearer the verb than the target (the table shows them as v-attr,
+    attr-only, v-target and closer). Writes probes.json and report.md to --out.
+    (`brittle evaluate STIMULI --probe DIR` gives the overall metrics beside the
+    baselines.)
     """
     check_output(out, directory=True)
     for p in probes:
@@ -378,19 +379,25 @@ def probe_command(
     )
     if not quiet:
         table = Table(title="probes on the stimuli (all depths)")
-        for col in ("probe", "experiment", "verb", "n"):
-            table.add_column(col)
-        names = sorted({k for r in rows for k in r.metrics})
+        shown = {
+            "verb_attractor": "v-attr",
+            "attractor_instead": "attr-only",
+            "verb_target": "v-target",
+            "closer_attractor": "closer",
+        }
+        table.add_column("probe", overflow="fold")
+        for col in ("exp", "verb", "n"):
+            table.add_column(col, no_wrap=True)
+        firsts = [k for r in rows for k in list(r.metrics)[:1]]
+        names = [*dict.fromkeys(firsts), *(k for k in shown if any(k in r.metrics for r in rows))]
         for k in names:
-            table.add_column(k, justify="right")
+            table.add_column(shown.get(k, k), justify="right", no_wrap=True)
         for r in rows:
             if r.depth < 0:
-                table.add_row(
-                    r.probe,
-                    str(r.experiment),
-                    r.verb,
-                    str(r.n),
-                    *(f"{r.metrics[k]:.3f}" if k in r.metrics else "" for k in names),
-                )
+                cells = [
+                    f"{r.metrics[k]:.3f}" if k in r.metrics and r.metrics[k] == r.metrics[k] else ""
+                    for k in names
+                ]
+                table.add_row(r.probe, str(r.experiment), r.verb, str(r.n), *cells)
         console.print(table)
         console.print(f"wrote {out}/probes.json and report.md")
