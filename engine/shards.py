@@ -240,9 +240,20 @@ class LocalProcesses(ShardExecutor):
         )
 
     def submit(self, call: ShardCall[P, R]) -> Future[R]:
-        future: Future[R] = self._pool.submit(run_call, call)
+        try:
+            future: Future[R] = self._pool.submit(run_call, call)
+        except BrokenProcessPool:
+            # A worker died while the pool was idle (between shards or runs): the
+            # pool is replaced before anything is lost.
+            self._replace_pool()
+            future = self._pool.submit(run_call, call)
         self._born[future] = self._generation
         return future
+
+    def _replace_pool(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._generation += 1
+        self._pool = self._new_pool()
 
     def finished(self, future: Future[Any]) -> None:
         self._born.pop(future, None)
@@ -250,9 +261,7 @@ class LocalProcesses(ShardExecutor):
     def failed(self, future: Future[Any], error: BaseException) -> None:
         # Every attempt outstanding on a broken pool fails; it is replaced once.
         if isinstance(error, BrokenProcessPool) and self._born.get(future) == self._generation:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._generation += 1
-            self._pool = self._new_pool()
+            self._replace_pool()
         self._born.pop(future, None)
 
     def close(self) -> None:
