@@ -75,7 +75,7 @@ def bench_command(
     1 is faster. `generator.*` stages have no reference; `startup` is seconds from
     process start to the first candidate scored in the demo's attack.
 
-    A full run takes about 10 minutes on 2 cores; --quick about 2 (it leaves out
+    A full run takes 4-10 minutes on 2 cores; --quick 1-2 (it leaves out
     generator.coco, which runs the causal LM over every proposal).
 
     Examples:
