@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from brittle.engine.core.sentence import Sentence
-    from brittle.scorers.parsers.base import Parser
+    from brittle.scorers.parsers.base import Parse, Parser
 
 __all__ = [
     "CONSTRAINTS",
@@ -42,6 +42,7 @@ __all__ = [
     "check_all",
     "check_batches",
     "empty_result",
+    "parse_batches",
     "spec_number",
 ]
 
@@ -241,6 +242,24 @@ def empty_result(name: str, *, enforced: bool = True) -> ConstraintResult:
     return ConstraintResult(
         name, np.zeros(0, dtype=bool), np.zeros(0, dtype=np.float64), enforced=enforced
     )
+
+
+def parse_batches(
+    parser: Parser, batches: Sequence[CandidateBatch]
+) -> list[tuple[Parse, Sequence[Parse]] | None]:
+    """The parses of every batch with one parser call: per batch, the parse of its
+    original and those of its candidates (in order), or ``None`` for an empty batch."""
+    sentences = [s for b in batches if len(b) for s in (b.original, *b.sentences)]
+    parses = parser.parse(sentences) if sentences else []
+    out: list[tuple[Parse, Sequence[Parse]] | None] = []
+    start = 0
+    for b in batches:
+        if len(b) == 0:
+            out.append(None)
+            continue
+        out.append((parses[start], parses[start + 1 : start + 1 + len(b)]))
+        start += 1 + len(b)
+    return out
 
 
 @dataclass(frozen=True, eq=False)

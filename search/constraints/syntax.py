@@ -35,6 +35,7 @@ from brittle.search.constraints.base import (
     ConstraintContext,
     ConstraintResult,
     empty_result,
+    parse_batches,
     spec_number,
 )
 
@@ -124,15 +125,12 @@ class SyntaxConstraint(Constraint):
 
     def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
         """:meth:`check` of several sentences' batches with one parser call."""
-        sentences = [s for b in batches if len(b) for s in (b.original, *b.sentences)]
-        parses = self.parser.parse(sentences) if sentences else []
         out: list[ConstraintResult] = []
-        start = 0
-        for b in batches:
-            if len(b) == 0:
+        for parsed in parse_batches(self.parser, batches):
+            if parsed is None:
                 out.append(empty_result(self.name))
                 continue
-            reference, others = parses[start], parses[start + 1 : start + 1 + len(b)]
+            reference, others = parsed
             values = parse_distances(
                 reference,
                 others,
@@ -142,7 +140,6 @@ class SyntaxConstraint(Constraint):
                 paths=self.paths,
             )
             out.append(ConstraintResult(self.name, values <= self.max_distance, values))
-            start += 1 + len(b)
         return out
 
 

@@ -30,6 +30,7 @@ from brittle.search.constraints.base import (
     ConstraintResult,
     changed_words,
     empty_result,
+    parse_batches,
     spec_number,
 )
 
@@ -103,21 +104,17 @@ class PosConstraint(Constraint):
 
     def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
         """:meth:`check` of several sentences' batches with one parser call."""
-        sentences = [s for b in batches if len(b) for s in (b.original, *b.sentences)]
-        parses = self.parser.parse(sentences) if sentences else []
         out: list[ConstraintResult] = []
-        start = 0
-        for b in batches:
-            if len(b) == 0:
+        for b, parsed in zip(batches, parse_batches(self.parser, batches), strict=True):
+            if parsed is None:
                 out.append(empty_result(self.name, enforced=self.enforce))
                 continue
-            own = parses[start : start + 1 + len(b)]
-            start += 1 + len(b)
-            reference = b.original.upos if self.reference == "gold" else own[0].upos
+            original, others = parsed
+            reference = b.original.upos if self.reference == "gold" else original.upos
             values = np.array(
                 [
                     pos_agreement(reference, parse, p)
-                    for parse, p in zip(own[1:], b.perturbations, strict=True)
+                    for parse, p in zip(others, b.perturbations, strict=True)
                 ],
                 dtype=np.float64,
             )
