@@ -11,8 +11,35 @@ from brittle.cli.common import console, representation_run_options, verbose_opti
 from brittle.cli.group import main
 from brittle.cli.probe_progress import RichReporter, format_metric
 from brittle.engine.probe_jobs import TrainJob, check_train_job, run_train_job
+from brittle.engine.probe_sweep import SweepJob, SweepResult, check_sweep, parse_layers, run_sweep
 from brittle.engine.probe_training import TrainConfig
 from brittle.scorers.representations import BackendRequest
+
+
+def render_sweep(result: SweepResult) -> None:
+    """One row per layer: dev loss, dev metrics, epochs; the best layer marked."""
+    best = result.best.index
+    metrics: list[str] = []
+    for outcome in result.layers:
+        metrics.extend(m for m in outcome.dev_metrics if m not in metrics)
+    table = Table(title=f"one probe per layer of {result.model}")
+    table.add_column("layer", justify="right")
+    table.add_column("dev loss", justify="right")
+    for name in metrics:
+        table.add_column(f"dev {name}", justify="right")
+    table.add_column("best epoch", justify="right")
+    table.add_column("probe")
+    for o in result.layers:
+        mark = " *" if o.index == best else ""
+        table.add_row(
+            f"{o.index}{mark}",
+            f"{o.dev_loss:.4f}",
+            *(format_metric(o.dev_metrics.get(m), digits=4) for m in metrics),
+            f"{o.best_epoch} of {o.epochs}" + (" (kept)" if o.kept else ""),
+            o.path.name,
+        )
+    console.print(table)
+    console.print(f"saved {result.out} (* lowest dev loss: layer {best}; summary in layers.json)")
 
 
 @main.command("train-probe")
@@ -45,10 +72,13 @@ from brittle.scorers.representations import BackendRequest
 )
 @click.option(
     "--layer",
-    default=-1,
+    "layer_text",
+    default="-1",
     show_default=True,
-    type=int,
-    help="Hidden layer; negative counts from the output (-1 is the last).",
+    help="Hidden layer; negative counts from the output (-1 is the last, 0 the "
+    "embeddings). 'all' or a list such as 0,2,4 trains one probe per layer from one "
+    "pass of the model: --out then holds layer0, layer1, ... and layers.json (dev loss "
+    "per layer, the best layer); a rerun keeps the layers already trained.",
 )
 @click.option(
     "--pooling",
@@ -118,7 +148,7 @@ def train_probe_command(
     out: Path,
     model: str | None,
     backend: str,
-    layer: int,
+    layer_text: str,
     pooling: str,
     task: str,
     arch: str,
@@ -150,6 +180,12 @@ def train_probe_command(
     to stderr: bars on a terminal, a plain line every 30 s in logs; --verbose adds
     one line per epoch, --quiet leaves only the results.
     """
+    try:
+        layers = parse_layers(layer_text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--layer") from None
+    sweep = layers is None or len(layers) > 1
+    layer = -1 if layers is None else layers[0]
     reporter = RichReporter(quiet=quiet, verbose=verbose)
     job = TrainJob(
         train=tuple(treebanks),
@@ -183,11 +219,20 @@ def train_probe_command(
         cache_dir=cache_dir,
         use_cache=not no_cache,
     )
-    check_train_job(job)
+    sweep_job = SweepJob(job, layers) if sweep else None
+    if sweep_job is not None:
+        check_sweep(sweep_job)
+    else:
+        check_train_job(job)
     if threads is not None:
         import torch
 
         torch.set_num_threads(max(1, threads))
+    if sweep_job is not None:
+        with reporter:
+            swept = run_sweep(sweep_job, reporter=reporter)
+        render_sweep(swept)
+        return
     with reporter:
         result = run_train_job(job, reporter=reporter)
     probe = result.probe

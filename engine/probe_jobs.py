@@ -22,8 +22,9 @@ from brittle.scorers.repcache import DiskCache
 from brittle.scorers.representations import BackendRequest, check_device, open_backend
 
 if TYPE_CHECKING:
+    from brittle.engine.probe_data import ProbeData
     from brittle.engine.probe_training import EpochLog, TrainResult
-    from brittle.scorers.representations import RepresentationBackend
+    from brittle.scorers.representations import RepresentationBackend, RepresentationKey
 
 __all__ = [
     "NullReporter",
@@ -32,6 +33,7 @@ __all__ = [
     "check_train_job",
     "default_cache",
     "run_train_job",
+    "train_on_vectors",
 ]
 
 
@@ -196,7 +198,6 @@ def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainRe
     """
     rep = reporter or NullReporter()
     check_train_job(job)
-    config = job.config or TrainConfig()
     train_sents = read_treebanks(job.train)
     dev_sents = read_treebanks([job.dev])
     backend = open_backend(job.request, backend=job.backend)
@@ -213,48 +214,68 @@ def run_train_job(job: TrainJob, *, reporter: Reporter | None = None) -> TrainRe
                 sents, backend, layer=job.layer, cache=cache, progress=rep.advance, sources=paths
             )
             rep.finish()
-        oov = oov_info(backend)
-        spec = ProbeSpec(
-            task=job.task,
-            dim=backend.dim,
-            arch=job.arch,
-            rank=job.rank,
-            hidden=job.hidden,
-            tagset=job.tagset,
-            margin=job.margin,
-        )
-        info: dict[str, object] = {
-            "training": {
-                "train": [str(p) for p in job.train],
-                "dev": str(job.dev),
-                "train_sentences": len(train_sents),
-                "dev_sentences": len(dev_sents),
-            },
-        }
-        if oov is not None:
-            info["oov"] = oov
-
-        def on_epoch(log: EpochLog) -> None:
-            rep.epoch(log)
-            rep.advance(1)
-
-        rep.start(f"training {job.task} ({job.arch})", config.epochs)
-        result = train_probe(
-            spec,
-            key,
-            splits["train"],
-            splits["dev"],
-            config=config,
-            backend=backend.describe(),
-            info=info,
-            on_epoch=on_epoch,
-        )
-        rep.finish()
-        result.probe.save(job.out)
-        rep.note(_trained_line(result, len(train_sents), len(dev_sents)))
-        return result
+        return train_on_vectors(job, backend, key, splits["train"], splits["dev"], reporter=rep)
     finally:
         backend.close()
+
+
+def train_on_vectors(
+    job: TrainJob,
+    backend: RepresentationBackend,
+    key: RepresentationKey,
+    train: ProbeData,
+    dev: ProbeData,
+    *,
+    reporter: Reporter | None = None,
+) -> TrainResult:
+    """Train the probe of ``job`` on vectors already extracted, and save it to ``job.out``.
+
+    ``key`` names the representation ``train`` and ``dev`` hold (``backend.key(layer)``);
+    ``backend`` says what the probe was trained on (and its OOV report, for static
+    vectors). A sweep over layers extracts every layer once and calls this per layer.
+    """
+    rep = reporter or NullReporter()
+    config = job.config or TrainConfig()
+    oov = oov_info(backend)
+    spec = ProbeSpec(
+        task=job.task,
+        dim=backend.dim,
+        arch=job.arch,
+        rank=job.rank,
+        hidden=job.hidden,
+        tagset=job.tagset,
+        margin=job.margin,
+    )
+    info: dict[str, object] = {
+        "training": {
+            "train": [str(p) for p in job.train],
+            "dev": str(job.dev),
+            "train_sentences": len(train.golds),
+            "dev_sentences": len(dev.golds),
+        },
+    }
+    if oov is not None:
+        info["oov"] = oov
+
+    def on_epoch(log: EpochLog) -> None:
+        rep.epoch(log)
+        rep.advance(1)
+
+    rep.start(f"training {job.task} ({job.arch}) on {key.describe()}", config.epochs)
+    result = train_probe(
+        spec,
+        key,
+        train,
+        dev,
+        config=config,
+        backend=backend.describe(),
+        info=info,
+        on_epoch=on_epoch,
+    )
+    rep.finish()
+    result.probe.save(job.out)
+    rep.note(_trained_line(result, len(train.golds), len(dev.golds)))
+    return result
 
 
 def _trained_line(result: TrainResult, n_train: int, n_dev: int) -> str:
