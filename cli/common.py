@@ -251,12 +251,18 @@ def workers_options(command: F) -> F:
     return command
 
 
-def make_executor(workers: int | None, ray_address: str | None) -> ShardExecutor | None:
-    """The executor ``--workers`` and ``--ray`` ask for (``None``: this process)."""
+def make_executor(
+    workers: int | None, ray_address: str | None, *, threads: int | None = None
+) -> ShardExecutor | None:
+    """The executor ``--workers`` and ``--ray`` ask for (``None``: this process).
+
+    ``threads``: the torch threads local workers divide between them (``None``: the
+    CPUs this process may use).
+    """
     if ray_address is not None:
         return RayActors(ray_address, workers)
     if workers is not None and workers > 1:
-        return LocalProcesses(workers)
+        return LocalProcesses(workers, threads=threads)
     return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
 
@@ -11,8 +12,10 @@ from rich.table import Table
 from brittle.cli.common import (
     console,
     err_console,
+    make_executor,
     representation_run_options,
     verbose_option,
+    workers_options,
 )
 from brittle.cli.group import main
 from brittle.cli.probe_progress import RichReporter, format_metric
@@ -23,6 +26,7 @@ from brittle.engine.evaluation import (
     write_report_json,
 )
 from brittle.engine.paired_evaluation import PairedReport, evaluate_paired, write_paired_json
+from brittle.engine.shards import ShardExecutor
 
 
 def render_report(report: EvaluationReport) -> None:
@@ -60,7 +64,9 @@ def render_report(report: EvaluationReport) -> None:
     "probes",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="A probe directory from train-probe; repeat for several.",
+    help="A probe directory from train-probe, or a directory of them (each probe one "
+    "level down, as `train-probe --layer all` writes them: all are evaluated, layer2 "
+    "before layer10); repeat for several.",
 )
 @click.option(
     "--json",
@@ -94,6 +100,7 @@ def render_report(report: EvaluationReport) -> None:
     "--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda when available)."
 )
 @representation_run_options
+@workers_options
 @verbose_option
 def evaluate_command(
     treebank: Path,
@@ -109,6 +116,8 @@ def evaluate_command(
     cache_dir: Path | None,
     no_cache: bool,
     quiet: bool,
+    workers: int | None,
+    ray_address: str | None,
     verbose: bool,
 ) -> None:
     """Every applicable metric of each --probe on TREEBANK, plus Path and Majority trees.
@@ -122,6 +131,10 @@ def evaluate_command(
 
     The device, the treebanks and --json are checked before anything loads. Progress
     goes to stderr: bars on a terminal, a plain line every 30 s in logs.
+
+    With --workers N (or --ray), the word vectors are computed in N processes, 256
+    sentences a shard, each loading the model once; the probes and the metrics run
+    here over every sentence, so the tables and --json are those of one process.
     """
     if not probes and no_baselines:
         raise click.UsageError("nothing to do: give --probe or drop --no-baselines")
@@ -131,33 +144,40 @@ def evaluate_command(
         import torch
 
         torch.set_num_threads(max(1, threads))
-    if paired is not None:
-        _evaluate_paired(
-            treebank,
-            paired,
-            probes,
-            majority_from,
-            no_baselines,
-            resamples,
-            seed,
-            device,
-            cache_dir,
-            no_cache,
-            reporter,
-            json_path,
-        )
-        return
-    with reporter:
-        report = evaluate_probes(
-            treebank,
-            list(probes),
-            majority_from=list(majority_from),
-            baselines=not no_baselines,
-            cache_dir=cache_dir,
-            use_cache=not no_cache,
-            device=device,
-            reporter=reporter,
-        )
+    with contextlib.ExitStack() as stack:
+        # Workers start at the first shard, once the treebank and probes were read.
+        executor = make_executor(workers, ray_address, threads=threads)
+        if executor is not None:
+            stack.enter_context(executor)
+        if paired is not None:
+            _evaluate_paired(
+                treebank,
+                paired,
+                probes,
+                majority_from,
+                no_baselines,
+                resamples,
+                seed,
+                device,
+                cache_dir,
+                no_cache,
+                reporter,
+                json_path,
+                executor,
+            )
+            return
+        with reporter:
+            report = evaluate_probes(
+                treebank,
+                list(probes),
+                majority_from=list(majority_from),
+                baselines=not no_baselines,
+                cache_dir=cache_dir,
+                use_cache=not no_cache,
+                device=device,
+                reporter=reporter,
+                executor=executor,
+            )
     render_report(report)
     for note in report.notes:
         err_console.print(f"[yellow]note:[/] {note}")
@@ -211,6 +231,7 @@ def _evaluate_paired(
     no_cache: bool,
     reporter: RichReporter,
     json_path: Path | None,
+    executor: ShardExecutor | None,
 ) -> None:
     with reporter:
         report = evaluate_paired(
@@ -225,6 +246,7 @@ def _evaluate_paired(
             use_cache=not no_cache,
             device=device,
             reporter=reporter,
+            executor=executor,
         )
     render_paired(report)
     if json_path is not None:

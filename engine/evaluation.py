@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,18 +19,22 @@ from pathlib import Path
 from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONLike, JSONObject, JSONValue
-from brittle.engine.probe_data import encode_split_layers, read_treebanks
-from brittle.engine.probe_jobs import NullReporter, Reporter, default_cache
+from brittle.engine.probe_data import read_treebanks
+from brittle.engine.probe_jobs import NullReporter, Reporter
+from brittle.engine.probe_vectors import BLOCK, ProbeVectors
+from brittle.engine.shards import ShardExecutor
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics
-from brittle.scorers.probe import Probe, package_versions
+from brittle.scorers.probe import METADATA, Probe, package_versions
 from brittle.scorers.probe_gold import golds_of
-from brittle.scorers.representations import check_device, reopen_backend
+from brittle.scorers.representations import RepresentationKey, check_device
 
 __all__ = [
     "EvaluationReport",
     "ProbeResult",
     "check_evaluation",
     "evaluate_probes",
+    "expand_probe_dirs",
+    "natural_key",
     "write_report_json",
 ]
 
@@ -144,6 +149,41 @@ def _check_input(path: Path, what: str) -> None:
         raise ConfigError(f"{what} {path} is a directory, not a CoNLL-U file")
 
 
+def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key that compares the runs of digits in ``name`` as numbers and the rest as
+    text: ``layer2`` before ``layer10``."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name)
+    )
+
+
+def expand_probe_dirs(paths: Sequence[Path]) -> list[Path]:
+    """The probe directories ``--probe`` names: each path that is a probe (it holds the
+    probe metadata file) as it is; each directory that is not a probe but holds probe
+    directories one level down (as ``train-probe --layer all`` writes them, beside a
+    summary file), those, in natural order of their names (``layer2`` before
+    ``layer10``). Plain files and other directories inside are ignored; paths that do
+    not exist are left for the probe loader to report.
+
+    Raises:
+        ConfigError: a directory that is neither a probe nor holds any.
+    """
+    out: list[Path] = []
+    for path in paths:
+        path = Path(path)
+        if not path.is_dir() or (path / METADATA).is_file():
+            out.append(path)
+            continue
+        inner = [p for p in path.iterdir() if p.is_dir() and (p / METADATA).is_file()]
+        if not inner:
+            raise ConfigError(
+                f"--probe {path} is neither a probe directory (no {METADATA}) nor a "
+                f"directory of probe directories"
+            )
+        out.extend(sorted(inner, key=lambda p: natural_key(p.name)))
+    return out
+
+
 def check_evaluation(
     treebank: Path,
     *,
@@ -182,12 +222,15 @@ def evaluate_probes(
     use_cache: bool = True,
     device: str | None = None,
     reporter: Reporter | None = None,
+    executor: ShardExecutor | None = None,
+    chunk: int = BLOCK,
 ) -> EvaluationReport:
     """Evaluate probes on ``treebank`` and compute the Path and Majority baselines.
 
     Args:
         treebank: CoNLL-U file with gold trees and tags.
-        probe_dirs: probe directories written by ``train-probe``.
+        probe_dirs: probe directories written by ``train-probe``, or directories of
+            them (:func:`expand_probe_dirs`).
         majority_from: training treebanks for the Majority baseline (see module doc).
         baselines: compute the baselines at all.
         cache_dir: representation cache directory (``None``: the default).
@@ -195,13 +238,20 @@ def evaluate_probes(
         device: device for models and probes (checked first, see
             :func:`check_evaluation`).
         reporter: progress.
+        executor: workers that compute the vectors, ``chunk`` sentences a shard
+            (:mod:`brittle.engine.probe_vectors`); the probes predict and the metrics
+            are aggregated here, over every sentence in input order, so the report is
+            the same as without workers.
+        chunk: sentences per representation block (and per shard).
 
     Raises:
         ConfigError: a device this machine lacks or a missing treebank, before anything
-            is read; a probe that does not fit its model.
+            is read; a probe that does not fit its model; a ``--probe`` directory that
+            holds no probe.
     """
     rep = reporter or NullReporter()
     check_evaluation(treebank, majority_from=majority_from, device=device)
+    probe_dirs = expand_probe_dirs(probe_dirs)
     sentences = read_treebanks([treebank])
     golds = golds_of(sentences)
     loaded = [Probe.load(p) for p in probe_dirs]
@@ -214,42 +264,50 @@ def evaluate_probes(
         groups.setdefault(json.dumps(probe.backend, sort_keys=True), []).append(i)
     results: dict[int, ProbeResult] = {}
     for desc, members in groups.items():
-        opts = json.loads(desc)
-        backend = reopen_backend(opts, device=device)
-        try:
-            layers = sorted({loaded[i].key.layer for i in members})
+        layers = sorted({loaded[i].key.layer for i in members})
+
+        def check(
+            keys: Sequence[RepresentationKey],
+            members: list[int] = members,
+            layers: list[int] = layers,
+        ) -> None:
+            by_layer = dict(zip(layers, keys, strict=True))
             for i in members:
-                loaded[i].check_representation(backend.key(loaded[i].key.layer))
-            cache = default_cache(backend, cache_dir) if use_cache else None
-            rep.start(f"vectors: {backend.model} layers {layers}", len(sentences))
-            data = encode_split_layers(
+                loaded[i].check_representation(by_layer[loaded[i].key.layer])
+
+        with ProbeVectors(
+            json.loads(desc),
+            device=device,
+            cache_dir=cache_dir,
+            use_cache=use_cache,
+            chunk=chunk,
+            executor=executor,
+        ) as vectors:
+            data = vectors.encode(
                 sentences,
-                backend,
                 layers=layers,
-                cache=cache,
-                progress=rep.advance,
+                check=check,
+                reporter=rep,
+                model=loaded[members[0]].key.model,
                 sources=(treebank,),
             )
+        by_layer = dict(zip(layers, data, strict=True))
+        for i in members:
+            probe = loaded[i]
+            d = by_layer[probe.key.layer]
+            rep.start(f"probe {names[i]}", None)
+            metrics = probe.aggregate(probe.predict(d), golds)
             rep.finish()
-            by_layer = dict(zip(layers, data, strict=True))
-            for i in members:
-                probe = loaded[i]
-                d = by_layer[probe.key.layer]
-                rep.start(f"probe {names[i]}", None)
-                metrics = probe.aggregate(probe.predict(d), golds)
-                rep.finish()
-                results[i] = ProbeResult(
-                    name=names[i],
-                    path=str(probe_dirs[i]),
-                    task=probe.spec.task,
-                    arch=probe.spec.arch,
-                    representation=probe.key.describe(),
-                    metrics=metrics,
-                    representation_key=probe.key.to_dict(),
-                    columns=probe.task.columns,
-                )
-        finally:
-            backend.close()
+            results[i] = ProbeResult(
+                name=names[i],
+                path=str(probe_dirs[i]),
+                task=probe.spec.task,
+                arch=probe.spec.arch,
+                representation=probe.key.describe(),
+                metrics=metrics,
+                representation_key=probe.key.to_dict(),
+                columns=probe.task.columns,
+            )
 
     base: dict[str, dict[str, float]] = {}
     trained_on: list[str] = []

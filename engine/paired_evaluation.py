@@ -16,6 +16,7 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -24,15 +25,17 @@ from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.evaluation import check_evaluation
-from brittle.engine.probe_data import encode_split_layers, read_treebanks
-from brittle.engine.probe_jobs import NullReporter, Reporter, default_cache
+from brittle.engine.evaluation import check_evaluation, expand_probe_dirs
+from brittle.engine.probe_data import read_treebanks
+from brittle.engine.probe_jobs import NullReporter, Reporter
+from brittle.engine.probe_vectors import BLOCK, ProbeVectors
+from brittle.engine.shards import ShardExecutor
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics
 from brittle.scorers.metrics import aggregate_distance, score_distances_many
 from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_gold import Gold, golds_of
 from brittle.scorers.probe_tasks import DistanceTask, PerceptronTask, Prediction
-from brittle.scorers.representations import reopen_backend
+from brittle.scorers.representations import RepresentationKey
 
 __all__ = [
     "PairedMetric",
@@ -241,6 +244,11 @@ def _scorer(
     return score
 
 
+def _check_one(probe: Probe, keys: Sequence[RepresentationKey]) -> None:
+    """The key of the probe's one layer is the probe's representation."""
+    probe.check_representation(keys[0])
+
+
 def evaluate_paired(
     perturbed: Path,
     plain: Path,
@@ -254,16 +262,25 @@ def evaluate_paired(
     use_cache: bool = True,
     device: str | None = None,
     reporter: Reporter | None = None,
+    executor: ShardExecutor | None = None,
+    chunk: int = BLOCK,
 ) -> PairedReport:
     """Each probe's metrics on ``plain`` and ``perturbed``, the drop and its interval.
 
+    ``probe_dirs`` may name directories of probes (:func:`expand_probe_dirs`).
+    ``executor`` computes the vectors, ``chunk`` sentences a shard
+    (:mod:`brittle.engine.probe_vectors`); predictions, metrics and the bootstrap run
+    here over every sentence in input order, so the report is the same as without it.
+
     Raises:
-        ConfigError: a missing file or a device this machine lacks, before anything loads.
+        ConfigError: a missing file or a device this machine lacks, before anything
+            loads; a ``--probe`` directory that holds no probe.
         BrittleInputError: the two files do not hold the same sentences.
     """
     rep = reporter or NullReporter()
     check_evaluation(perturbed, majority_from=majority_from, device=device)
     check_evaluation(plain, device=device)
+    probe_dirs = expand_probe_dirs(probe_dirs)
     plain_s = read_treebanks([plain])
     pert_s = read_treebanks([perturbed])
     check_pairs(plain_s, pert_s, perturbed)
@@ -272,25 +289,25 @@ def evaluate_paired(
     rows: list[PairedRow] = []
     loaded = [Probe.load(p) for p in probe_dirs]
     for path, probe in zip(probe_dirs, loaded, strict=True):
-        backend = reopen_backend(probe.backend, device=device)
-        try:
-            probe.check_representation(backend.key(probe.key.layer))
-            cache = default_cache(backend, cache_dir) if use_cache else None
-            preds: dict[bool, list[Prediction]] = {}
+        preds: dict[bool, list[Prediction]] = {}
+        with ProbeVectors(
+            probe.backend,
+            device=device,
+            cache_dir=cache_dir,
+            use_cache=use_cache,
+            chunk=chunk,
+            executor=executor,
+        ) as vectors:
             for which, sents, src in ((False, plain_s, plain), (True, pert_s, perturbed)):
-                rep.start(f"vectors: {backend.model} layer {probe.key.layer}", n)
-                (data,) = encode_split_layers(
+                (data,) = vectors.encode(
                     sents,
-                    backend,
                     layers=[probe.key.layer],
-                    cache=cache,
-                    progress=rep.advance,
+                    check=partial(_check_one, probe),
+                    reporter=rep,
+                    model=probe.key.model,
                     sources=(src,),
                 )
-                rep.finish()
                 preds[which] = probe.predict(data)
-        finally:
-            backend.close()
 
         score = _scorer(probe, preds, golds)
 
