@@ -252,6 +252,15 @@ def run_with_progress(
     help="sample: random perturbations drawn (b); greedy/beam: options per position.",
 )
 @click.option(
+    "--check-all",
+    is_flag=True,
+    help="sample: check the constraints on every candidate drawn, not only until the "
+    "most damaging feasible one. The perturbation kept is the same; epsilon then covers "
+    "every feasible candidate (Algorithm 2), and each task's own worst drop among them "
+    "is recorded (Algorithm 1 per task: `worst` in results.jsonl, a column in the "
+    "summary). Costs a parse of every candidate.",
+)
+@click.option(
     "--max-syntax-distance",
     "-d",
     default=0.2,
@@ -323,6 +332,7 @@ def attack_command(
     beam_width: int,
     budget: str,
     candidates: int,
+    check_all: bool,
     max_syntax_distance: float,
     parser: str,
     constraints: tuple[str, ...],
@@ -381,6 +391,7 @@ def attack_command(
             objective=tasks,
             constraints=constraints,
             generator_options=generator_options,
+            check_all=check_all,
         )
         for tau in budgets
     }

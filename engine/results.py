@@ -31,14 +31,23 @@ class TaskScores:
     """One probing task's metric on the clean and on the perturbed sentence.
 
     ``drop`` is ``clean - perturbed`` (positive: the perturbation hurt the probe).
+    ``worst`` is the largest drop of this task alone over every feasible candidate the
+    search scored, when the search checked every candidate (``sample`` with
+    ``check_all``): La Malfa et al.'s Algorithm 1 run per task on the same candidates
+    (0 when no candidate was feasible: the sentence is kept). ``None`` otherwise (and
+    not written).
     """
 
     clean: float | None
     perturbed: float | None
     drop: float | None
+    worst: float | None = None
 
     def to_json(self) -> JSONObject:
-        return {"clean": self.clean, "perturbed": self.perturbed, "drop": self.drop}
+        data: JSONObject = {"clean": self.clean, "perturbed": self.perturbed, "drop": self.drop}
+        if self.worst is not None:
+            data["worst"] = self.worst
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +191,9 @@ class ResultRow:
             words=tuple(data["words"]),
             perturbed=tuple(data["perturbed"]),
             tasks={
-                str(t): TaskScores(v["clean"], v["perturbed"], v["drop"])
+                str(t): TaskScores(
+                    v["clean"], v["perturbed"], v["drop"], _optional_float(v.get("worst"))
+                )
                 for t, v in data["tasks"].items()
             },
             damage=float(data["damage"]),

@@ -215,7 +215,8 @@ class ScoringSession:
     free. The session also keeps Algorithm 2's epsilon: the farthest L2 distance and the
     lowest cosine similarity to the original over the scored candidates that were found
     admissible (:meth:`admit`; a candidate the constraints rejected, or that the search
-    never had checked, does not count).
+    never had checked, does not count), and over the same candidates each task's
+    largest drop (``worst``, shape (tasks,)).
     """
 
     def __init__(
@@ -240,6 +241,8 @@ class ScoringSession:
         self.admitted = 0
         self.max_l2 = 0.0
         self.min_cosine = 1.0
+        #: Per task, the largest drop over the admitted candidates (None: none yet).
+        self.worst: NDArray[np.float64] | None = None
         self._distances: dict[Perturbation, tuple[float, float]] = {}
         self._counted: set[Perturbation] = set()
         self._metrics: dict[Perturbation, NDArray[np.float64]] = {}
@@ -306,6 +309,8 @@ class ScoringSession:
             self.admitted += 1
             self.max_l2 = max(self.max_l2, found[0])
             self.min_cosine = min(self.min_cosine, found[1])
+            drops = self.clean - self._metrics[p]
+            self.worst = drops if self.worst is None else np.fmax(self.worst, drops)
 
     def metrics_of(self, p: Perturbation) -> NDArray[np.float64]:
         """Per-task metrics of a scored perturbation (the clean ones for the identity)."""

@@ -449,3 +449,34 @@ def test_progress_leaves_out_sentences_with_nothing_to_perturb(tmp_path: Path) -
     assert progress.done == len(rows) and progress.no_eligible == 1
     assert progress.success_rate == sum(r.success for r in searched) / len(searched)
     assert progress.mean_drop == pytest.approx(sum(r.damage for r in searched) / len(searched))
+
+
+def test_check_all_records_each_tasks_worst_drop_and_keeps_the_choice(tmp_path: Path) -> None:
+    lazy_cfg = config(search="sample")
+    full_cfg = dataclasses.replace(lazy_cfg, check_all=True)
+    for cfg, out in ((lazy_cfg, tmp_path / "lazy"), (full_cfg, tmp_path / "all")):
+        strategy = STRATEGIES.get("sample")(**cfg.strategy_parameters)
+        parts = AttackComponents(
+            WordHashEvaluator(), FixedOptions(), strategy, (AcceptOdd(),), lambda: GoldParser()
+        )
+        run_attack(cfg, out, components=parts)
+    lazy = _strip_timing(tmp_path / "lazy" / "results.jsonl")
+    full = _strip_timing(tmp_path / "all" / "results.jsonl")
+    for a, b in zip(lazy, full, strict=True):
+        assert (a["perturbed"], a["damage"]) == (b["perturbed"], b["damage"])
+        assert all("worst" not in v for v in a["tasks"].values())
+        assert b["syntax_checked"] == b["evaluated"] >= a["syntax_checked"]
+        for v in b["tasks"].values():
+            if b["success"]:  # the kept candidate is one of the feasible ones
+                assert v["worst"] >= v["drop"] - 1e-9
+            else:  # nothing feasible: the sentence is kept as it is
+                assert v["worst"] == v["drop"] == 0
+        if a["success"]:  # more feasible candidates seen: epsilon never nearer
+            assert b["epsilon_l2"] >= a["epsilon_l2"] - 1e-9
+    assert any(b["success"] for b in full)
+    summary = json.loads((tmp_path / "all" / "summary.json").read_text())
+    for task in summary["tasks"].values():
+        assert task["mean_worst"] >= task["mean_drop"] - 1e-9
+    assert "task alone" in (tmp_path / "all" / "summary.md").read_text()
+    lazy_summary = json.loads((tmp_path / "lazy" / "summary.json").read_text())
+    assert all("mean_worst" not in t for t in lazy_summary["tasks"].values())

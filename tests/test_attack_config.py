@@ -54,7 +54,15 @@ def test_unknown_components_are_refused_with_the_known_names(
 def test_strategy_parameters_and_options_come_from_the_declarations() -> None:
     assert config(search="beam", beam_width=3).strategy_parameters == {"beam_width": 3}
     assert config(search="greedy").strategy_parameters == {}
-    assert config(search="sample", candidates=7).strategy_parameters == {"candidates": 7}
+    assert config(search="sample", candidates=7).strategy_parameters == {
+        "candidates": 7,
+        "check_all": False,
+    }
+    assert config(search="sample", check_all=True).strategy_parameters["check_all"] is True
+    with pytest.raises(ConfigError, match="--check-all applies to --search sample"):
+        config(search="beam", check_all=True)
+    assert "check_all" not in config(search="sample").to_dict()
+    assert config(search="sample", check_all=True).to_dict()["check_all"] is True
     assert config(search="sample", candidates=7).options_per_position == 10
     assert config(search="beam", candidates=7).options_per_position == 7
 

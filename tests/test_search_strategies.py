@@ -81,7 +81,9 @@ def make_problem(
 
     def feasible(batch: Sequence[Perturbation]) -> np.ndarray:
         checked.extend(batch)
-        return np.array([not (set(p.replacements) & infeasible) for p in batch])
+        mask = np.array([not (set(p.replacements) & infeasible) for p in batch])
+        session.admit(batch, mask)  # as the attack's check does: epsilon and worst
+        return mask
 
     table = SubstitutionTable.from_mapping(SENTENCE.sent_id, "test", len(SENTENCE), OPTIONS)
     problem = SearchProblem(table, budget, session, feasible, session.is_exhausted)
@@ -144,6 +146,32 @@ def test_syntax_check_is_lazy() -> None:
     out = SampleSearch(candidates=30).search(problem, rng=np.random.default_rng(0))
     assert out.evaluated == 12  # every distinct 3-word perturbation: 2 * 2 * 3
     assert len(checked) < out.evaluated  # only the top chunk is checked
+
+
+@pytest.mark.parametrize("infeasible", [frozenset(), frozenset({"water", "juice"})])
+def test_sample_check_all_checks_every_candidate_and_keeps_the_same_choice(
+    infeasible: frozenset[str],
+) -> None:
+    lazy_problem, _, lazy_checked = make_problem(
+        AdditiveEvaluator(PENALTY), budget=2, infeasible=infeasible
+    )
+    lazy = SampleSearch(candidates=30).search(lazy_problem, rng=np.random.default_rng(3))
+    problem, session, checked = make_problem(
+        AdditiveEvaluator(PENALTY), budget=2, infeasible=infeasible
+    )
+    full = SampleSearch(candidates=30, check_all=True).search(problem, rng=np.random.default_rng(3))
+    assert (full.best, full.damage) == (lazy.best, lazy.damage)
+    assert full.feasible_checked == full.evaluated == len(checked) > len(lazy_checked)
+    # each task's own worst drop over every feasible candidate scored: task a drops by
+    # the penalties' sum, task b by twice it
+    sums = [
+        sum(PENALTY[w] for w in p.replacements)
+        for p in checked
+        if not set(p.replacements) & infeasible
+    ]
+    assert session.worst is not None
+    assert session.worst.tolist() == pytest.approx([max(sums), 2 * max(sums)])
+    assert session.admitted == len(sums)
 
 
 def test_query_budget_is_respected_and_counted() -> None:

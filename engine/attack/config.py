@@ -39,6 +39,8 @@ class AttackConfig:
             ``syntax`` at ``max_syntax_distance``).
         generator_options: the generator's own options, ``NAME=VALUE`` (``top_k`` is
             ``candidates``).
+        check_all: ``sample`` checks the constraints on every candidate it scored, so
+            epsilon and each task's own worst drop cover all feasible candidates.
 
     Raises:
         ConfigError: a value out of range, an unknown component, or a strategy that
@@ -60,6 +62,7 @@ class AttackConfig:
     objective: tuple[str, ...] = field(default_factory=tuple)
     constraints: tuple[str, ...] = field(default_factory=tuple)
     generator_options: tuple[str, ...] = field(default_factory=tuple)
+    check_all: bool = False
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -74,6 +77,8 @@ class AttackConfig:
             raise ConfigError("--max-syntax-distance must be >= 0")
         if self.limit is not None and self.limit < 1:
             raise ConfigError(f"--limit must be at least 1, got {self.limit}")
+        if self.check_all and self.search != "sample":
+            raise ConfigError(f"--check-all applies to --search sample, not {self.search}")
         generator = GENERATORS.get(self.method)
         strategy = STRATEGIES.get(self.search)
         PARSERS.get(self.parser)
@@ -105,7 +110,11 @@ class AttackConfig:
     @property
     def strategy_parameters(self) -> dict[str, object]:
         """The strategy's own parameters, taken from the fields of the same name."""
-        values = {"candidates": self.candidates, "beam_width": self.beam_width}
+        values = {
+            "candidates": self.candidates,
+            "beam_width": self.beam_width,
+            "check_all": self.check_all,
+        }
         return {k: values[k] for k in STRATEGIES.get(self.search).parameters() if k in values}
 
     @property
@@ -126,6 +135,8 @@ class AttackConfig:
                 data[name] = list(value)
             else:
                 del data[name]
+        if not self.check_all:  # written only when set: older config.json files lack it
+            del data["check_all"]
         return data
 
     @classmethod

@@ -20,15 +20,21 @@ from brittle.search.strategies.base import STRATEGIES, Strategy
 class SampleSearch(Strategy):
     """Score ``candidates`` random perturbations; return the worst feasible one.
 
-    The syntax constraint is checked lazily, in order of damage, until one passes.
+    The constraints are checked lazily, in order of damage, until one passes; with
+    ``check_all`` they are checked on every candidate scored (one batch), so that what
+    is kept over the feasible candidates (epsilon, each task's own worst drop) covers
+    all of them, as in La Malfa et al.'s Algorithms 1 and 2. The perturbation chosen is
+    the same either way.
 
     Attributes:
         candidates: b, the perturbations drawn (>= 1).
+        check_all: check every candidate, not only until the most damaging feasible one.
     """
 
     supports: ClassVar[frozenset[GeneratorFamily]] = frozenset({"substitution", "reordering"})
 
     candidates: int = 20
+    check_all: bool = False
 
     def __post_init__(self) -> None:
         if self.candidates < 1:
@@ -42,7 +48,14 @@ class SampleSearch(Strategy):
         pool = pool[: damages.size]
         if not pool:
             return Outcome(problem.empty(), 0.0, 0, 0)
-        found, checked = first_feasible(problem, pool, damages)
+        if self.check_all:
+            mask = problem.feasible(pool)
+            checked = len(pool)
+            # the most damaging feasible candidate, the earlier of equals (as lazily)
+            ranked = [i for i in np.argsort(-damages, kind="stable").tolist() if mask[i]]
+            found = ranked[:1]
+        else:
+            found, checked = first_feasible(problem, pool, damages)
         if not found:
             return Outcome(problem.empty(), 0.0, len(pool), checked)
         i = found[0]
