@@ -32,8 +32,9 @@ import math
 import os
 import platform
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +49,7 @@ from brittle.engine.perturb_run import (
     mean_or_none,
     read_treebank,
 )
+from brittle.engine.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
@@ -60,9 +62,12 @@ from brittle.search.sampling import sample_substitutions
 __all__ = [
     "RANDOM_PAIRS",
     "SAME_LENGTH_PAIRS",
+    "ChunkMeasures",
     "CompareConfig",
     "CompareResult",
     "CompareRow",
+    "CompareShards",
+    "compare_chunk",
     "compare_methods",
     "compare_sentences",
     "random_partners",
@@ -115,6 +120,12 @@ class CompareConfig:
             raise ConfigError(f"--candidates must be at least 1, got {self.candidates}")
         if self.limit is not None and self.limit < 2:
             raise ConfigError("--limit must be at least 2 (random pairs need two sentences)")
+        if self.chunk_size < 1:
+            raise ConfigError(f"chunk size must be at least 1, got {self.chunk_size}")
+
+    def cells(self) -> list[tuple[str, int]]:
+        """Every ``(method, tau)`` measured, in the order of the rows."""
+        return [(m, tau) for m in self.methods for tau in self.budgets]
 
 
 @dataclass(frozen=True)
@@ -218,6 +229,24 @@ class _Tally:
     similarity: list[float] = field(default_factory=list)
     dnd: list[float] = field(default_factory=list)
     idc: list[float] = field(default_factory=list)
+
+    def extend(self, other: _Tally) -> None:
+        """Append ``other``'s measurements (of the sentences after this one's)."""
+        self.per_sentence.extend(other.per_sentence)
+        self.per_sentence_unlabelled.extend(other.per_sentence_unlabelled)
+        self.best.extend(other.best)
+        self.identical += other.identical
+        self.candidates += other.candidates
+        self.without += other.without
+        self.pos_words += other.pos_words
+        self.pos_gold += other.pos_gold
+        self.pos_tagger += other.pos_tagger
+        self.hamming += other.hamming
+        self.words_changed += other.words_changed
+        self.surprisal.extend(other.surprisal)
+        self.similarity.extend(other.similarity)
+        self.dnd.extend(other.dnd)
+        self.idc.extend(other.idc)
 
     def add_quality(self, measured: Sequence[PairQuality]) -> None:
         """Take the quality of some candidates into account."""
@@ -365,6 +394,120 @@ def _pairs_row(
     )
 
 
+@dataclass(frozen=True)
+class ChunkMeasures:
+    """What one chunk of sentences gives the comparison.
+
+    Attributes:
+        parses: the parser's parse of each original sentence of the chunk, in order.
+        tallies: the chunk's measurements per method and tau, in the order of
+            :meth:`CompareConfig.cells` (accumulators, merged in input order).
+        seconds: wall time per method and tau spent on the chunk, same order.
+        parser: the parser's description (for the report).
+    """
+
+    parses: tuple[Parse, ...]
+    tallies: tuple[_Tally, ...]
+    seconds: tuple[float, ...]
+    parser: Mapping[str, object]
+
+
+def compare_chunk(
+    chunk: Sequence[Sentence],
+    *,
+    config: CompareConfig,
+    generators: Mapping[str, Generator],
+    parser: Parser,
+    quality: QualityMeter | None = None,
+) -> ChunkMeasures:
+    """Every method and tau on one chunk: each generator draws for the whole chunk and
+    the parser parses each budget's candidates in one call. Every draw is seeded from
+    the seed and the sentence id, so a chunk comes out the same in any process."""
+    originals = parser.parse(chunk)
+    cells = config.cells()
+    tallies = {cell: _Tally() for cell in cells}
+    seconds = dict.fromkeys(cells, 0.0)
+    for method in config.methods:
+        generator = generators[method]
+        start = time.perf_counter()
+        drawn = _draw_by_budget(
+            generator, chunk, budgets=config.budgets, b=config.candidates, seed=config.seed
+        )
+        shared = (time.perf_counter() - start) / len(config.budgets)
+        for tau in config.budgets:
+            start = time.perf_counter()
+            tally = tallies[method, tau]
+            per_sentence = [
+                list(dict.fromkeys(p for p in ps if not p.is_identity)) for ps in drawn[tau]
+            ]
+            applied = [
+                [apply_perturbation(s, p) for p in ps]
+                for s, ps in zip(chunk, per_sentence, strict=True)
+            ]
+            flat = [c for cs in applied for c in cs]
+            parses = parser.parse(flat)
+            k = 0
+            for s, original, ps, cs in zip(chunk, originals, per_sentence, applied, strict=True):
+                _measure(tally, s, original, cs, ps, parses[k : k + len(cs)], config.tree_labels)
+                k += len(cs)
+            if quality is not None:
+                originals_of = [s for s, cs in zip(chunk, applied, strict=True) for _ in cs]
+                tally.add_quality(
+                    quality.measure(originals_of, flat, [p for ps in per_sentence for p in ps])
+                )
+            seconds[method, tau] += shared + time.perf_counter() - start
+    return ChunkMeasures(
+        parses=tuple(originals),
+        tallies=tuple(tallies[cell] for cell in cells),
+        seconds=tuple(seconds[cell] for cell in cells),
+        parser=parser.describe(),
+    )
+
+
+class _CompareWorker(ShardWorker[list[Sentence], ChunkMeasures]):
+    """What a worker of a sharded comparison holds: the generators, the parser and
+    the quality meter, loaded once."""
+
+    def __init__(self, task: CompareShards) -> None:
+        config = task.config
+        options = dict(task.generator_options)
+        self.config = config
+        self.generators = {m: make_generator(m, **dict(options.get(m, ()))) for m in config.methods}
+        for generator in self.generators.values():
+            generator.prepare()
+        self.parser = make_parser(config.parser)
+        self.parser.prepare()
+        self.quality = QualityMeter(device=config.device) if config.quality else None
+
+    def run(self, shard: Shard[list[Sentence]]) -> ChunkMeasures:
+        """Every method and tau on the shard's chunk."""
+        return compare_chunk(
+            shard.payload,
+            config=self.config,
+            generators=self.generators,
+            parser=self.parser,
+            quality=self.quality,
+        )
+
+
+@dataclass(frozen=True)
+class CompareShards(ShardTask[list[Sentence], ChunkMeasures]):
+    """The job of a sharded comparison's workers: :func:`compare_chunk` on each shard.
+
+    Attributes:
+        config: the comparison's settings.
+        generator_options: per method, its generator's keyword options as
+            ``(name, value)`` pairs.
+    """
+
+    config: CompareConfig
+    generator_options: tuple[tuple[str, tuple[tuple[str, object], ...]], ...] = ()
+
+    def start(self, previous: ShardWorker[Any, Any] | None) -> _CompareWorker:
+        """Load the generators, the parser and the quality models."""
+        return _CompareWorker(self)
+
+
 def compare_sentences(
     sentences: Sequence[Sentence],
     *,
@@ -382,7 +525,8 @@ def compare_sentences(
         config: settings (``limit`` is not applied here).
         generators: one generator per name in ``config.methods``.
         parser: parses originals, perturbations and partners.
-        progress: called as ``progress(label, done, total)`` while each method runs.
+        progress: called as ``progress(label, done, total)`` for every method after
+            each chunk.
         treebank: the input path, for the report.
         quality: measures every drawn candidate (one call per chunk and budget;
             ``None``: quality is not measured, whatever ``config.quality`` says). Its
@@ -391,53 +535,40 @@ def compare_sentences(
     if len(sentences) < 2:
         raise ConfigError("compare-methods needs at least two sentences")
     parser.prepare()
-    originals = parser.parse(sentences)
-    original_parse = {s.sent_id: p for s, p in zip(sentences, originals, strict=True)}
-    rows: list[CompareRow] = []
-    for method in config.methods:
-        generator = generators[method]
-        tallies = {tau: _Tally() for tau in config.budgets}
-        seconds = dict.fromkeys(config.budgets, 0.0)
-        done = 0
-        for chunk in chunks(sentences, config.chunk_size):
-            start = time.perf_counter()
-            drawn = _draw_by_budget(
-                generator, chunk, budgets=config.budgets, b=config.candidates, seed=config.seed
-            )
-            shared = (time.perf_counter() - start) / len(config.budgets)
-            for tau in config.budgets:
-                start = time.perf_counter()
-                per_sentence = [
-                    list(dict.fromkeys(p for p in ps if not p.is_identity)) for ps in drawn[tau]
-                ]
-                applied = [
-                    [apply_perturbation(s, p) for p in ps]
-                    for s, ps in zip(chunk, per_sentence, strict=True)
-                ]
-                flat = [c for cs in applied for c in cs]
-                parses = parser.parse(flat)
-                k = 0
-                for s, ps, cs in zip(chunk, per_sentence, applied, strict=True):
-                    _measure(
-                        tallies[tau],
-                        s,
-                        original_parse[s.sent_id],
-                        cs,
-                        ps,
-                        parses[k : k + len(cs)],
-                        config.tree_labels,
-                    )
-                    k += len(cs)
-                if quality is not None:
-                    originals_of = [s for s, cs in zip(chunk, applied, strict=True) for _ in cs]
-                    tallies[tau].add_quality(
-                        quality.measure(originals_of, flat, [p for ps in per_sentence for p in ps])
-                    )
-                seconds[tau] += shared + time.perf_counter() - start
-            done += len(chunk)
-            if progress is not None:
-                progress(method, done, len(sentences))
-        rows.extend(tallies[tau].row(method, tau, seconds[tau]) for tau in config.budgets)
+    parser.parse(sentences)  # every original in one call; the chunks read the cache
+    parts = (
+        compare_chunk(chunk, config=config, generators=generators, parser=parser, quality=quality)
+        for chunk in chunks(sentences, config.chunk_size)
+    )
+    return _merge(sentences, config, parts, progress=progress, treebank=treebank)
+
+
+def _merge(
+    sentences: Sequence[Sentence],
+    config: CompareConfig,
+    parts: Iterable[ChunkMeasures],
+    *,
+    progress: ProgressFn | None,
+    treebank: str,
+) -> CompareResult:
+    """The result from the chunks' measures, taken in input order: each row's
+    per-sentence values in the order one process appends them, then the references
+    on every original's parse."""
+    cells = config.cells()
+    tallies = {cell: _Tally() for cell in cells}
+    seconds = dict.fromkeys(cells, 0.0)
+    originals: list[Parse] = []
+    described: Mapping[str, object] = {}
+    for part in parts:
+        originals.extend(part.parses)
+        for cell, tally, spent in zip(cells, part.tallies, part.seconds, strict=True):
+            tallies[cell].extend(tally)
+            seconds[cell] += spent
+        described = part.parser
+        if progress is not None:
+            for method in config.methods:
+                progress(method, len(originals), len(sentences))
+    rows = [tallies[m, tau].row(m, tau, seconds[m, tau]) for m, tau in cells]
     lengths = [len(s) for s in sentences]
     for label, same in ((RANDOM_PAIRS, False), (SAME_LENGTH_PAIRS, True)):
         partners = random_partners(lengths, seed=config.seed, same_length=same)
@@ -446,9 +577,44 @@ def compare_sentences(
         config=config,
         treebank=treebank,
         rows=tuple(rows),
-        parser=parser.describe(),
+        parser=described,
         versions={**versions(), "python": platform.python_version()},
     )
+
+
+def _sharded(
+    sentences: Sequence[Sentence],
+    config: CompareConfig,
+    task: CompareShards,
+    executor: ShardExecutor,
+    *,
+    progress: ProgressFn | None,
+    treebank: str,
+) -> CompareResult:
+    """The comparison with ``executor``'s workers measuring the chunks, one shard each."""
+    if len(sentences) < 2:
+        raise ConfigError("compare-methods needs at least two sentences")
+    shards = (
+        Shard(number, start, start + len(chunk), list(chunk))
+        for number, (start, chunk) in enumerate(
+            zip(
+                range(0, len(sentences), config.chunk_size),
+                chunks(sentences, config.chunk_size),
+                strict=True,
+            )
+        )
+    )
+    done = 0
+
+    def finished(shard: Shard[list[Sentence]], _: ChunkMeasures) -> None:
+        nonlocal done
+        done += shard.stop - shard.start
+        if progress is not None:
+            for method in config.methods:
+                progress(method, done, len(sentences))
+
+    parts = (part for _, part in run_shards(executor, task, shards, on_done=finished))
+    return _merge(sentences, config, parts, progress=None, treebank=treebank)
 
 
 def compare_methods(
@@ -465,14 +631,20 @@ def compare_methods(
     progress: ProgressFn | None = None,
     quality: bool = True,
     device: str | None = None,
+    chunk_size: int = 64,
+    executor: ShardExecutor | None = None,
 ) -> CompareResult:
     """Compare methods on a treebank: build everything by name (checked up front), run.
 
     Args:
         path: the CoNLL-U file.
-        methods .. tree_labels, quality, device: see :class:`CompareConfig`.
+        methods .. tree_labels, quality, device, chunk_size: see :class:`CompareConfig`.
         generator_options: per method, keyword options for its generator.
         progress: see :func:`compare_sentences`.
+        executor: workers (local processes or Ray actors, :mod:`brittle.engine.shards`)
+            to send the chunks to, one shard each; they load the generators, the parser
+            and the quality models, this process only checks them. The result is the
+            same as in one process (``seconds`` apart: wall times).
     """
     config = CompareConfig(
         methods=tuple(dict.fromkeys(methods)),
@@ -484,12 +656,19 @@ def compare_methods(
         tree_labels=tree_labels,
         quality=quality,
         device=device,
+        chunk_size=chunk_size,
     )
     options = generator_options or {}
     generators = {m: make_generator(m, **dict(options.get(m, {}))) for m in config.methods}
     sentences = read_treebank(path, limit=limit)
     for generator in generators.values():
         check_requirements(sentences, generator, str(path))
+    if executor is not None:
+        task = CompareShards(
+            config,
+            tuple((m, tuple(dict(options.get(m, {})).items())) for m in config.methods),
+        )
+        return _sharded(sentences, config, task, executor, progress=progress, treebank=str(path))
     for generator in generators.values():
         generator.prepare()
     the_parser = make_parser(parser)

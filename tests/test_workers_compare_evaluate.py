@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 from repr_models import tiny_bert
 
 from brittle.cli.main import main
+from brittle.engine.compare_run import CompareResult, compare_methods
 from brittle.engine.evaluation import evaluate_probes, expand_probe_dirs, natural_key
 from brittle.engine.paired_evaluation import evaluate_paired
 from brittle.engine.shards import LocalProcesses, RayActors
@@ -164,3 +165,91 @@ def test_evaluate_on_ray_actors_is_the_report_of_one_process(probe_set: Path) ->
     finally:
         ray.shutdown()
     assert json.dumps(one.to_dict()) == json.dumps(two.to_dict())
+
+
+# ---------------------------------------------------------------- compare-methods
+def timeless(result: CompareResult) -> str:
+    """The result's JSON without its wall times."""
+    data = result.to_dict()
+    rows = data["rows"]
+    assert isinstance(rows, list)
+    for row in rows:
+        row.pop("seconds")
+    return json.dumps(data)
+
+
+def compare(parser: str, executor: LocalProcesses | RayActors | None = None) -> CompareResult:
+    return compare_methods(
+        TREEBANK,
+        methods=["neighbour-flip", "shuffle"],
+        budgets=[2, 3],
+        candidates=3,
+        parser=parser,
+        seed=7,
+        limit=40,
+        quality=False,
+        chunk_size=16,
+        executor=executor,
+    )
+
+
+def test_compare_methods_with_workers_is_the_result_of_one_process(
+    executor: LocalProcesses,
+) -> None:
+    done: list[tuple[str, int, int]] = []
+    one = compare("spacy")
+    two = compare_methods(
+        TREEBANK,
+        methods=["neighbour-flip", "shuffle"],
+        budgets=[2, 3],
+        candidates=3,
+        parser="spacy",
+        seed=7,
+        limit=40,
+        quality=False,
+        chunk_size=16,
+        executor=executor,
+        progress=lambda method, k, total: done.append((method, k, total)),
+    )
+    assert timeless(one) == timeless(two)
+    # Every method's bar moves a shard at a time (shards finish in any order), to the end.
+    seen = [k for method, k, _ in done if method == "shuffle"]
+    assert len(seen) == 3 and seen == sorted(seen) and seen[-1] == 40
+    assert len(one.rows) == 2 * 2 + 2 and one.rows[0].candidates > 0
+
+
+def test_compare_methods_on_ray_actors_is_the_result_of_one_process() -> None:
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'brittle[ray]')")
+    one = compare("gold")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=80 * 1024 * 1024,
+    )
+    try:
+        with RayActors(None, 2) as actors:
+            two = compare("gold", actors)
+    finally:
+        ray.shutdown()
+    assert timeless(one) == timeless(two)
+
+
+def test_cli_compare_methods_workers_match_one_process(tmp_path: Path) -> None:
+    args = [
+        "compare-methods", str(TREEBANK), "--methods", "neighbour-flip,random", "--budget",
+        "1,2", "--candidates", "3", "--parser", "gold", "--no-quality", "--limit", "70",
+        "--quiet",
+    ]  # fmt: skip
+    one = _run(*args, "--out", str(tmp_path / "one"))
+    two = _run(*args, "--out", str(tmp_path / "two"), "--workers", "2")
+    a, b = tmp_path / "one" / "compare-methods.md", tmp_path / "two" / "compare-methods.md"
+    assert a.read_bytes() == b.read_bytes()
+    assert one.output.replace("one", "two") == two.output
+    rows = [
+        json.loads((tmp_path / name / "compare-methods.json").read_text())["rows"]
+        for name in ("one", "two")
+    ]
+    for row in (*rows[0], *rows[1]):
+        row.pop("seconds")
+    assert rows[0] == rows[1]
