@@ -21,6 +21,7 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONLike, JSONObject, JSONValue
 from brittle.engine.probe_data import read_treebanks
 from brittle.engine.probe_jobs import NullReporter, Reporter
+from brittle.engine.probe_sweep import SUMMARY as SWEEP_SUMMARY
 from brittle.engine.probe_vectors import BLOCK, ProbeVectors
 from brittle.engine.shards import ShardExecutor
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics
@@ -35,6 +36,7 @@ __all__ = [
     "evaluate_probes",
     "expand_probe_dirs",
     "natural_key",
+    "probe_names",
     "write_report_json",
 ]
 
@@ -131,10 +133,18 @@ def _recorded_train_files(probe: Probe) -> list[Path]:
     return [Path(p) for p in files]
 
 
-def _unique_names(paths: Sequence[Path]) -> list[str]:
+def probe_names(paths: Sequence[Path]) -> list[str]:
+    """The names tables and JSON give probes: each directory's name (as given, so a
+    link keeps its own name), prefixed by its sweep's name for the probes of a
+    ``train-probe --layer all`` directory (``minilm-distance/layer2``), and made
+    unique with ``-2``, ``-3``."""
     names: list[str] = []
     for p in paths:
-        base = p.resolve().name or str(p)
+        p = Path(p)
+        base = p.name if p.name not in ("", ".", "..") else p.resolve().name or str(p)
+        parent = p.parent if p.name not in ("", ".", "..") else p.resolve().parent
+        if (parent / SWEEP_SUMMARY).is_file():
+            base = f"{parent.name or parent.resolve().name}/{base}"
         name, k = base, 2
         while name in names:
             name, k = f"{base}-{k}", k + 1
@@ -255,7 +265,7 @@ def evaluate_probes(
     sentences = read_treebanks([treebank])
     golds = golds_of(sentences)
     loaded = [Probe.load(p) for p in probe_dirs]
-    names = _unique_names(list(probe_dirs))
+    names = probe_names(list(probe_dirs))
     notes: list[str] = []
 
     # group probes by the backend that reopens them

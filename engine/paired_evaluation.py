@@ -25,7 +25,7 @@ from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.evaluation import check_evaluation, expand_probe_dirs
+from brittle.engine.evaluation import check_evaluation, expand_probe_dirs, probe_names
 from brittle.engine.probe_data import read_treebanks
 from brittle.engine.probe_jobs import NullReporter, Reporter
 from brittle.engine.probe_vectors import BLOCK, ProbeVectors
@@ -288,7 +288,8 @@ def evaluate_paired(
     n = len(plain_s)
     rows: list[PairedRow] = []
     loaded = [Probe.load(p) for p in probe_dirs]
-    for path, probe in zip(probe_dirs, loaded, strict=True):
+    names = probe_names(probe_dirs)
+    for path, name, probe in zip(probe_dirs, names, loaded, strict=True):
         preds: dict[bool, list[Prediction]] = {}
         with ProbeVectors(
             probe.backend,
@@ -314,9 +315,7 @@ def evaluate_paired(
         rep.start(f"bootstrap {path.name}", None)
         metrics = _paired_metrics(score, probe.task.columns, n, resamples=resamples, seed=seed)
         rep.finish()
-        rows.append(
-            PairedRow(Path(path).resolve().name, f"{probe.spec.task} ({probe.spec.arch})", metrics)
-        )
+        rows.append(PairedRow(name, f"{probe.spec.task} ({probe.spec.arch})", metrics))
 
     trained_on: list[str] = []
     if baselines:

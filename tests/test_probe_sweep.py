@@ -13,6 +13,7 @@ from repr_models import tiny_bert
 
 from brittle.cli.main import main
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.evaluation import expand_probe_dirs, probe_names
 from brittle.engine.probe_jobs import TrainJob, run_train_job
 from brittle.engine.probe_sweep import SUMMARY, SweepJob, check_sweep, parse_layers, run_sweep
 from brittle.engine.probe_training import TrainConfig
@@ -158,3 +159,27 @@ def test_cli_layer_all_and_static(tmp_path: Path, bert_dir: Path) -> None:
     assert sorted(p.name for p in static.iterdir()) == ["layer0", SUMMARY]
     result = run(*common, "--model", "random:8", "--layer", "x", "--out", str(tmp_path / "y"))
     assert result.exit_code == 2 and "not a layer number" in result.output
+
+
+def test_evaluate_names_the_probes_of_a_sweep_by_sweep_and_layer(
+    tmp_path: Path, bert_dir: Path
+) -> None:
+    out = tmp_path / "minilm-distance"
+    run_sweep(SweepJob(job(bert_dir, out, epochs=1), (0, 1)))
+    single = tmp_path / "single"
+    run_train_job(job(bert_dir, single, epochs=1))
+    link = tmp_path / "named"
+    link.symlink_to(out / "layer1", target_is_directory=True)
+    paths = expand_probe_dirs([out, single, link, out / "layer0"])
+    assert probe_names(paths) == [
+        "minilm-distance/layer0",
+        "minilm-distance/layer1",
+        "single",
+        "named",
+        "minilm-distance/layer0-2",
+    ]
+    report = tmp_path / "eval.json"
+    result = run("evaluate", str(TREEBANK), "--probe", str(out), "--json", str(report), "--quiet")
+    assert result.exit_code == 0, result.output
+    names = list(json.loads(report.read_text())["probes"])
+    assert names == ["minilm-distance/layer0", "minilm-distance/layer1"]
