@@ -104,7 +104,7 @@ def test_evaluate_with_workers_is_the_report_of_one_process(
     two = evaluate_probes(
         TREEBANK, [probe_set], chunk=CHUNK, cache_dir=tmp_path / "c2", executor=executor
     )
-    assert [p.name for p in one.probes] == ["layer2", "layer10"]
+    assert [p.name for p in one.probes] == ["set/layer2", "set/layer10"]
     assert json.dumps(one.to_dict()) == json.dumps(two.to_dict())
     # Again, from the vectors the workers cached per shard.
     assert len(list((tmp_path / "c2").glob("*.f32"))) == 2 * 4
@@ -145,7 +145,7 @@ def test_cli_evaluate_workers_match_one_process(probe_set: Path, tmp_path: Path)
     strip = str(tmp_path)
     assert one.output.replace(strip, "") == two.output.replace(strip, "").replace("two", "one")
     report = json.loads((tmp_path / "one.json").read_text())
-    assert list(report["probes"]) == ["layer2", "layer10"]
+    assert list(report["probes"]) == ["set/layer2", "set/layer10"]
 
 
 def test_evaluate_on_ray_actors_is_the_report_of_one_process(probe_set: Path) -> None:
