@@ -2,6 +2,7 @@
 #
 #   make demo   set everything up (first run: a few minutes), then run `brittle demo`
 #   make test   set everything up, then ruff, mypy and the full pytest suite
+#   make reproduce  regenerate every table of docs/reproductions.md (about an hour)
 #
 # Set-up is idempotent: a stamp file records the last successful install, so a second
 # run only re-installs when pyproject.toml or this Makefile changed.
@@ -19,7 +20,7 @@ DEBIAN_PACKAGES := wordnet-base wordnet-sense-index
 # A headless browser for the tests of report.html (Debian's Chromium; no download at run time).
 DEBIAN_BROWSER := chromium
 
-.PHONY: setup demo test lint typecheck pytest bench clean
+.PHONY: setup demo test lint typecheck pytest bench reproduce clean
 
 setup: $(STAMP)
 
@@ -77,6 +78,11 @@ test: lint typecheck pytest
 bench: setup
 	$(BIN)/brittle bench
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# Every table of docs/reproductions.md, regenerated into reproduce/tables (about an hour
+# on 2 cores; an interrupted run continues where it stopped).
+reproduce: setup
+	$(BIN)/python bench/reproduce.py --work reproduce
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,106 @@
+"""Every table of docs/reproductions.md, regenerated in one run (``make reproduce``).
+
+Runs, in order, with one work directory so that probes are trained once and shared:
+
+1. ``reproduce_probe_parser.py``: structural probe vs perceptron parser at every MiniLM
+   hidden state and on GloVe (trains the layer sweeps in ``WORK/sweeps``);
+2. ``reproduce_jabberwocky.py``: plain vs Jabberwocky EWT test (reuses the sweeps);
+3. ``reproduce_fragility.py``: worst-case drops of coPOS, coCO and random words at
+   tau 1-3, MiniLM and GloVe (trains a probe per task);
+4. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
+   MiniLM layer-2 distance and POS probes of step 3, the first 300 sentences);
+5. ``reproduce_word_order.py``: DND and IDC of every reordering at every level.
+
+Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
+brittle commands they run are printed on stderr. Every step skips what exists, so an
+interrupted run continues where it stopped; delete ``WORK`` to start over. From
+scratch it takes about an hour on a 2-core machine.
+
+Usage::
+
+    python bench/reproduce.py [--work reproduce] [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import reproduce_fragility
+import reproduce_jabberwocky
+import reproduce_probe_parser
+import reproduce_word_order
+import reproduce_word_order_damage
+from reproduce_common import TEST
+
+
+def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]:
+    """Each step's ``main`` and its arguments, in the order they run."""
+    tables = work / "tables"
+    fragility = work / "fragility"
+    probes = fragility / "probes"
+    plot = ["--plot", str(tables / "fragility.png")]
+    damage_probes = [
+        "--probe",
+        str(probes / "minilm2-distance"),
+        "--probe",
+        str(probes / "minilm2-pos"),
+    ]
+    return {
+        "probe_parser": (
+            reproduce_probe_parser.main,
+            ["--work", str(work), "--json", str(tables / "probe_parser.json")],
+        ),
+        "jabberwocky": (reproduce_jabberwocky.main, ["--work", str(work)]),
+        "fragility": (
+            reproduce_fragility.main,
+            ["--work", str(fragility), "--json", str(tables / "fragility.json"), *plot],
+        ),
+        "word_order_damage": (
+            reproduce_word_order_damage.main,
+            [str(TEST), "--limit", "300", *damage_probes, "--json", str(tables / "damage.json")],
+        ),
+        "word_order": (
+            reproduce_word_order.main,
+            [str(TEST), "--json", str(tables / "word_order.json")],
+        ),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("reproduce"))
+    parser.add_argument(
+        "--only", action="append", default=[], help="run only this step (repeatable)"
+    )
+    args = parser.parse_args(argv)
+    work: Path = args.work.resolve()
+    (work / "tables").mkdir(parents=True, exist_ok=True)
+    todo = steps(work)
+    unknown = [n for n in args.only if n not in todo]
+    if unknown:
+        parser.error(f"unknown step(s) {', '.join(unknown)} (steps: {', '.join(todo)})")
+    for name, (run, step_args) in todo.items():
+        if args.only and name not in args.only:
+            continue
+        start = time.monotonic()
+        print(f"== {name}", file=sys.stderr, flush=True)
+        table = work / "tables" / f"{name}.md"
+        partial = table.with_suffix(".md.part")
+        with partial.open("w") as out, contextlib.redirect_stdout(out):
+            code = run(step_args)
+        if code:
+            print(f"{name} failed (exit {code})", file=sys.stderr)
+            return code
+        partial.replace(table)
+        minutes = (time.monotonic() - start) / 60
+        print(f"== {name}: {minutes:.1f} min, tables in {table}", file=sys.stderr, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""La Malfa et al.'s fragility figures (10-11) with brittle's own commands.
+
+For each representation (the bundled MiniLM at one hidden state, and GloVe) and each
+task La Malfa et al. probe (structural distance, depth, POS, root, tree depth):
+
+1. ``brittle train-probe`` trains a linear probe on LinES train + EWT dev (early
+   stopping on LinES dev);
+2. ``brittle attack --search sample --check-all`` runs Algorithm 1 (best of b random
+   perturbations of at most tau words, kept only when the spaCy re-parse stays within
+   the syntax constraint) for coPOS, coCO and random words at tau 1, 2, 3 on the first
+   ``--limit`` sentences of EWT test. With ``--check-all`` every candidate is checked,
+   so each task's own worst drop over the feasible candidates is recorded (Algorithm 1
+   run per task on the same draws) and epsilon (Algorithm 2) covers them all.
+
+It prints, per representation, method and tau, each task's clean score and its
+worst-case drop with a 95% bootstrap interval over sentences, the mean relative drop
+over tasks, and epsilon; and draws the drops against tau (``--plot``). Steps whose
+output exists are skipped, so a rerun only prints the tables.
+
+Usage::
+
+    python bench/reproduce_fragility.py [--work DIR] [--limit 100] [--coco-limit 40]
+        [--candidates 20] [--layer 2] [--plot fragility.png] [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from brittle.engine.paired_evaluation import paired_bootstrap
+
+UD = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud"
+TRAIN = (
+    UD / "UD_English-LinES/en_lines-ud-train.conllu",
+    UD / "UD_English-EWT/en_ewt-ud-dev.conllu",
+)
+DEV = UD / "UD_English-LinES/en_lines-ud-dev.conllu"
+TEST = UD / "UD_English-EWT/en_ewt-ud-test.conllu"
+TASKS = ("distance", "depth", "pos", "root", "tree-depth")
+METHODS = ("copos", "coco", "random")
+BUDGETS = (1, 2, 3)
+
+
+def brittle(*args: object) -> None:
+    """Run one brittle command (printed first), failing loudly."""
+    cmd = [str(Path(sys.executable).parent / "brittle"), *map(str, args)]
+    print("$ " + shlex.join(["brittle", *cmd[1:]]), file=sys.stderr, flush=True)
+    subprocess.run(cmd, check=True)
+
+
+def train_probes(work: Path, models: dict[str, tuple[str, ...]]) -> dict[str, list[Path]]:
+    """Probe directories per representation, trained when missing."""
+    probes: dict[str, list[Path]] = {}
+    for name, model_args in models.items():
+        probes[name] = []
+        for task in TASKS:
+            out = work / "probes" / f"{name}-{task}"
+            if not (out / "probe.json").exists():
+                brittle(
+                    "train-probe", *TRAIN, "--dev", DEV, *model_args, "--task", task,
+                    "--quiet", "--out", out,
+                )  # fmt: skip
+            probes[name].append(out)
+    return probes
+
+
+def run_attack(out: Path, probes: Sequence[Path], method: str, limit: int, b: int) -> None:
+    """One ``brittle attack`` over every budget, unless every budget's summary exists."""
+    if all((out / f"tau={t}" / "summary.json").exists() for t in BUDGETS):
+        return
+    resume = ("--resume",) if out.exists() else ()
+    brittle(
+        "attack", TEST, *[x for p in probes for x in ("--probe", p)], "--method", method,
+        "--search", "sample", "-b", b, "--check-all",
+        "--budget", ",".join(map(str, BUDGETS)), "--limit", limit, "--seed", 0,
+        "--quiet", "--out", out, *resume,
+    )  # fmt: skip
+
+
+def primary_columns(rows: list[dict[str, Any]]) -> list[str]:
+    """One column per task: its primary metric (what ``attack`` lowers by default)."""
+    names = list(rows[0]["tasks"])
+    columns = []
+    for task in TASKS:
+        prefix = f"{task}."
+        mine = [n for n in names if n.startswith(prefix)]
+        preferred = {
+            "distance": "uuas",
+            "depth": "depth_spearman",
+            "pos": "pos_acc",
+            "root": "root_acc",
+            "tree-depth": "tree_depth_acc",
+        }[task]
+        pick = [n for n in mine if n.endswith("." + preferred)] or mine[:1]
+        columns.extend(pick)
+    return columns
+
+
+def tau_table(
+    out: Path, tau: int, resamples: int
+) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
+    """Per task: clean, worst drop (task alone) and its interval, over attacked rows."""
+    rows = [json.loads(line) for line in (out / f"tau={tau}" / "results.jsonl").open()]
+    attacked = [r for r in rows if not (r["eligible_positions"] == 0 and r["evaluated"] == 0)]
+    summary = json.loads((out / f"tau={tau}" / "summary.json").read_text())
+    table: dict[str, dict[str, float]] = {}
+    for col in primary_columns(attacked):
+        clean = np.array([r["tasks"][col]["clean"] for r in attacked], dtype=np.float64)
+        worst = np.array([r["tasks"][col]["worst"] for r in attacked], dtype=np.float64)
+        ok = ~(np.isnan(clean) | np.isnan(worst))
+        clean, worst = clean[ok], worst[ok]
+
+        def mean_of(idx: np.ndarray, w: np.ndarray = worst) -> dict[str, float]:
+            return {"worst": float(w[idx].mean())}
+
+        ci = paired_bootstrap(worst.size, mean_of, resamples=resamples, seed=0).get(
+            "worst", (float("nan"), float("nan"))
+        )
+        table[col] = {
+            "clean": float(clean.mean()),
+            "worst": float(worst.mean()),
+            "ci_low": ci[0],
+            "ci_high": ci[1],
+            "relative": float(worst.mean() / clean.mean()) if clean.mean() else float("nan"),
+            "n": int(worst.size),
+        }
+    return table, summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("reproduce-fragility"))
+    parser.add_argument("--limit", type=int, default=100, help="EWT test sentences attacked")
+    parser.add_argument(
+        "--coco-limit", type=int, default=40, help="sentences for coCO (language-model bound)"
+    )
+    parser.add_argument("--candidates", type=int, default=20, help="b of best-of-b")
+    parser.add_argument("--layer", type=int, default=2, help="MiniLM hidden state probed")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--plot", type=Path, default=None, help="write the figure here")
+    parser.add_argument("--json", type=Path, default=None, help="write the tables here")
+    args = parser.parse_args(argv)
+    work: Path = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    models: dict[str, tuple[str, ...]] = {
+        f"minilm{args.layer}": ("--layer", str(args.layer)),
+        "glove": ("--model", "glove"),
+    }
+    probes = train_probes(work, models)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    results: dict[str, dict[str, dict[int, Any]]] = {}
+    for name in models:
+        for method in methods:
+            limit = args.coco_limit if method == "coco" else args.limit
+            out = work / "attack" / f"{name}-{method}"
+            run_attack(out, probes[name], method, limit, args.candidates)
+            for tau in BUDGETS:
+                table, summary = tau_table(out, tau, args.resamples)
+                results.setdefault(name, {}).setdefault(method, {})[tau] = {
+                    "tasks": table,
+                    "sentences": summary["sentences"],
+                    "no_eligible": summary["no_eligible"],
+                    "success_rate": summary["success_rate"],
+                    "epsilon_l2": summary["epsilon_l2"],
+                    "epsilon_cosine": summary["epsilon_cosine"],
+                }
+    print_tables(results)
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    if args.plot is not None:
+        plot(results, args.plot)
+    return 0
+
+
+def print_tables(results: dict[str, dict[str, dict[int, Any]]]) -> None:
+    """One Markdown table per representation: a row per method and tau."""
+    for name, by_method in results.items():
+        first = next(iter(next(iter(by_method.values())).values()))
+        cols = list(first["tasks"])
+        print(f"\n{name}: worst-case drop per task (task alone; 95% CI over sentences)\n")
+        print(
+            "| method | tau | n | "
+            + " | ".join(f"{c} clean → drop [CI]" for c in cols)
+            + " | mean relative drop | epsilon L2 / cosine |"
+        )
+        print("| --- | ---: | ---: |" + " --- |" * len(cols) + " ---: | ---: |")
+        for method, by_tau in by_method.items():
+            for tau, r in by_tau.items():
+                cells = []
+                for c in cols:
+                    t = r["tasks"][c]
+                    ci = f"[{t['ci_low']:.3f}, {t['ci_high']:.3f}]"
+                    cells.append(f"{t['clean']:.3f} → {t['worst']:.3f} {ci}")
+                rel = np.nanmean([r["tasks"][c]["relative"] for c in cols])
+                n = r["sentences"] - r["no_eligible"]
+                print(
+                    f"| {method} | {tau} | {n} | " + " | ".join(cells) + f" | {rel:.1%} | "
+                    f"{r['epsilon_l2']:.1f} / {r['epsilon_cosine']:.3f} |"
+                )
+
+
+def plot(results: dict[str, dict[str, dict[int, Any]]], path: Path) -> None:
+    """Mean worst-case drop per task against tau: a panel per representation and method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(results)
+    methods = list(next(iter(results.values())))
+    fig, axes = plt.subplots(
+        len(names), len(methods), figsize=(3.2 * len(methods), 2.8 * len(names)), squeeze=False
+    )
+    for i, name in enumerate(names):
+        for j, method in enumerate(methods):
+            ax = axes[i][j]
+            by_tau = results[name][method]
+            taus = sorted(by_tau)
+            for col in by_tau[taus[0]]["tasks"]:
+                ys = [by_tau[t]["tasks"][col]["worst"] for t in taus]
+                lo = [by_tau[t]["tasks"][col]["ci_low"] for t in taus]
+                hi = [by_tau[t]["tasks"][col]["ci_high"] for t in taus]
+                ax.plot(taus, ys, marker="o", label=col)
+                ax.fill_between(taus, lo, hi, alpha=0.15)
+            ax.set_title(f"{name}, {method}", fontsize=9)
+            ax.set_xticks(taus)
+            ax.set_xlabel("tau (words changed)")
+            if j == 0:
+                ax.set_ylabel("worst-case drop")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

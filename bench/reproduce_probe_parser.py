@@ -1,0 +1,147 @@
+"""Hall Maudslay et al.'s "A tale of a probe and a parser" with brittle's own commands.
+
+The structural probe (``--task distance``) against the perceptron parser probe
+(``--task perceptron``) at every hidden state of the bundled MiniLM and on GloVe:
+
+1. ``brittle train-probe --layer all`` trains each probe on every hidden state from one
+   pass of the model (LinES train + EWT dev, early stopping on LinES dev) into
+   ``WORK/sweeps``; GloVe has one layer, so its sweep has one probe;
+2. ``brittle evaluate TEST --probe SWEEP ...`` evaluates every probe of the sweeps on EWT
+   test (UUAS and DSpr), beside the Path and Majority baselines;
+3. per layer, the perceptron's lead over the structural probe on UUAS and on DSpr, with
+   a 95% paired bootstrap interval over sentences (both probes scored on the same
+   resampled sentences).
+
+Steps whose output exists are skipped (an interrupted sweep resumes), so a rerun only
+prints the tables.
+
+Usage::
+
+    python bench/reproduce_probe_parser.py [--work DIR] [--resamples 1000] [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from reproduce_common import MODELS, TEST, brittle, ensure_sweep, sweep_layers
+
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.paired_evaluation import paired_bootstrap
+from brittle.engine.probe_data import encode_split_layers
+from brittle.engine.probe_jobs import default_cache
+from brittle.scorers.metrics import DistanceScores, aggregate_distance, score_distances_many
+from brittle.scorers.probe import Probe
+from brittle.scorers.probe_gold import golds_of
+from brittle.scorers.representations import reopen_backend
+
+TASKS = ("distance", "perceptron")
+
+
+def per_sentence(probe_dir: Path, sentences: Sequence[Sentence]) -> list[DistanceScores]:
+    """The probe's per-sentence tree scores on ``sentences`` (vectors from the cache)."""
+    probe = Probe.load(probe_dir)
+    backend = reopen_backend(probe.backend)
+    try:
+        (data,) = encode_split_layers(
+            sentences,
+            backend,
+            layers=[probe.key.layer],
+            cache=default_cache(backend, None),
+            sources=(TEST,),
+        )
+    finally:
+        backend.close()
+    golds = golds_of(sentences)
+    preds = probe.predict(data)
+    return score_distances_many(preds, [g.heads for g in golds], punct=[g.punct for g in golds])
+
+
+def lead(
+    parser_scores: list[DistanceScores], probe_scores: list[DistanceScores], resamples: int
+) -> dict[str, tuple[float, float, float]]:
+    """Perceptron minus structural probe on UUAS and DSpr: (difference, low, high)."""
+
+    def diff(idx: Sequence[int] | None) -> dict[str, float]:
+        a = parser_scores if idx is None else [parser_scores[i] for i in idx]
+        b = probe_scores if idx is None else [probe_scores[i] for i in idx]
+        ma, mb = aggregate_distance(a), aggregate_distance(b)
+        return {m: ma[m] - mb[m] for m in ("uuas", "dspr")}
+
+    point = diff(None)
+    ci = paired_bootstrap(
+        len(parser_scores), lambda idx: diff(idx.tolist()), resamples=resamples, seed=0
+    )
+    return {m: (point[m], *ci.get(m, (float("nan"), float("nan")))) for m in point}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("reproduce-probe-parser"))
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--json", type=Path, default=None, help="write the tables here")
+    args = parser.parse_args(argv)
+    work: Path = args.work
+    work.mkdir(parents=True, exist_ok=True)
+
+    sweeps = {(m, t): ensure_sweep(work, m, t) for m in MODELS for t in TASKS}
+    evaluation = work / "evaluate.json"
+    if not evaluation.exists():
+        brittle(
+            "evaluate", TEST, *[x for s in sweeps.values() for x in ("--probe", s)],
+            "--quiet", "--json", evaluation,
+        )  # fmt: skip
+    report = json.loads(evaluation.read_text())
+    metrics = {Path(p["path"]).resolve(): p["metrics"] for p in report["probes"].values()}
+    sentences = read_conllu(TEST)
+
+    table: list[dict[str, Any]] = []
+    for model in MODELS:
+        layers = sweep_layers(sweeps[model, "distance"])
+        parser_layers = sweep_layers(sweeps[model, "perceptron"])
+        for index in sorted(layers):
+            probe_dir, parser_dir = layers[index][0], parser_layers[index][0]
+            d = lead(
+                per_sentence(parser_dir, sentences),
+                per_sentence(probe_dir, sentences),
+                args.resamples,
+            )
+            table.append(
+                {
+                    "model": model,
+                    "layer": index,
+                    "probe": metrics[probe_dir.resolve()],
+                    "parser": metrics[parser_dir.resolve()],
+                    "lead": {m: list(v) for m, v in d.items()},
+                }
+            )
+    base = report["baselines"]
+    print(f"EWT test ({report['sentences']} sentences); lead = perceptron - structural probe\n")
+    print(
+        "| representation | hidden state | UUAS probe | UUAS parser | UUAS lead [95% CI] "
+        "| DSpr probe | DSpr parser | DSpr lead [95% CI] |"
+    )
+    print("| --- | ---: | ---: | ---: | --- | ---: | ---: | --- |")
+    for row in table:
+        p, q, ld = row["probe"], row["parser"], row["lead"]
+        cells = []
+        for m in ("uuas", "dspr"):
+            v, lo, hi = ld[m]
+            cells.append(f"{p[m]:.3f} | {q[m]:.3f} | {v:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+        print(f"| {row['model']} | {row['layer']} | " + " | ".join(cells) + " |")
+    for name in ("path", "majority"):
+        b = base[name]
+        print(f"| {name} (baseline) | – | {b['uuas']:.3f} | | | {b['dspr']:.3f} | | |")
+    if args.json is not None:
+        args.json.write_text(json.dumps({"rows": table, "baselines": base}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
