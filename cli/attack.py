@@ -422,7 +422,9 @@ def attack_command(
             # The budget does not change probes, generator or parser: they load once.
             if executor is None:
                 with console.status("loading probes, model, generator and parser"):
-                    components = build_components(config, reuse=components, device=device)
+                    components = build_components(
+                        config, reuse=components, device=device, remember_tables=len(budgets) > 1
+                    )
             summaries[tau] = run_with_progress(
                 config,
                 target,

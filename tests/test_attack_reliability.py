@@ -56,7 +56,11 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[AttackConfig]:
     calls: list[AttackConfig] = []
 
     def build(
-        config: AttackConfig, *, reuse: AttackComponents | None = None, device: str | None = None
+        config: AttackConfig,
+        *,
+        reuse: AttackComponents | None = None,
+        device: str | None = None,
+        remember_tables: bool = False,
     ) -> AttackComponents:
         calls.append(config)
         devices.append(device)

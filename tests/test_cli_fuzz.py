@@ -50,7 +50,11 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def no_models(monkeypatch: pytest.MonkeyPatch) -> None:
     def build(
-        config: AttackConfig, *, reuse: AttackComponents | None = None, device: str | None = None
+        config: AttackConfig,
+        *,
+        reuse: AttackComponents | None = None,
+        device: str | None = None,
+        remember_tables: bool = False,
     ) -> AttackComponents:
         return fake_components(config.search)
 

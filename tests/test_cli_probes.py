@@ -132,10 +132,19 @@ def test_attack_several_budgets(
 
     builds: list[AttackConfig] = []
     real_build = assembly.build_generator
+    tabled: list[str] = []
 
     def counted_build(config: AttackConfig) -> Generator:
         builds.append(config)
-        return real_build(config)
+        generator = real_build(config)
+        real_candidates = generator.candidates  # type: ignore[attr-defined]
+
+        def counted_candidates(sentences, *, top_k=None):  # type: ignore[no-untyped-def]
+            tabled.extend(s.sent_id for s in sentences)
+            return real_candidates(sentences, top_k=top_k)
+
+        object.__setattr__(generator, "candidates", counted_candidates)
+        return generator
 
     monkeypatch.setattr(assembly, "build_generator", counted_build)
     out = tmp_path / "attack"
@@ -158,6 +167,7 @@ def test_attack_several_budgets(
     result = run(*args)
     assert result.exit_code == 0, result.output
     assert len(builds) == 1  # probes, model and generator loaded once for both budgets
+    assert len(tabled) == 3  # each sentence's substitution table generated once
     for tau in (1, 2):
         summary = json.loads((out / f"tau={tau}" / "summary.json").read_text())
         assert summary["sentences"] == 3 and summary["config"]["budget"] == tau

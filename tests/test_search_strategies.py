@@ -15,6 +15,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.search.problem import SearchProblem, first_feasible
 from brittle.search.scoring import CachedScorer, Evaluation, Objective
 from brittle.search.strategies import BeamSearch, GreedySearch, SampleSearch
+from brittle.search.strategies.base import Strategy
 from brittle.search.table import SubstitutionTable
 
 from support import FIXTURES
@@ -128,11 +129,12 @@ def test_sample_with_enough_candidates_finds_worst_case() -> None:
 
 def test_infeasible_candidates_are_never_selected() -> None:
     blocked = frozenset({"water", "enjoys"})
-    for strategy, kw in (
+    cases: tuple[tuple[type[Strategy], dict[str, object]], ...] = (
         (BeamSearch, {"beam_width": 2}),
         (GreedySearch, {}),
         (SampleSearch, {"candidates": 200}),
-    ):
+    )
+    for strategy, kw in cases:
         problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, infeasible=blocked)
         out = strategy(**kw).search(problem, rng=np.random.default_rng(0))
         assert not set(out.best.replacements) & blocked

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 
 from brittle.engine.attack.config import AttackConfig
+from brittle.engine.core.sentence import Sentence
 from brittle.engine.probe_eval import ProbeEvaluator
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parser
@@ -14,6 +15,40 @@ from brittle.search.constraints import Constraint, ConstraintContext, build_cons
 from brittle.search.generators.base import GENERATORS, Generator, SubstitutionGenerator
 from brittle.search.scoring import TaskEvaluator
 from brittle.search.strategies.base import STRATEGIES, Strategy
+from brittle.search.table import SubstitutionTable
+
+#: A sentence as the tables remember it: its id and its words.
+TableKey = tuple[str, tuple[str, ...]]
+
+
+class TableMemo:
+    """The substitution tables of the sentences attacked so far, by sentence.
+
+    A table does not depend on the budget, so the runs of one attack at several budgets
+    (``--budget 1,2,3``) generate each sentence's table once: the later budgets take the
+    first one's. The chunks are the same at every budget, so a table is what generating
+    it again in the same chunk would give. It holds one table per sentence of the
+    treebank (a few kilobytes each), so only a run with budgets to come keeps them
+    (``enabled``); otherwise memory stays flat.
+    """
+
+    def __init__(self, *, enabled: bool = False) -> None:
+        self.enabled = enabled
+        self._tables: dict[TableKey, SubstitutionTable] = {}
+
+    def tables(
+        self,
+        generator: SubstitutionGenerator,
+        chunk: Sequence[Sentence],
+    ) -> list[SubstitutionTable]:
+        """The tables of ``chunk``; generated in one batch unless all are known."""
+        keys = [(s.sent_id, tuple(s.forms)) for s in chunk]
+        if all(k in self._tables for k in keys):
+            return [self._tables[k] for k in keys]
+        made = generator.candidates(list(chunk), top_k=generator.top_k)
+        if self.enabled:
+            self._tables.update(zip(keys, made, strict=True))
+        return made
 
 
 @dataclass(frozen=True)
@@ -26,6 +61,7 @@ class AttackComponents:
         strategy: searches each sentence.
         constraints: what a kept perturbation must satisfy, cheap ones first.
         parser: the parse-based constraints' parser (loaded at its first call, once).
+        tables: the substitution tables generated so far (shared across budgets).
     """
 
     evaluator: TaskEvaluator
@@ -33,6 +69,7 @@ class AttackComponents:
     strategy: Strategy
     constraints: tuple[Constraint, ...]
     parser: Callable[[], Parser]
+    tables: TableMemo = field(default_factory=TableMemo, compare=False)
 
     @property
     def substitutions(self) -> SubstitutionGenerator | None:
@@ -52,7 +89,11 @@ def build_generator(config: AttackConfig) -> Generator:
 
 
 def build_components(
-    config: AttackConfig, *, reuse: AttackComponents | None = None, device: str | None = None
+    config: AttackConfig,
+    *,
+    reuse: AttackComponents | None = None,
+    device: str | None = None,
+    remember_tables: bool = False,
 ) -> AttackComponents:
     """Load probes, generator, parser and strategy named by ``config``.
 
@@ -62,9 +103,12 @@ def build_components(
 
     Every resource loads here, before the first sentence: a missing one fails at once
     and its loading time is not charged to the first sentences. ``reuse`` (the
-    components of the same attack at another budget) keeps its probes, generator and
-    parser and rebuilds only what depends on the budget.
+    components of the same attack at another budget) keeps its probes, generator,
+    parser and the tables generated so far, and rebuilds only what depends on the
+    budget. ``remember_tables``: keep the tables for the budgets to come (a run of
+    several budgets; :class:`TableMemo`).
     """
+    memo = reuse.tables if reuse is not None else TableMemo(enabled=remember_tables)
     if reuse is not None:
         evaluator, generator, parser = reuse.evaluator, reuse.generator, reuse.parser
     else:
@@ -84,7 +128,7 @@ def build_components(
     # load them now rather than during the first sentence.
     import brittle.scorers._ted_kernels  # noqa: F401
 
-    return AttackComponents(evaluator, generator, strategy, tuple(constraints), parser)
+    return AttackComponents(evaluator, generator, strategy, tuple(constraints), parser, memo)
 
 
 def _parser_factory(name: str) -> Callable[[], Parser]:

@@ -89,7 +89,7 @@ class ChunkSearch:
         if generator is None:
             tables = [SubstitutionTable(s.sent_id, self.config.method, len(s)) for s in chunk]
         else:
-            tables = generator.candidates(list(chunk), top_k=generator.top_k)
+            tables = self.components.tables.tables(generator, chunk)
         return [
             SentenceSearch(
                 sentence,
