@@ -15,6 +15,7 @@ from rich.table import Table
 from brittle.cli.common import (
     RegistryChoice,
     console,
+    dtype_option,
     err_console,
     generator_options_option,
     lm_and_sense_options,
@@ -39,7 +40,7 @@ from brittle.engine.html_report import REPORT_HTML, write_budget_index
 from brittle.engine.report import Summary, plot_drop_vs_budget
 from brittle.engine.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
-from brittle.scorers.representations import check_device
+from brittle.scorers.representations import check_device, check_dtype
 from brittle.search.generators.base import GENERATORS
 from brittle.search.strategies.base import STRATEGIES
 
@@ -311,8 +312,10 @@ def run_with_progress(
     "--device",
     default=None,
     help="Torch device of the models: cpu, cuda, cuda:N or mps (default: cuda when "
-    "available). Representations keep the dtype each probe was trained with.",
+    "available). Representations keep the dtype each probe was trained with unless "
+    "--dtype names one.",
 )
+@dtype_option
 @click.option("--seed", default=0, show_default=True)
 @click.option("--limit", type=int, default=None, help="Attack only the first N sentences.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
@@ -352,6 +355,7 @@ def attack_command(
     workers: int | None,
     ray_address: str | None,
     device: str | None,
+    dtype: str | None,
 ) -> None:
     """Find, per sentence of TREEBANK, the syntax-preserving perturbation that most
     damages the probes, and report how much they drop.
@@ -371,6 +375,7 @@ def attack_command(
     """
     budgets = _parse_budgets(budget)
     device = check_device(device)
+    dtype = check_dtype(dtype, device)
     shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
     generator_options = (*shorthands[method], *generator_options)
     tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
@@ -392,6 +397,7 @@ def attack_command(
             constraints=constraints,
             generator_options=generator_options,
             check_all=check_all,
+            dtype=dtype,
         )
         for tau in budgets
     }

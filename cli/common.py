@@ -18,6 +18,7 @@ from rich.progress import Progress, ProgressColumn, TaskID
 from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.registry import Registry
 from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor
+from brittle.scorers.representations import DTYPES
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import shorthand_options
 
@@ -219,6 +220,22 @@ def quality_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def dtype_option(command: F) -> F:
+    """``--dtype float32|float16|bfloat16``: the precision of every torch model the
+    command runs (``None`` when not given: each model keeps its own). Check it with
+    :func:`~brittle.scorers.representations.check_dtype` before anything loads."""
+    option = click.option(
+        "--dtype",
+        type=click.Choice(DTYPES),
+        default=None,
+        help="Precision of every torch model the command runs (default: each probe's and "
+        "model's own, float32 for the bundled ones). float16 and bfloat16 halve their "
+        "memory on a GPU; float16 needs a GPU, bfloat16 also runs on CPU. Results may "
+        "differ slightly from float32.",
+    )
+    return option(command)
 
 
 def workers_options(command: F) -> F:

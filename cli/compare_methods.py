@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from brittle.cli.common import (
     RegistryChoice,
     console,
+    dtype_option,
     lm_and_sense_options,
     make_executor,
     progress_bar,
@@ -25,6 +26,7 @@ from brittle.engine.compare_run import compare_methods
 from brittle.engine.core.atomic import check_output
 from brittle.engine.core.registry import Registry
 from brittle.scorers.parsers.base import PARSERS
+from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import parse_options
 
@@ -116,6 +118,7 @@ def _split_budgets(text: str) -> list[int]:
 )
 @lm_and_sense_options
 @quality_options
+@dtype_option
 @workers_options
 @quiet_option
 def compare_methods_command(
@@ -133,6 +136,7 @@ def compare_methods_command(
     sense: str | None,
     quality: bool,
     device: str | None,
+    dtype: str | None,
     workers: int | None,
     ray_address: str | None,
 ) -> None:
@@ -156,6 +160,7 @@ def compare_methods_command(
           --budget 1,2,3 --limit 300 --out compare-ewt
     """
     budget_list = _split_budgets(budgets)
+    dtype = check_dtype(dtype, device)  # before anything loads
     shorthands = shorthand_generator_options(methods, lm=lm, lm_kind=lm_kind, sense=sense)
     options = {m: parse_options(GENERATORS.get(m), specs) for m, specs in shorthands.items()}
     check_output(out, directory=True)
@@ -186,6 +191,7 @@ def compare_methods_command(
             generator_options=options,
             quality=quality,
             device=device,
+            dtype=dtype,
             progress=update,
             executor=executor,
         )

@@ -15,6 +15,7 @@ from brittle.cli.common import (
     DASH_HELP,
     RegistryChoice,
     console,
+    dtype_option,
     generator_options_option,
     lm_and_sense_options,
     make_executor,
@@ -37,6 +38,7 @@ from brittle.engine.perturb_run import (
     summary_lines,
 )
 from brittle.scorers.parsers.base import PARSERS
+from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS
 
 
@@ -163,6 +165,7 @@ def budget_label(budget: int) -> str:
 @generator_options_option
 @lm_and_sense_options
 @quality_options
+@dtype_option
 @click.option("--seed", default=0, show_default=True, help="Same seed, byte-identical output.")
 @click.option(
     "--out",
@@ -211,6 +214,7 @@ def perturb_command(
     sense: str | None,
     quality: bool,
     device: str | None,
+    dtype: str | None,
     workers: int | None,
     ray_address: str | None,
 ) -> None:
@@ -241,6 +245,7 @@ def perturb_command(
           --candidates 20 --out ewt-copos.conllu --report ewt-copos.json \\
           --html ewt-copos.html
     """
+    dtype = check_dtype(dtype, device)  # before anything loads
     shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
     generator_options = (*shorthands[method], *generator_options)
     config = PerturbConfig(
@@ -256,6 +261,7 @@ def perturb_command(
         generator_options=generator_options,
         quality=quality,
         device=device,
+        dtype=dtype,
     )
     check_perturb_outputs(out, report=report, html=html)
     columns = (

@@ -54,6 +54,7 @@ from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parse, Parser
+from brittle.scorers.representations import DTYPES
 from brittle.search.constraints import TreeLabels, changed_words, parse_distances
 from brittle.search.generators.base import Generator, SubstitutionGenerator, sentence_rng
 from brittle.search.quality import PairQuality, QualityMeter
@@ -98,6 +99,8 @@ class CompareConfig:
             similarity (loads the causal LM and the sentence encoder).
         device: torch device of the quality models (``None``: ``cuda`` when
             available, else ``cpu``).
+        dtype: precision of the quality models (``float32``, ``float16``,
+            ``bfloat16``; ``None``: each model's own).
     """
 
     methods: tuple[str, ...]
@@ -110,8 +113,11 @@ class CompareConfig:
     chunk_size: int = 64
     quality: bool = True
     device: str | None = None
+    dtype: str | None = None
 
     def __post_init__(self) -> None:
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ConfigError(f"unknown --dtype {self.dtype!r} (known: {', '.join(DTYPES)})")
         if not self.methods:
             raise ConfigError("give at least one method")
         if not self.budgets or min(self.budgets) < 1:
@@ -197,11 +203,15 @@ class CompareResult:
         return [r for r in self.rows if r.budget is None]
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready mapping."""
+        """JSON-ready mapping (the configuration's ``dtype`` only when set, so a default
+        run's file is as it always was)."""
+        config = {**asdict(self.config), "methods": list(self.config.methods)}
+        if self.config.dtype is None:
+            del config["dtype"]
         return {
             "command": "compare-methods",
             "treebank": self.treebank,
-            "config": {**asdict(self.config), "methods": list(self.config.methods)},
+            "config": config,
             "seed": self.config.seed,
             "parser": dict(self.parser),
             "versions": dict(self.versions),
@@ -477,7 +487,9 @@ class _CompareWorker(ShardWorker[list[Sentence], ChunkMeasures]):
             generator.prepare()
         self.parser = make_parser(config.parser)
         self.parser.prepare()
-        self.quality = QualityMeter(device=config.device) if config.quality else None
+        self.quality = (
+            QualityMeter(device=config.device, dtype=config.dtype) if config.quality else None
+        )
 
     def run(self, shard: Shard[list[Sentence]]) -> ChunkMeasures:
         """Every method and tau on the shard's chunk."""
@@ -631,6 +643,7 @@ def compare_methods(
     progress: ProgressFn | None = None,
     quality: bool = True,
     device: str | None = None,
+    dtype: str | None = None,
     chunk_size: int = 64,
     executor: ShardExecutor | None = None,
 ) -> CompareResult:
@@ -638,7 +651,8 @@ def compare_methods(
 
     Args:
         path: the CoNLL-U file.
-        methods .. tree_labels, quality, device, chunk_size: see :class:`CompareConfig`.
+        methods .. tree_labels, quality, device, dtype, chunk_size: see
+            :class:`CompareConfig` (the workers get ``dtype`` with it).
         generator_options: per method, keyword options for its generator.
         progress: see :func:`compare_sentences`.
         executor: workers (local processes or Ray actors, :mod:`brittle.engine.shards`)
@@ -656,6 +670,7 @@ def compare_methods(
         tree_labels=tree_labels,
         quality=quality,
         device=device,
+        dtype=dtype,
         chunk_size=chunk_size,
     )
     options = generator_options or {}
@@ -679,5 +694,5 @@ def compare_methods(
         parser=the_parser,
         progress=progress,
         treebank=str(path),
-        quality=QualityMeter(device=device) if quality else None,
+        quality=QualityMeter(device=device, dtype=dtype) if quality else None,
     )

@@ -51,6 +51,7 @@ from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parse, Parser
+from brittle.scorers.representations import DTYPES
 from brittle.search.best_of_b import SampleOutcome, best_of_batch, distinct_candidates
 from brittle.search.constraints import (
     Constraint,
@@ -86,6 +87,7 @@ __all__ = [
     "perturb_constraints",
     "perturb_sentences",
     "perturb_treebank",
+    "quality_meter",
     "read_treebank",
     "summary_lines",
     "write_perturb_outputs",
@@ -183,6 +185,8 @@ class PerturbConfig:
             re-tag agreement); loads the causal LM and the sentence encoder.
         device: torch device of the model-based constraints and the quality models
             (``None``: ``cuda`` when available, else ``cpu``).
+        dtype: precision of those models (``float32``, ``float16``, ``bfloat16``;
+            ``None``: each model's own).
 
     Raises:
         ConfigError: a value out of range, an unknown or repeated constraint.
@@ -202,8 +206,11 @@ class PerturbConfig:
     generator_options: tuple[str, ...] = ()
     quality: bool = True
     device: str | None = None
+    dtype: str | None = None
 
     def __post_init__(self) -> None:
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ConfigError(f"unknown --dtype {self.dtype!r} (known: {', '.join(DTYPES)})")
         if self.budget < 1:
             raise ConfigError(f"--budget must be at least 1, got {self.budget}")
         if self.candidates < 1:
@@ -255,8 +262,8 @@ class PerturbConfig:
 
     def to_dict(self) -> JSONObject:
         """JSON-ready mapping (an infinite distance becomes the string ``"inf"``; the
-        constraints, generator options, ``quality`` and ``device`` are left out when
-        they are the default)."""
+        constraints, generator options, ``quality``, ``device`` and ``dtype`` are left
+        out when they are the default)."""
         out = asdict(self)
         if math.isinf(self.max_syntax_distance):
             out["max_syntax_distance"] = "inf"
@@ -272,6 +279,8 @@ class PerturbConfig:
             del out["quality"]
         if self.device is None:
             del out["device"]
+        if self.dtype is None:
+            del out["dtype"]
         return out
 
 
@@ -516,6 +525,7 @@ def perturb_constraints(config: PerturbConfig, parser: Parser) -> list[Constrain
         parser=lambda: parser,
         max_syntax_distance=config.max_syntax_distance,
         device=config.device,
+        dtype=config.dtype,
     )
     return [
         dataclasses.replace(c, labels=config.tree_labels) if isinstance(c, SyntaxConstraint) else c
@@ -737,6 +747,14 @@ def _with_parses(
 PerturbedChunk = tuple[list[Sentence], list[SentenceRecord]]
 
 
+def quality_meter(config: PerturbConfig, parser: Parser) -> QualityMeter | None:
+    """The meter of the chosen perturbations (``None`` without ``config.quality``), its
+    models on the run's device and in its precision."""
+    if not config.quality:
+        return None
+    return QualityMeter(parser=parser, device=config.device, dtype=config.dtype)
+
+
 class PerturbWorker(ShardWorker[list[Sentence], PerturbedChunk]):
     """What a worker of a sharded perturb run holds: generator, parser, constraints
     and quality meter, loaded once."""
@@ -750,9 +768,7 @@ class PerturbWorker(ShardWorker[list[Sentence], PerturbedChunk]):
         self.checks = perturb_constraints(config, self.parser)
         self.generator.prepare()
         self.parser.prepare()
-        self.quality = (
-            QualityMeter(parser=self.parser, device=config.device) if config.quality else None
-        )
+        self.quality = quality_meter(config, self.parser)
 
     def run(self, shard: Shard[list[Sentence]]) -> PerturbedChunk:
         """The output sentences and records of the shard's chunk."""
@@ -877,7 +893,7 @@ def perturb_treebank(
         constraints=constraints,
         progress=progress,
         treebank=str(path),
-        quality=QualityMeter(parser=parser, device=config.device) if config.quality else None,
+        quality=quality_meter(config, parser),
     )
 
 
@@ -917,7 +933,7 @@ def _sharded(
     for _, (chunk_out, chunk_records) in run_shards(executor, task, shards, on_done=finished):
         out.extend(chunk_out)
         records.extend(chunk_records)
-    quality = QualityMeter(parser=parser, device=config.device) if config.quality else None
+    quality = quality_meter(config, parser)
     return _result(config, treebank, sentences, out, records, parser, checks, quality)
 
 

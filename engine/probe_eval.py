@@ -122,9 +122,14 @@ class ProbeEvaluator:
 
     @classmethod
     def from_dirs(
-        cls, dirs: Sequence[str | os.PathLike[str]], *, device: str | None = None
+        cls,
+        dirs: Sequence[str | os.PathLike[str]],
+        *,
+        device: str | None = None,
+        dtype: str | None = None,
     ) -> ProbeEvaluator:
-        """Load probe directories and open the backends that feed them."""
+        """Load probe directories and open the backends that feed them, on ``device``
+        and in ``dtype`` (``None``: the precision each probe was trained with)."""
         if not dirs:
             raise ConfigError("an attack needs at least one --probe directory")
         probes = [Probe.load(d) for d in dirs]
@@ -134,7 +139,7 @@ class ProbeEvaluator:
         groups = []
         for desc, members in by_backend.items():
             opts = json.loads(desc)
-            backend = reopen_backend(opts, device=device)
+            backend = reopen_backend(opts, device=device, dtype=dtype)
             for i in members:
                 probes[i].check_representation(backend.key(probes[i].key.layer))
             layers = sorted({probes[i].key.layer for i in members})

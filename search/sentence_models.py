@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from brittle.engine.core import resources
+from brittle.scorers.representations import check_dtype, torch_dtype
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -127,6 +128,8 @@ class SurprisalModel:
         model: a model directory or name for :func:`~brittle.search.generators.lm.load_lm`
             (``None``: the bundled SmolLM2).
         device: torch device (``None``: :func:`default_device`).
+        dtype: precision of the LM (``None``: float32, as
+            :func:`~brittle.search.generators.lm.load_lm` loads it).
         batch_size: texts per forward pass.
         cache_size: texts whose log-probability is kept.
     """
@@ -136,11 +139,13 @@ class SurprisalModel:
         model: str | None = None,
         *,
         device: str | None = None,
+        dtype: str | None = None,
         batch_size: int = 16,
         cache_size: int = CACHE_SIZE,
     ) -> None:
         self.model = model
         self.device = device
+        self.dtype = dtype
         self.batch_size = batch_size
         self._lm: LoadedLM | None = None
         self._cache = _Cache(cache_size)
@@ -154,7 +159,10 @@ class SurprisalModel:
 
             with _quiet_loading():
                 self._lm = load_lm(
-                    self.model, kind="causal", device=self.device or default_device()
+                    self.model,
+                    kind="causal",
+                    device=self.device or default_device(),
+                    dtype=self.dtype,
                 )
         return self._lm
 
@@ -199,6 +207,8 @@ class SentenceEncoder:
     Args:
         path: a model directory (``None``: the bundled MiniLM).
         device: torch device (``None``: :func:`default_device`).
+        dtype: precision of the encoder (``None``: as ``from_pretrained`` loads it).
+            Embeddings are pooled in float32 either way.
         batch_size: texts per forward pass.
         cache_size: texts whose embedding is kept.
     """
@@ -208,11 +218,13 @@ class SentenceEncoder:
         path: str | None = None,
         *,
         device: str | None = None,
+        dtype: str | None = None,
         batch_size: int = 64,
         cache_size: int = CACHE_SIZE,
     ) -> None:
         self.path = path
         self.device = device
+        self.dtype = dtype
         self.batch_size = batch_size
         self._loaded: tuple[PreTrainedTokenizerBase, nn.Module, str] | None = None
         self._cache = _Cache(cache_size)
@@ -223,9 +235,14 @@ class SentenceEncoder:
 
             path = self.path or str(resources.default_encoder_path())
             device = self.device or default_device()
+            dtype = check_dtype(self.dtype, device)
             with _quiet_loading():
                 tokenizer = AutoTokenizer.from_pretrained(path)
-                model: nn.Module = AutoModel.from_pretrained(path).to(device).eval()
+                if dtype is None:  # the checkpoint's own loading, as it always was
+                    model: nn.Module = AutoModel.from_pretrained(path)
+                else:
+                    model = AutoModel.from_pretrained(path, dtype=torch_dtype(dtype))
+                model = model.to(device).eval()
             self._loaded = (tokenizer, model, device)
         return self._loaded
 
@@ -283,23 +300,27 @@ class SentenceEncoder:
         return np.clip(np.einsum("ij,ij->i", emb[:m], emb[m:]), -1.0, 1.0)
 
 
-_SURPRISAL: dict[tuple[str | None, str | None], SurprisalModel] = {}
-_ENCODERS: dict[tuple[str | None, str | None], SentenceEncoder] = {}
+_SURPRISAL: dict[tuple[str | None, str | None, str | None], SurprisalModel] = {}
+_ENCODERS: dict[tuple[str | None, str | None, str | None], SentenceEncoder] = {}
 
 
-def surprisal_model(model: str | None = None, *, device: str | None = None) -> SurprisalModel:
-    """The process-wide :class:`SurprisalModel` of ``model`` on ``device`` (nothing loads
-    until it scores a text)."""
-    key = (model, device)
+def surprisal_model(
+    model: str | None = None, *, device: str | None = None, dtype: str | None = None
+) -> SurprisalModel:
+    """The process-wide :class:`SurprisalModel` of ``model`` on ``device`` in ``dtype``
+    (nothing loads until it scores a text)."""
+    key = (model, device, dtype)
     if key not in _SURPRISAL:
-        _SURPRISAL[key] = SurprisalModel(model, device=device)
+        _SURPRISAL[key] = SurprisalModel(model, device=device, dtype=dtype)
     return _SURPRISAL[key]
 
 
-def sentence_encoder(path: str | None = None, *, device: str | None = None) -> SentenceEncoder:
-    """The process-wide :class:`SentenceEncoder` of ``path`` on ``device`` (nothing loads
-    until it embeds a text)."""
-    key = (path, device)
+def sentence_encoder(
+    path: str | None = None, *, device: str | None = None, dtype: str | None = None
+) -> SentenceEncoder:
+    """The process-wide :class:`SentenceEncoder` of ``path`` on ``device`` in ``dtype``
+    (nothing loads until it embeds a text)."""
+    key = (path, device, dtype)
     if key not in _ENCODERS:
-        _ENCODERS[key] = SentenceEncoder(path, device=device)
+        _ENCODERS[key] = SentenceEncoder(path, device=device, dtype=dtype)
     return _ENCODERS[key]

@@ -98,8 +98,9 @@ def build_components(
     """Load probes, generator, parser and strategy named by ``config``.
 
     ``device`` is the torch device of the probes' model and of the model-based
-    constraints (``None``: ``cuda`` when available, else ``cpu``); representations keep
-    the dtype each probe was trained with.
+    constraints (``None``: ``cuda`` when available, else ``cpu``); ``config.dtype`` is
+    their precision (``None``: representations keep the dtype each probe was trained
+    with, the constraints' models their own).
 
     Every resource loads here, before the first sentence: a missing one fails at once
     and its loading time is not charged to the first sentences. ``reuse`` (the
@@ -114,7 +115,7 @@ def build_components(
     else:
         generator = build_generator(config)
         generator.prepare()
-        evaluator = ProbeEvaluator.from_dirs(config.probes, device=device)
+        evaluator = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
         parser = _parser_factory(config.parser)
     strategy = STRATEGIES.get(config.search)(**config.strategy_parameters)
     context = ConstraintContext(
@@ -122,6 +123,7 @@ def build_components(
         parser=parser,
         max_syntax_distance=config.max_syntax_distance,
         device=device,
+        dtype=config.dtype,
     )
     constraints = build_constraints(config.constraint_specs, context)
     # The tree edit distance kernels are deferred (they load Numba) until first use:

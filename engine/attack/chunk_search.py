@@ -175,7 +175,9 @@ class AttackWorker(ShardWorker[list[Sentence], Searched]):
         self.task = task
         self.components = components
         quality = (
-            QualityMeter(parser=components.parser(), device=task.device) if task.quality else None
+            QualityMeter(parser=components.parser(), device=task.device, dtype=task.config.dtype)
+            if task.quality
+            else None
         )
         self.search = ChunkSearch(
             task.config,
@@ -196,7 +198,7 @@ class AttackShards(ShardTask[list[Sentence], Searched]):
     """The job of a sharded attack's workers: search the chunk each shard carries.
 
     Attributes:
-        config: the attack settings.
+        config: the attack settings (its ``dtype`` is every worker's models' precision).
         cache_size: candidate rows kept by each worker's scores cache.
         lockstep: batch a chunk's sentences together (as in one process).
         quality: measure the kept perturbations.

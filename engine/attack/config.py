@@ -9,6 +9,7 @@ from typing import Any
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
 from brittle.scorers.parsers.base import PARSERS
+from brittle.scorers.representations import DTYPES
 from brittle.search.constraints import ConstraintSpec
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import parse_options
@@ -41,6 +42,9 @@ class AttackConfig:
             ``candidates``).
         check_all: ``sample`` checks the constraints on every candidate it scored, so
             epsilon and each task's own worst drop cover all feasible candidates.
+        dtype: precision of every torch model the attack runs (``float32``,
+            ``float16``, ``bfloat16``); ``None``: the precision each probe was trained
+            with, and each other model's own.
 
     Raises:
         ConfigError: a value out of range, an unknown component, or a strategy that
@@ -63,6 +67,7 @@ class AttackConfig:
     constraints: tuple[str, ...] = field(default_factory=tuple)
     generator_options: tuple[str, ...] = field(default_factory=tuple)
     check_all: bool = False
+    dtype: str | None = None
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -79,6 +84,8 @@ class AttackConfig:
             raise ConfigError(f"--limit must be at least 1, got {self.limit}")
         if self.check_all and self.search != "sample":
             raise ConfigError(f"--check-all applies to --search sample, not {self.search}")
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ConfigError(f"unknown --dtype {self.dtype!r} (known: {', '.join(DTYPES)})")
         generator = GENERATORS.get(self.method)
         strategy = STRATEGIES.get(self.search)
         PARSERS.get(self.parser)
@@ -125,7 +132,8 @@ class AttackConfig:
 
     def to_dict(self) -> JSONObject:
         """JSON-ready mapping (tuples become lists; the default constraints are implied
-        by ``max_syntax_distance`` and left out)."""
+        by ``max_syntax_distance`` and left out, as are ``check_all`` and ``dtype`` when
+        they are the default)."""
         data = asdict(self)
         data["probes"] = list(self.probes)
         data["objective"] = list(self.objective)
@@ -137,6 +145,8 @@ class AttackConfig:
                 del data[name]
         if not self.check_all:  # written only when set: older config.json files lack it
             del data["check_all"]
+        if self.dtype is None:  # likewise: the default run's config.json is unchanged
+            del data["dtype"]
         return data
 
     @classmethod

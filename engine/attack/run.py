@@ -325,7 +325,8 @@ def run_attack(
             process, and the rows are written in treebank order.
         device: torch device of the models (probes' encoder, model-based constraints;
             ``None``: ``cuda`` when available, else ``cpu``), in this process or in
-            each worker; ignored with pre-built ``components``.
+            each worker; ignored with pre-built ``components``. Their precision is
+            ``config.dtype``, which the workers get with the configuration.
 
     Returns:
         The summary (also written to ``summary.json``).
@@ -370,7 +371,11 @@ def run_attack(
                 comps,
                 cache_size=cache_size,
                 lockstep=lockstep,
-                quality=QualityMeter(parser=comps.parser(), device=device) if quality else None,
+                quality=(
+                    QualityMeter(parser=comps.parser(), device=device, dtype=config.dtype)
+                    if quality
+                    else None
+                ),
             )
             objective = search.objective
             run = AttackRun(

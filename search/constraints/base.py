@@ -132,12 +132,15 @@ class ConstraintContext:
         max_syntax_distance: the threshold ``syntax`` takes when none is given.
         device: torch device of the model-based constraints (``fluency``,
             ``similarity``); ``None``: ``cuda`` when available, else ``cpu``.
+        dtype: precision of the model-based constraints' models (``float32``,
+            ``float16``, ``bfloat16``); ``None``: each model's own.
     """
 
     tau: int
     parser: Callable[[], Parser]
     max_syntax_distance: float = 0.2
     device: str | None = None
+    dtype: str | None = None
 
 
 class Constraint(ABC):

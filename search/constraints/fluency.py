@@ -66,6 +66,7 @@ def surprisal_increase(
     per: SurprisalUnit = "word",
     model: str | None = None,
     device: str | None = None,
+    dtype: str | None = None,
 ) -> list[NDArray[np.float64]]:
     """Per batch, each candidate's surprisal minus the original's, float64 (m,): bits per
     word of the sentence (``per="word"``) or per changed word (``per="changed"``).
@@ -73,7 +74,7 @@ def surprisal_increase(
     One LM call for every text of every batch (texts already scored come from the
     model's cache).
     """
-    lm = surprisal_model(model, device=device)
+    lm = surprisal_model(model, device=device, dtype=dtype)
     first: list[str] = []
     second: list[str] = []
     words: list[int] = []
@@ -128,12 +129,14 @@ class FluencyConstraint(Constraint):
             ``changed`` by the words the candidate changes.
         model: the causal LM (``None``: the bundled SmolLM2).
         device: torch device (``None``: ``cuda`` when available, else ``cpu``).
+        dtype: precision of the LM (``None``: float32).
     """
 
     max_increase: float = DEFAULT_MAX_SURPRISAL_INCREASE
     per: SurprisalUnit = "word"
     model: str | None = None
     device: str | None = None
+    dtype: str | None = None
 
     name: ClassVar[str] = "fluency"
     spec_value: ClassVar[str] = (
@@ -144,7 +147,7 @@ class FluencyConstraint(Constraint):
     @classmethod
     def from_spec(cls, value: str | None, context: ConstraintContext) -> FluencyConstraint:
         bound, per = _parse(value)
-        return cls(max_increase=bound, per=per, device=context.device)
+        return cls(max_increase=bound, per=per, device=context.device, dtype=context.dtype)
 
     @classmethod
     def check_spec(cls, value: str | None) -> None:
@@ -170,7 +173,9 @@ class FluencyConstraint(Constraint):
 
     def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
         """:meth:`check` of several sentences' batches with one LM call."""
-        found = surprisal_increase(batches, per=self.per, model=self.model, device=self.device)
+        found = surprisal_increase(
+            batches, per=self.per, model=self.model, device=self.device, dtype=self.dtype
+        )
         return [
             ConstraintResult(self.name, values <= self.max_increase, values)
             if len(values)

@@ -41,14 +41,18 @@ DEFAULT_MIN_SIMILARITY = 0.8
 
 
 def sentence_similarity(
-    batches: Sequence[CandidateBatch], *, path: str | None = None, device: str | None = None
+    batches: Sequence[CandidateBatch],
+    *,
+    path: str | None = None,
+    device: str | None = None,
+    dtype: str | None = None,
 ) -> list[NDArray[np.float64]]:
     """Per batch, each candidate's cosine similarity to the original, float64 (m,).
 
     One encoder call for every text of every batch (texts already embedded come from
     the encoder's cache).
     """
-    encoder = sentence_encoder(path, device=device)
+    encoder = sentence_encoder(path, device=device, dtype=dtype)
     first: list[str] = []
     second: list[str] = []
     for b in batches:
@@ -78,11 +82,13 @@ class SimilarityConstraint(Constraint):
         min_similarity: the least cosine kept, in [-1, 1] (``-1``: only measure).
         path: the encoder directory (``None``: the bundled all-MiniLM-L6-v2).
         device: torch device (``None``: ``cuda`` when available, else ``cpu``).
+        dtype: precision of the encoder (``None``: the checkpoint's own).
     """
 
     min_similarity: float = DEFAULT_MIN_SIMILARITY
     path: str | None = None
     device: str | None = None
+    dtype: str | None = None
 
     name: ClassVar[str] = "similarity"
     spec_value: ClassVar[str] = (
@@ -93,7 +99,7 @@ class SimilarityConstraint(Constraint):
     def from_spec(cls, value: str | None, context: ConstraintContext) -> SimilarityConstraint:
         cls.check_spec(value)
         bound = spec_number(value, cls.name, DEFAULT_MIN_SIMILARITY)
-        return cls(min_similarity=bound, device=context.device)
+        return cls(min_similarity=bound, device=context.device, dtype=context.dtype)
 
     @classmethod
     def check_spec(cls, value: str | None) -> None:
@@ -115,7 +121,7 @@ class SimilarityConstraint(Constraint):
 
     def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
         """:meth:`check` of several sentences' batches with one encoder call."""
-        found = sentence_similarity(batches, path=self.path, device=self.device)
+        found = sentence_similarity(batches, path=self.path, device=self.device, dtype=self.dtype)
         return [
             ConstraintResult(self.name, values >= self.min_similarity, values)
             if len(values)

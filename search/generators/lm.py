@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from brittle.engine.core import resources
+from brittle.scorers.representations import check_dtype, torch_dtype
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -33,7 +34,7 @@ __all__ = [
 
 LMKind = Literal["causal", "masked"]
 
-_LOADED: dict[tuple[str, str, str], LoadedLM] = {}
+_LOADED: dict[tuple[str, str, str, str], LoadedLM] = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,13 +93,19 @@ def load_lm(
     *,
     kind: Literal["auto", "causal", "masked"] = "auto",
     device: str | None = None,
+    dtype: str | None = None,
 ) -> LoadedLM:
-    """Tokenizer and model, loaded once per process (float32, eval mode).
+    """Tokenizer and model, loaded once per process and precision (eval mode).
 
     Args:
         name: local directory, hub id, or ``None`` for the offline default causal LM.
         kind: ``auto`` reads the config; ``causal``/``masked`` force the head.
         device: torch device; default ``cuda`` when available, else ``cpu``.
+        dtype: ``float32``, ``float16`` (GPU only) or ``bfloat16``; ``None`` is
+            ``float32``. Scores are computed in float32 from the logits either way.
+
+    Raises:
+        ConfigError: an unknown ``dtype``, or ``float16`` on a device without CUDA.
     """
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
@@ -106,13 +113,14 @@ def load_lm(
     path = resolve_model_dir(name)
     resolved: LMKind = detect_kind(path) if kind == "auto" else kind
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    key = (path, resolved, dev)
+    precision = check_dtype(dtype, dev) or "float32"
+    key = (path, resolved, dev, precision)
     hit = _LOADED.get(key)
     if hit is not None:
         return hit
     tokenizer = AutoTokenizer.from_pretrained(path)
     auto = AutoModelForMaskedLM if resolved == "masked" else AutoModelForCausalLM
-    model: nn.Module = auto.from_pretrained(path, dtype=torch.float32)
+    model: nn.Module = auto.from_pretrained(path, dtype=torch_dtype(precision))
     model = model.to(dev).eval()
     loaded = LoadedLM(path, resolved, tokenizer, model, dev, PieceTable.build(tokenizer))
     _LOADED[key] = loaded
