@@ -19,7 +19,7 @@ output exists are skipped, so a rerun only prints the tables.
 
 Usage::
 
-    python bench/reproduce_fragility.py [--work DIR] [--limit 100] [--coco-limit 40]
+    python bench/reproduce_fragility.py [--work DIR] [--limit 100] [--coco-limit 20]
         [--candidates 20] [--layer 2] [--plot fragility.png] [--json OUT.json]
 """
 
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("reproduce-fragility"))
     parser.add_argument("--limit", type=int, default=100, help="EWT test sentences attacked")
     parser.add_argument(
-        "--coco-limit", type=int, default=40, help="sentences for coCO (language-model bound)"
+        "--coco-limit", type=int, default=20, help="sentences for coCO (language-model bound)"
     )
     parser.add_argument("--candidates", type=int, default=20, help="b of best-of-b")
     parser.add_argument("--layer", type=int, default=2, help="MiniLM hidden state probed")

@@ -376,7 +376,9 @@ def attack_command(
     budgets = _parse_budgets(budget)
     device = check_device(device)
     dtype = check_dtype(dtype, device)
-    shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
+    shorthands = shorthand_generator_options(
+        [method], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
+    )
     generator_options = (*shorthands[method], *generator_options)
     tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
     configs = {

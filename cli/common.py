@@ -20,7 +20,7 @@ from brittle.engine.core.registry import Registry
 from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor
 from brittle.scorers.representations import DTYPES
 from brittle.search.generators.base import GENERATORS
-from brittle.search.generators.options import shorthand_options
+from brittle.search.generators.options import option_help, shorthand_options
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -284,13 +284,25 @@ def make_executor(
 
 
 def shorthand_generator_options(
-    methods: Sequence[str], *, lm: str | None, lm_kind: str | None, sense: str | None
+    methods: Sequence[str],
+    *,
+    lm: str | None,
+    lm_kind: str | None,
+    sense: str | None,
+    dtype: str | None = None,
 ) -> dict[str, tuple[str, ...]]:
-    """Per method, the ``NAME=VALUE`` options that :func:`lm_and_sense_options` set."""
+    """Per method, the ``NAME=VALUE`` options that :func:`lm_and_sense_options` set,
+    and ``dtype=`` for the generators that run a model of their own (``--dtype`` is the
+    precision of every model of the run, so it is no error for one without)."""
     generators = {name: GENERATORS.get(name) for name in GENERATORS.names()}
-    return shorthand_options(
+    out = shorthand_options(
         methods, generators, {"--lm": lm, "--lm-kind": lm_kind, "--sense": sense}
     )
+    if dtype is not None:
+        for m in methods:
+            if "dtype" in option_help(generators[m]):
+                out[m] = (*out[m], f"dtype={dtype}")
+    return out
 
 
 def verbose_option(command: F) -> F:

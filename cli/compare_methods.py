@@ -161,7 +161,9 @@ def compare_methods_command(
     """
     budget_list = _split_budgets(budgets)
     dtype = check_dtype(dtype, device)  # before anything loads
-    shorthands = shorthand_generator_options(methods, lm=lm, lm_kind=lm_kind, sense=sense)
+    shorthands = shorthand_generator_options(
+        methods, lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
+    )
     options = {m: parse_options(GENERATORS.get(m), specs) for m, specs in shorthands.items()}
     check_output(out, directory=True)
     columns = (

@@ -246,7 +246,9 @@ def perturb_command(
           --html ewt-copos.html
     """
     dtype = check_dtype(dtype, device)  # before anything loads
-    shorthands = shorthand_generator_options([method], lm=lm, lm_kind=lm_kind, sense=sense)
+    shorthands = shorthand_generator_options(
+        [method], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
+    )
     generator_options = (*shorthands[method], *generator_options)
     config = PerturbConfig(
         method=method,

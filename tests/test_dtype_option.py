@@ -223,3 +223,15 @@ def test_causal_lm_and_sentence_encoder_run_in_bfloat16(tmp_path: Path) -> None:
     plain = SentenceEncoder(str(bert), device="cpu").embed(texts)
     brain = SentenceEncoder(str(bert), device="cpu", dtype="bfloat16").embed(texts)
     assert brain.dtype == np.float32 and np.allclose(plain, brain, atol=0.05)
+
+
+def test_dtype_reaches_the_generators_that_run_a_model() -> None:
+    from brittle.cli.common import shorthand_generator_options
+    from brittle.search.generators.coco import CoCO
+
+    out = shorthand_generator_options(
+        ["coco", "copos"], lm=None, lm_kind=None, sense=None, dtype="bfloat16"
+    )
+    assert out == {"coco": ("dtype=bfloat16",), "copos": ()}
+    assert shorthand_generator_options(["coco"], lm=None, lm_kind=None, sense=None) == {"coco": ()}
+    assert CoCO(dtype="bfloat16").dtype == "bfloat16" and CoCO().dtype is None

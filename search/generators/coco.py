@@ -69,6 +69,8 @@ class CoCO(SubstitutionGenerator):
         model: local directory or hub id; ``None`` for the bundled SmolLM2.
         kind: ``auto`` (from the config), ``causal`` or ``masked``.
         device: torch device (default ``cuda`` when available, else ``cpu``).
+        dtype: the language model's precision (``float32``, ``bfloat16``, ``float16``
+            (GPU only); ``None``: float32). The commands' ``--dtype`` sets it.
         batch_size: sentences (causal) or masked texts (masked) per forward pass.
         oversample: first pieces considered per position, as a multiple of ``top_k``
             (room for the filters).
@@ -97,6 +99,7 @@ class CoCO(SubstitutionGenerator):
     model: str | None = None
     kind: Literal["auto", "causal", "masked"] = "auto"
     device: str | None = None
+    dtype: Literal["float32", "float16", "bfloat16"] | None = None
     batch_size: int = 8
     oversample: int = 3
     max_pieces: int = 3
@@ -114,7 +117,7 @@ class CoCO(SubstitutionGenerator):
 
     def language_model(self) -> LoadedLM:
         """The model, loaded once per process."""
-        return load_lm(self.model, kind=self.kind, device=self.device)
+        return load_lm(self.model, kind=self.kind, device=self.device, dtype=self.dtype)
 
     def candidates(
         self, sentences: Sequence[Sentence], *, top_k: int | None = None
