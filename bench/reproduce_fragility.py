@@ -219,7 +219,11 @@ def plot(results: dict[str, dict[str, dict[int, Any]]], path: Path) -> None:
     names = list(results)
     methods = list(next(iter(results.values())))
     fig, axes = plt.subplots(
-        len(names), len(methods), figsize=(3.2 * len(methods), 2.8 * len(names)), squeeze=False
+        len(names),
+        len(methods),
+        figsize=(3.2 * len(methods), 2.8 * len(names)),
+        squeeze=False,
+        sharey=True,
     )
     for i, name in enumerate(names):
         for j, method in enumerate(methods):

@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             m = row["metrics"][metric]
             lead_p = m["plain"] - maj[metric]["plain"]
             lead_j = m["perturbed"] - maj[metric]["perturbed"]
-            shrink = f"{1 - lead_j / lead_p:.0%}" if lead_p > 0 else "– (no lead)"
+            # a lead under a point is no lead to shrink (the ratio would be noise)
+            shrink = f"{1 - lead_j / lead_p:.0%}" if lead_p >= 0.01 else "– (no lead)"
             print(f"| {name} | {metric} | {lead_p:+.3f} | {lead_j:+.3f} | {shrink} |")
     return 0
 
