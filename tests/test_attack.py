@@ -309,8 +309,7 @@ def test_memory_does_not_grow_with_the_treebank(tmp_path: Path) -> None:
             config(treebank=str(treebank), search="greedy"),
             tmp_path / "out",
             components=components("greedy"),
-            on_sentence=measure,
-            cache_size=500,  # reached long before the first mark
+            on_sentence=measure,  # the default caches: they start empty at every chunk
         )
     finally:
         tracemalloc.stop()
@@ -480,3 +479,37 @@ def test_check_all_records_each_tasks_worst_drop_and_keeps_the_choice(tmp_path: 
     assert "task alone" in (tmp_path / "all" / "summary.md").read_text()
     lazy_summary = json.loads((tmp_path / "lazy" / "summary.json").read_text())
     assert all("mean_worst" not in t for t in lazy_summary["tasks"].values())
+
+
+def test_lazy_parser_loads_once_and_forgets_its_parses_without_loading() -> None:
+    from brittle.engine.attack.assembly import LazyParser
+    from brittle.scorers.parsers.base import CachedParser, Parse
+
+    lazy = LazyParser("gold")
+    lazy.clear_cache()  # nothing loaded yet: nothing to load either
+    assert lazy.loaded is None
+    parser = lazy()
+    assert lazy() is parser and lazy.loaded is parser
+
+    class Backend:
+        name = "fake"
+
+        def prepare(self) -> None:
+            pass
+
+        def describe(self) -> dict[str, object]:
+            return {}
+
+        def parse_words(self, batch):  # type: ignore[no-untyped-def]
+            return [
+                Parse(np.zeros(len(w), dtype=np.int32), ("X",) * len(w), ("dep",) * len(w))
+                for w in batch
+            ]
+
+    cached = CachedParser(Backend())  # type: ignore[arg-type]
+    lazy.loaded = cached
+    sentence = read_conllu(TREEBANK)[0]
+    cached.parse([sentence])
+    assert len(cached) == 1
+    lazy.clear_cache()
+    assert len(cached) == 0

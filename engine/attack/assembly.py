@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.probe_eval import ProbeEvaluator
 from brittle.scorers.parsers import make_parser
-from brittle.scorers.parsers.base import Parser
+from brittle.scorers.parsers.base import CachedParser, Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints
 from brittle.search.generators.base import GENERATORS, Generator, SubstitutionGenerator
 from brittle.search.scoring import TaskEvaluator
@@ -133,13 +132,31 @@ def build_components(
     return AttackComponents(evaluator, generator, strategy, tuple(constraints), parser, memo)
 
 
-def _parser_factory(name: str) -> Callable[[], Parser]:
+class LazyParser:
+    """Builds and prepares the parser ``name`` at its first call, then returns it.
+
+    Attributes:
+        name: the registered parser.
+        loaded: the parser once built (``None`` before the first call).
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.loaded: Parser | None = None
+
+    def __call__(self) -> Parser:
+        if self.loaded is None:
+            built = make_parser(self.name)
+            built.prepare()
+            self.loaded = built
+        return self.loaded
+
+    def clear_cache(self) -> None:
+        """Forget the parses kept so far (a parser with a cache; no load if unloaded)."""
+        if isinstance(self.loaded, CachedParser):
+            self.loaded.clear()
+
+
+def _parser_factory(name: str) -> LazyParser:
     """A function that builds and prepares the parser ``name`` at its first call."""
-
-    @cache
-    def parser() -> Parser:
-        built = make_parser(name)
-        built.prepare()
-        return built
-
-    return parser
+    return LazyParser(name)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from brittle.engine.attack.assembly import AttackComponents, build_components
+from brittle.engine.attack.assembly import AttackComponents, LazyParser, build_components
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 from brittle.engine.core.sentence import Sentence
@@ -70,12 +70,18 @@ class ChunkSearch:
         self.services = RoundServices(components, self.scorer)
 
     def clear_cache(self) -> None:
-        """Start a new scores cache. A worker does at each shard: a shard may come again
-        (a retry) or after another run's, and its queries must count as in one process,
-        where the cache starts empty and only the chunk's own sentences (the cache is
-        keyed by sentence id) could hit it."""
+        """Start a new scores cache and forget the parses kept so far.
+
+        Every chunk starts so (:meth:`searches`), in one process as on a worker: only a
+        chunk's own sentences can hit the scores cache (it is keyed by sentence id), so
+        queries and results are unchanged, and the caches never outgrow a chunk, so
+        memory stays flat over a whole treebank.
+        """
         self.scorer = CachedScorer(self.components.evaluator, cache_size=self.cache_size)
         self.services = RoundServices(self.components, self.scorer)
+        parser = self.components.parser
+        if isinstance(parser, LazyParser):
+            parser.clear_cache()
 
     def __call__(self, chunk: Sequence[Sentence], start: int) -> Searched:
         """The rows and perturbed sentences of ``chunk``, whose first sentence is
@@ -84,7 +90,9 @@ class ChunkSearch:
         return self.finish(searches, self.search(searches))
 
     def searches(self, chunk: Sequence[Sentence], start: int) -> list[SentenceSearch]:
-        """The searches of a chunk, its candidate tables generated in one batch."""
+        """The searches of a chunk, its candidate tables generated in one batch (the
+        caches start empty: :meth:`clear_cache`)."""
+        self.clear_cache()
         generator = self.components.substitutions
         if generator is None:
             tables = [SubstitutionTable(s.sent_id, self.config.method, len(s)) for s in chunk]
