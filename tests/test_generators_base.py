@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from test_generators_helpers import CATS, PARIS, make_sentence
 
 from brittle.engine.core.perturbation import apply_perturbation
+from brittle.engine.core.sentence import Sentence
 from brittle.scorers.hamming import hamming
 from brittle.search.generators import (
     GENERATORS,
@@ -19,7 +21,12 @@ from brittle.search.generators import (
     SubstitutionGenerator,
     SubstitutionTable,
 )
-from brittle.search.generators.eligibility import fixed_expression_positions, is_lettered
+from brittle.search.generators.eligibility import (
+    fixed_expression_positions,
+    hyphen_part_positions,
+    is_lettered,
+    related_positions,
+)
 from brittle.search.generators.surface import surface_of
 from brittle.search.sampling import count_substitutions, sample_substitutions
 
@@ -170,6 +177,43 @@ def test_eligibility_skips_fixed_expressions() -> None:
     assert Eligibility(fixed_expressions=True).positions(s) == (1, 2, 3, 4, 7)
     goeswith = make_sentence("gw", AS_WELL.replace("4 fixed", "4 goeswith"))
     assert Eligibility().positions(goeswith) == (1, 2, 7)
+
+
+OPT_OUT = """
+1 The the DET DT _ 5 det
+2 opt opt VERB VB _ 4 compound
+3 - - PUNCT HYPH _ 4 punct
+4 out out ADP RP _ 5 compound
+5 form form NOUN NN _ 7 nsubj
+6 really really ADV RB _ 7 advmod
+7 helps help VERB VBZ _ 0 root
+8 search search NOUN NN _ 9 compound
+9 engines engine NOUN NNS _ 7 obj
+10 - - PUNCT HYPH _ 11 punct
+11 well well ADV RB _ 7 advmod
+"""
+
+
+def _glued(sentence: Sentence, positions: set[int]) -> Sentence:
+    """``sentence`` with ``SpaceAfter=No`` on the words at ``positions`` (0-based)."""
+    rows = tuple(
+        dataclasses.replace(t, misc="SpaceAfter=No") if i in positions else t
+        for i, t in enumerate(sentence.rows)
+    )
+    return dataclasses.replace(sentence, rows=rows)
+
+
+def test_eligibility_can_skip_hyphen_parts_and_compounds() -> None:
+    # "opt-out" written against its hyphen; "- well" has spaces on both sides
+    s = _glued(make_sentence("opt-out", OPT_OUT), {1, 2})
+    assert hyphen_part_positions(s) == frozenset({1, 3})
+    assert related_positions(s, frozenset({"compound"})) == frozenset({1, 3, 4, 7, 8})
+    assert Eligibility().positions(s) == (1, 4, 5, 6, 7, 8, 10)  # the default: unchanged
+    assert Eligibility(hyphen_parts=False).positions(s) == (4, 5, 6, 7, 8, 10)
+    assert Eligibility(compounds=False).positions(s) == (5, 6, 10)
+    # with spaces around it a hyphen joins nothing
+    spaced = make_sentence("spaced", OPT_OUT)
+    assert hyphen_part_positions(spaced) == frozenset()
 
 
 def test_surface_spans_skip_multiword_tokens() -> None:

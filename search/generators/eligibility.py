@@ -18,7 +18,14 @@ from dataclasses import dataclass
 
 from brittle.engine.core.sentence import Sentence
 
-__all__ = ["CONTENT_UPOS", "EXCLUDED_UPOS", "Eligibility", "fixed_expression_positions"]
+__all__ = [
+    "CONTENT_UPOS",
+    "EXCLUDED_UPOS",
+    "Eligibility",
+    "fixed_expression_positions",
+    "hyphen_part_positions",
+    "related_positions",
+]
 
 #: UPOS tags eligible by default.
 CONTENT_UPOS: frozenset[str] = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
@@ -39,6 +46,13 @@ class Eligibility:
         exclude_forms: lowercase forms never eligible (e.g. ``{"be", "have"}``).
         fixed_expressions: let the words of fixed expressions (``fixed``/``goeswith``
             dependents and their heads) be eligible.
+        hyphen_parts: let the parts of hyphenated words be eligible: words written
+            against a hyphen token with no space between (EWT splits *opt-out* into
+            ``opt - out``), where a synonym of the part alone breaks the word
+            (*prefer-out*).
+        compounds: let the words of compounds (``compound`` dependents and their heads:
+            *search engine*) be eligible; a synonym of one of them (*hunting engine*)
+            rarely names the same thing.
     """
 
     include_upos: frozenset[str] | None = CONTENT_UPOS
@@ -47,6 +61,8 @@ class Eligibility:
     min_length: int = 1
     exclude_forms: frozenset[str] = frozenset()
     fixed_expressions: bool = False
+    hyphen_parts: bool = True
+    compounds: bool = True
 
     def allows(self, upos: str, form: str) -> bool:
         """Whether a word with this UPOS and FORM is eligible (multiword tokens aside)."""
@@ -63,6 +79,10 @@ class Eligibility:
         blocked = sentence.multiword_positions
         if not self.fixed_expressions:
             blocked = blocked | fixed_expression_positions(sentence)
+        if not self.hyphen_parts:
+            blocked = blocked | hyphen_part_positions(sentence)
+        if not self.compounds:
+            blocked = blocked | related_positions(sentence, _COMPOUND_RELATIONS)
         return tuple(
             i
             for i, (upos, form) in enumerate(zip(sentence.upos, sentence.forms, strict=True))
@@ -76,17 +96,43 @@ class Eligibility:
 
 #: Relations whose dependent and head together spell one expression.
 _FIXED_RELATIONS = frozenset({"fixed", "goeswith"})
+#: Relations of compounds (``compound:prt`` and other subtypes included).
+_COMPOUND_RELATIONS = frozenset({"compound"})
+#: Tokens that join the parts of a hyphenated word.
+_HYPHENS = frozenset({"-", "\u2010", "\u2011", "\u2013"})
+
+
+def related_positions(sentence: Sentence, relations: frozenset[str]) -> frozenset[int]:
+    """0-based positions of every word attached by one of ``relations`` (subtypes
+    included) and of the word it attaches to."""
+    out: set[int] = set()
+    for i, word in enumerate(sentence.words):
+        if word.deprel.split(":", 1)[0] in relations:
+            out.add(i)
+            if word.head.isdigit() and word.head != "0":
+                out.add(int(word.head) - 1)
+    return frozenset(out)
 
 
 def fixed_expression_positions(sentence: Sentence) -> frozenset[int]:
     """0-based positions of the words of fixed expressions: every word attached by
     ``fixed`` or ``goeswith`` (subtypes included) and the word it attaches to."""
+    return related_positions(sentence, _FIXED_RELATIONS)
+
+
+def hyphen_part_positions(sentence: Sentence) -> frozenset[int]:
+    """0-based positions of the words written against a hyphen token with no space in
+    between (``SpaceAfter=No``): the parts of a hyphenated word split into tokens."""
+    words = sentence.words
+    glued = ["SpaceAfter=No" in w.misc.split("|") for w in words]
     out: set[int] = set()
-    for i, word in enumerate(sentence.words):
-        if word.deprel.split(":", 1)[0] in _FIXED_RELATIONS:
-            out.add(i)
-            if word.head.isdigit() and word.head != "0":
-                out.add(int(word.head) - 1)
+    for i, word in enumerate(words):
+        if word.form not in _HYPHENS:
+            continue
+        if i > 0 and glued[i - 1]:
+            out.add(i - 1)
+        if i + 1 < len(words) and glued[i]:
+            out.add(i + 1)
     return frozenset(out)
 
 
