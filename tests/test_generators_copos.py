@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_generators_helpers import CATS, make_sentence, wordnet_or_skip
+from test_generators_helpers import CATS, glove_or_skip, make_sentence, wordnet_or_skip
 
 from brittle.search.generators import CoPOS, Eligibility
 from brittle.search.generators.inflection import (
@@ -188,3 +188,29 @@ def test_perturb_is_deterministic_and_within_budget(copos: CoPOS) -> None:
     b = copos.perturb([s], b=5, seed=3, tau=2)[0]
     assert a == b and len(a) == 5
     assert all(len(p.positions) == 2 and p.method == "copos" for p in a)
+
+
+def test_max_rank_keeps_only_common_synonyms() -> None:
+    from brittle.search.generators.vocabulary import frequency_rank
+
+    glove_or_skip()
+    assert frequency_rank("the") == 0 and frequency_rank("withal") > 200_000
+    assert frequency_rank("cognize") is None
+    synonyms = ["withal", "nevertheless", "notwithstanding", "still", "cognize"]
+    every = CoPOS(sense="all")._options("However", "ADV", "RB", {}, synonyms)
+    common = CoPOS(sense="all", max_rank=50_000)._options("However", "ADV", "RB", {}, synonyms)
+    assert [f for f, _ in every] == [
+        "Withal",
+        "Nevertheless",
+        "Notwithstanding",
+        "Still",
+        "Cognize",
+    ]
+    assert [f for f, _ in common] == ["Nevertheless", "Notwithstanding", "Still"]
+    # the inflected form is what must be common: "postured" is rare, "posed" is not
+    forms = CoPOS(sense="all", max_rank=50_000)._options(
+        "sat", "VERB", "VBD", {"Tense": "Past"}, ["posture", "pose"]
+    )
+    assert [f for f, _ in forms] == ["posed"]
+    with pytest.raises(ValueError, match="max_rank"):
+        CoPOS(max_rank=-1)

@@ -54,6 +54,7 @@ from brittle.search.generators.inflection import (
 from brittle.search.generators.lexicon import WORDNET_POS
 from brittle.search.generators.sense import Sense, choose_senses
 from brittle.search.generators.surface import surface_of
+from brittle.search.generators.vocabulary import frequency_rank
 from brittle.search.sentence_models import sentence_encoder
 from brittle.search.table import Candidate, SubstitutionTable
 
@@ -85,6 +86,9 @@ class CoPOS(SubstitutionGenerator):
         min_count: offer a synonym only when SemCor tagged it with the sense at least
             this often (0: every lemma of the sense).
         max_senses: leave words with more senses than this unchanged (0: no limit).
+        max_rank: offer a synonym only when its form is among the ``max_rank`` most
+            frequent words (GloVe's vocabulary order; 0: no limit), which rules out
+            archaic and rare words (*withal* is 290,880th, *tenner* 160,039th).
         device: ``context``: torch device of the sentence encoder (default ``cuda`` when
             available, else ``cpu``).
         wordnet: an NLTK WordNet corpus reader; ``None`` loads the offline-provisioned
@@ -104,6 +108,7 @@ class CoPOS(SubstitutionGenerator):
     prior_weight: float = 0.05
     min_count: int = 1
     max_senses: int = 12
+    max_rank: int = 0
     device: str | None = None
     wordnet: WordNetCorpusReader | None = None
     _senses: dict[tuple[str, str], tuple[Sense, ...]] = field(
@@ -127,6 +132,8 @@ class CoPOS(SubstitutionGenerator):
             raise ValueError(f"min_count must be at least 0, got {self.min_count}")
         if self.max_senses < 0:
             raise ValueError(f"max_senses must be at least 0 (0: no limit), got {self.max_senses}")
+        if self.max_rank < 0:
+            raise ValueError(f"max_rank must be at least 0 (0: no limit), got {self.max_rank}")
 
     def prepare(self) -> None:
         """Load WordNet, lemminflect's tables when inflecting, the encoder for ``context``."""
@@ -256,11 +263,18 @@ class CoPOS(SubstitutionGenerator):
             if surface is None or " " in surface:
                 continue
             surface = match_case(form, surface)
-            if surface.lower() in seen:
+            if surface.lower() in seen or not self._common(surface):
                 continue
             seen.add(surface.lower())
             out.append((surface, synonym))
         return out
+
+    def _common(self, surface: str) -> bool:
+        """Whether ``surface`` is frequent enough for ``max_rank`` (always, with 0)."""
+        if not self.max_rank:
+            return True
+        rank = frequency_rank(surface.lower())
+        return rank is not None and rank < self.max_rank
 
 
 def _union(senses: Sequence[Sense]) -> tuple[str, ...]:

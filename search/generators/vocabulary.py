@@ -25,7 +25,7 @@ from brittle.search.generators.inflection import inflect_lemma, is_lexicon_lemma
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["attested_form", "frequent_words", "glove", "is_plain_word"]
+__all__ = ["attested_form", "frequency_rank", "frequent_words", "glove", "is_plain_word"]
 
 
 def is_plain_word(word: str, *, min_length: int = 2) -> bool:
@@ -54,6 +54,21 @@ def glove() -> tuple[Sequence[str], NDArray[np.float32]]:
     """
     words, vectors = load_glove()
     return tuple(words), vectors
+
+
+@cache
+def _ranks() -> dict[str, int]:
+    words, _ = glove()
+    ranks: dict[str, int] = {}
+    for i, w in enumerate(words):
+        ranks.setdefault(w, i)
+    return ranks
+
+
+def frequency_rank(word: str) -> int | None:
+    """0-based rank of ``word`` by corpus frequency (its row in GloVe's vocabulary, which
+    is ordered by frequency; lowercase words only), ``None`` when GloVe lacks it."""
+    return _ranks().get(word)
 
 
 #: Verb forms whose presence in a vocabulary shows a lemma is used as a verb (``-s`` is
