@@ -261,7 +261,7 @@ def train_on_vectors(
         rep.epoch(log)
         rep.advance(1)
 
-    rep.start(f"training {job.task} ({job.arch}) on {key.describe()}", config.epochs)
+    rep.start(f"training {job.task} ({job.arch})", config.epochs)
     result = train_probe(
         spec,
         key,

@@ -23,6 +23,8 @@ import brittle.cli.probe_progress as probe_progress
 import brittle.engine.demo as demo_engine
 import brittle.engine.evaluation as evaluation
 import brittle.engine.probe_jobs as probe_jobs
+import brittle.engine.probe_sweep as probe_sweep
+import brittle.engine.probe_vectors as probe_vectors
 import brittle.scorers.representations as representations
 import brittle.scorers.transformer_backend as transformer_backend
 from brittle.cli.main import main
@@ -60,7 +62,9 @@ def no_loading(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(probe_jobs, "open_backend", fail)
     monkeypatch.setattr(probe_jobs, "read_treebanks", fail)
     monkeypatch.setattr(probe_jobs, "train_probe", fail)
-    monkeypatch.setattr(evaluation, "reopen_backend", fail)
+    monkeypatch.setattr(probe_vectors, "reopen_backend", fail)
+    monkeypatch.setattr(probe_sweep, "open_backend", fail)
+    monkeypatch.setattr(probe_sweep, "read_treebanks", fail)
     monkeypatch.setattr(evaluation, "read_treebanks", fail)
     monkeypatch.setattr(transformer_backend, "_load", fail)
     monkeypatch.setattr(Probe, "load", fail)
@@ -147,6 +151,10 @@ OPTION_CASES = [
     pytest.param(["--margin", "-1"], ("--margin must not be negative",), id="margin-negative"),
     pytest.param(["--quiet", "--verbose"], ("--quiet and --verbose",), id="quiet-and-verbose"),
     pytest.param(["--task", "constituency"], ("unknown probe task",), id="unknown-task"),
+    pytest.param(
+        ["--layer", "all", "--rank", "0"], ("--rank must be at least 1",), id="sweep-rank-0"
+    ),
+    pytest.param(["--layer", "1,x"], ("not a layer number",), id="bad-layer-list"),
 ]
 
 
