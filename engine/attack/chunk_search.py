@@ -74,8 +74,7 @@ class ChunkSearch:
 
         Every chunk starts so (:meth:`searches`), in one process as on a worker: only a
         chunk's own sentences can hit the scores cache (it is keyed by sentence id), so
-        queries and results are unchanged, and the caches never outgrow a chunk, so
-        memory stays flat over a whole treebank.
+        queries and results are unchanged, and neither cache outgrows a chunk.
         """
         self.scorer = CachedScorer(self.components.evaluator, cache_size=self.cache_size)
         self.services = RoundServices(self.components, self.scorer)
