@@ -176,6 +176,9 @@ def train_probe_command(
     Example: brittle train-probe en_lines-ud-train.conllu en_ewt-ud-dev.conllu
     --dev en_lines-ud-dev.conllu --layer -5 --task distance --out probes/dist-5
 
+    Every layer at once (one pass of the model; evaluate takes the directory):
+    brittle train-probe ... --layer all --task distance --out probes/dist-all
+
     Every option is checked before a treebank is read or a model loads. Progress goes
     to stderr: bars on a terminal, a plain line every 30 s in logs; --verbose adds
     one line per epoch, --quiet leaves only the results.
