@@ -3,6 +3,7 @@ the bundled sentence encoder, on the demo treebank's own sentences)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -87,9 +88,34 @@ def test_choose_senses_scores_glosses_and_priors() -> None:
     assert choose_senses([SEAT], [()], encoder, margin=0.0, prior_weight=0.05) == [()]
 
 
+def test_min_lead_abstains_when_the_best_sense_is_not_clearly_ahead() -> None:
+    encoder = sentence_encoder()
+    chair = Sense(
+        "seat.n.01", "a space reserved for sitting (as in a theater or on a train)", ("place",), 9
+    )
+    body = Sense("buttocks.n.01", "the fleshy part of the human body that you sit on", ("butt",), 1)
+    emb = encoder.embed([SEAT, chair.gloss, body.gloss]).astype(float)
+    counts = [10.0, 2.0]
+    lead = float(emb[1] @ emb[0] - emb[2] @ emb[0]) + 0.05 * math.log(counts[0] / counts[1])
+    assert lead > 0
+    [sure] = choose_senses(
+        [SEAT], [(body, chair)], encoder, margin=0.0, prior_weight=0.05, min_lead=lead * 0.9
+    )
+    assert sure == (chair,)
+    [unsure] = choose_senses(
+        [SEAT], [(body, chair)], encoder, margin=0.0, prior_weight=0.05, min_lead=lead * 1.1
+    )
+    assert unsure == ()
+    # one sense: nothing to be unsure between
+    [alone] = choose_senses([SEAT], [(chair,)], encoder, margin=0.0, prior_weight=0.05, min_lead=9)
+    assert alone == (chair,)
+
+
 def test_margin_must_not_be_negative(wordnet: Any) -> None:
     with pytest.raises(ValueError, match="margin"):
         CoPOS(wordnet=wordnet, margin=-0.1)
+    with pytest.raises(ValueError, match="min_lead"):
+        CoPOS(wordnet=wordnet, min_lead=-0.1)
 
 
 def test_min_count_drops_synonyms_semcor_never_tagged_with_the_sense(wordnet: Any) -> None:

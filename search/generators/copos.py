@@ -79,6 +79,8 @@ class CoPOS(SubstitutionGenerator):
             ``genius``); off by default.
         inflect: inflect synonyms like the original (off: use the bare lemma names).
         sense: ``context``, ``first`` or ``all`` (see the module docstring).
+        min_lead: ``context``: leave a word alone when its best sense scores less than
+            this above its second best (0: never); a word of unsure sense keeps its form.
         margin: ``context``: senses scoring within this of the best sense are kept too
             (0: the best sense only).
         prior_weight: ``context``: weight of a sense's log relative frequency (SemCor
@@ -105,6 +107,7 @@ class CoPOS(SubstitutionGenerator):
     inflect: bool = True
     sense: SenseMode = "context"
     margin: float = 0.0
+    min_lead: float = 0.0
     prior_weight: float = 0.05
     min_count: int = 1
     max_senses: int = 12
@@ -128,6 +131,8 @@ class CoPOS(SubstitutionGenerator):
         super().__post_init__()
         if self.margin < 0:
             raise ValueError(f"margin must be at least 0, got {self.margin}")
+        if self.min_lead < 0:
+            raise ValueError(f"min_lead must be at least 0, got {self.min_lead}")
         if self.min_count < 0:
             raise ValueError(f"min_count must be at least 0, got {self.min_count}")
         if self.max_senses < 0:
@@ -229,6 +234,7 @@ class CoPOS(SubstitutionGenerator):
             sentence_encoder(device=self.device),
             margin=self.margin,
             prior_weight=self.prior_weight,
+            min_lead=self.min_lead,
         )
         options: list[dict[int, list[Candidate]]] = [{} for _ in sentences]
         for (si, i), kept in zip(queries, chosen, strict=True):

@@ -59,6 +59,7 @@ def choose_senses(
     *,
     margin: float,
     prior_weight: float,
+    min_lead: float = 0.0,
 ) -> list[tuple[Sense, ...]]:
     """The senses each word most likely has in its sentence, best first.
 
@@ -68,6 +69,8 @@ def choose_senses(
         encoder: the sentence encoder.
         margin: senses scoring within ``margin`` of the best are kept.
         prior_weight: weight of the log relative sense frequency added to the cosine.
+        min_lead: a word whose best sense scores less than this above its second best
+            gets no sense at all (the choice is too unsure to substitute); 0 keeps all.
 
     Returns:
         For each word, the kept senses ordered by score (ties: WordNet order); empty when
@@ -90,5 +93,8 @@ def choose_senses(
         row += len(group)
         best = float(scores.max())
         order = sorted(range(len(group)), key=lambda j: (-float(scores[j]), j))
+        if min_lead > 0 and len(group) > 1 and best - float(scores[order[1]]) < min_lead:
+            out.append(())
+            continue
         out.append(tuple(group[j] for j in order if float(scores[j]) >= best - margin))
     return out
