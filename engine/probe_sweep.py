@@ -226,22 +226,26 @@ def _kept(summary: Mapping[str, object], fingerprint: str, out: Path) -> dict[in
     entries = summary.get("layers")
     kept: dict[int, LayerOutcome] = {}
     for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, dict):
-            continue
-        index = int(entry["layer"])
-        path = layer_directory(out, index)
-        if not (path / METADATA).is_file():
-            continue
-        metrics = entry.get("dev_metrics", {})
-        kept[index] = LayerOutcome(
-            index=index,
-            path=path,
-            dev_loss=float(entry["dev_loss"]),
-            dev_metrics={str(k): float(v) for k, v in metrics.items()},
-            best_epoch=int(entry["best_epoch"]),
-            epochs=int(entry["epochs"]),
-            kept=True,
-        )
+        try:
+            index = int(entry["layer"])
+            path = layer_directory(out, index)
+            if not (path / METADATA).is_file():
+                continue
+            metrics = entry.get("dev_metrics", {})
+            kept[index] = LayerOutcome(
+                index=index,
+                path=path,
+                dev_loss=float(entry["dev_loss"]),
+                dev_metrics={str(k): float(v) for k, v in metrics.items()},
+                best_epoch=int(entry["best_epoch"]),
+                epochs=int(entry["epochs"]),
+                kept=True,
+            )
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise ConfigError(
+                f"{out / SUMMARY}: a layer entry is malformed ({entry!r}); delete the file "
+                "to retrain every layer"
+            ) from None
     return kept
 
 

@@ -183,3 +183,16 @@ def test_evaluate_names_the_probes_of_a_sweep_by_sweep_and_layer(
     assert result.exit_code == 0, result.output
     names = list(json.loads(report.read_text())["probes"])
     assert names == ["minilm-distance/layer0", "minilm-distance/layer1"]
+
+
+def test_a_malformed_summary_is_a_clear_error(tmp_path: Path, bert_dir: Path) -> None:
+    out = tmp_path / "sweep"
+    run_sweep(SweepJob(job(bert_dir, out, epochs=1), (0,)))
+    data = json.loads((out / SUMMARY).read_text())
+    data["layers"][0].pop("dev_loss")
+    (out / SUMMARY).write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match="malformed"):
+        run_sweep(SweepJob(job(bert_dir, out, epochs=1), (0,)))
+    (out / SUMMARY).write_text("{not json")
+    with pytest.raises(ConfigError, match="not a readable sweep summary"):
+        run_sweep(SweepJob(job(bert_dir, out, epochs=1), (0,)))
