@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.atomic import write_json
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONLike, JSONObject, JSONValue
 from brittle.engine.probe_data import read_treebanks
@@ -353,6 +353,4 @@ def evaluate_probes(
 
 def write_report_json(report: EvaluationReport, path: str | os.PathLike[str]) -> None:
     """Write ``report.to_dict()`` atomically as indented JSON."""
-    with atomic_write(path) as handle:
-        json.dump(report.to_dict(), handle, indent=2)
-        handle.write("\n")
+    write_json(path, report.to_dict())

@@ -11,7 +11,6 @@ sentence length alone, so they are scored on each file's own gold trees.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.atomic import write_json
 from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.sentence import Sentence
@@ -361,6 +360,4 @@ def evaluate_paired(
 
 def write_paired_json(report: PairedReport, path: str | os.PathLike[str]) -> None:
     """Write ``report.to_dict()`` atomically as indented JSON."""
-    with atomic_write(path) as handle:
-        json.dump(report.to_dict(), handle, indent=2)
-        handle.write("\n")
+    write_json(path, report.to_dict())

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 import numpy as np
 
 from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.atomic import write_json as atomic_write_json
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.results import ResultRow
 
@@ -487,9 +488,7 @@ def _save(fig: Figure, path: Path) -> None:
 def write_json(path: Path, data: object) -> None:
     """``data`` (anything :func:`json.dump` writes) as JSON with sorted keys and a final
     newline, written atomically."""
-    with atomic_write(path) as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-        handle.write("\n")
+    atomic_write_json(path, data, sort_keys=True)
 
 
 def render_reports(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.atomic import write_json
 from brittle.engine.core.conllu import ReadStats, iter_conllu
 from brittle.engine.core.sentence import Sentence
 
@@ -127,11 +126,9 @@ def treebank_stats(
 
 def write_stats_json(stats: TreebankStats, path: str | os.PathLike[str]) -> None:
     """``stats`` as indented JSON with a final newline, written by
-    :func:`~brittle.engine.core.atomic.atomic_write` (``-``: standard output).
+    :func:`~brittle.engine.core.atomic.write_json` (``-``: standard output).
 
     Raises:
         OutputError: ``path`` cannot be written (a directory, a full disk...).
     """
-    with atomic_write(path) as handle:
-        json.dump(stats.to_dict(), handle, indent=2)
-        handle.write("\n")
+    write_json(path, stats.to_dict())

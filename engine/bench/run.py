@@ -18,7 +18,7 @@ from pathlib import Path
 from brittle.data import default_treebank_path
 from brittle.engine.bench.records import BenchReport, Machine, StageResult
 from brittle.engine.bench.stages import STAGES, BenchContext
-from brittle.engine.core.atomic import atomic_write
+from brittle.engine.core.atomic import write_json
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 
@@ -152,8 +152,4 @@ def write_bench_json(report: BenchReport, path: str | os.PathLike[str]) -> None:
     Raises:
         OutputError: ``path`` cannot be written.
     """
-    import json
-
-    with atomic_write(path) as handle:
-        json.dump(report.to_dict(), handle, indent=2)
-        handle.write("\n")
+    write_json(path, report.to_dict())

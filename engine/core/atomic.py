@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import shutil
 import stat
@@ -59,6 +60,7 @@ __all__ = [
     "atomic_write",
     "check_output",
     "output_set",
+    "write_json",
 ]
 
 #: The path that means standard output.
@@ -735,3 +737,15 @@ def _replace_directory(
         raise
     finally:
         shutil.rmtree(trash, ignore_errors=True)
+
+
+def write_json(path: str | os.PathLike[str], data: object, *, sort_keys: bool = False) -> None:
+    """``data`` (anything :func:`json.dump` writes) as JSON indented by 2 with a final
+    newline, through :func:`atomic_write` (``-``: standard output).
+
+    Raises:
+        OutputError: ``path`` cannot be written (a directory, a full disk...).
+    """
+    with atomic_write(path) as handle:
+        json.dump(data, handle, indent=2, sort_keys=sort_keys)
+        handle.write("\n")
