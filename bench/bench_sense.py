@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 LAMBDAS = (0.0, 0.02, 0.05, 0.1, 0.2)
 DEFAULT_LAMBDA = 0.05
 MAX_SENSES = (6, 10, 12, 15)  # 12: the default
+MIN_LEADS = (0.05, 0.1, 0.2)
+DEFAULT_MAX_SENSES = 12
+DEFAULT_NAME = f"context, lambda {DEFAULT_LAMBDA}, min_count 1, max_senses {DEFAULT_MAX_SENSES}"
 _TOKEN = re.compile(r"[A-Za-z']+|[^\sA-Za-z']")
 
 
@@ -136,6 +139,27 @@ def run(cases: Sequence[Case], lm_cases: int) -> dict[str, list[tuple[list[str],
                 for cap in MAX_SENSES:
                     capped = offers if len(senses) <= cap else []
                     add(f"context, lambda {weight}, min_count 1, max_senses {cap}", capped, case)
+                capped = offers if len(senses) <= DEFAULT_MAX_SENSES else []
+                plain = [w for w in capped if _few_senses(w, case.pos)]
+                add(f"{DEFAULT_NAME}, max_substitute_senses 12", plain, case)
+                for lead in MIN_LEADS:
+                    [sure] = choose_senses(
+                        [text], [senses], encoder, margin=0.0, prior_weight=weight, min_lead=lead
+                    )
+                    led = plain if sure else []
+                    add(f"{DEFAULT_NAME}, max_substitute_senses 12, min_lead {lead}", led, case)
+                attested = [x for x in senses if x.count >= 1]
+                [seen] = choose_senses(
+                    [text], [attested], encoder, margin=0.0, prior_weight=weight, min_lead=0.1
+                )
+                offers = [w for x in seen for w in common[x.name] if _single(w)]
+                offers = offers if len(senses) <= DEFAULT_MAX_SENSES else []
+                offers = [w for w in offers if _few_senses(w, case.pos)]
+                add(
+                    f"{DEFAULT_NAME}, max_substitute_senses 12, min_lead 0.1, min_sense_count 1",
+                    offers,
+                    case,
+                )
         subs = [
             " ".join((*case.tokens[: case.index], w, *case.tokens[case.index + 1 :])) for w in every
         ]
@@ -148,6 +172,11 @@ def run(cases: Sequence[Case], lm_cases: int) -> dict[str, list[tuple[list[str],
             lp = sentence_logprobs(lm, subs, batch_size=32)
             add("rank by causal LM", [every[j] for j in np.argsort(-lp, kind="stable")], case)
     return found
+
+
+def _few_senses(word: str, pos: str) -> bool:
+    """Whether ``word`` has at most :data:`DEFAULT_MAX_SENSES` senses for ``pos``."""
+    return len(load_wordnet().synsets(word, pos=pos)) <= DEFAULT_MAX_SENSES
 
 
 def _without(sense: Sense, example: str) -> Sense:

@@ -283,7 +283,8 @@ def run_with_progress(
     multiple=True,
     metavar="NAME[:VALUE]",
     help="A constraint every kept perturbation satisfies, e.g. syntax:0.2, pos:1, budget, "
-    "similarity:0.8, fluency:8/changed, retag (repeat for several; `brittle list "
+    "similarity:0.8, fluency:0.7,12/changed, word-similarity:0.6, retag (repeat for "
+    "several; `brittle list "
     "constraints`, docs/constraints.md). Default: syntax at --max-syntax-distance.",
 )
 @click.option(

@@ -31,8 +31,9 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
     MiniLM from the first 80 sentences (cached in the data home after the first run),
     then searches, for each of the last 24 sentences, the coPOS synonym substitution of
     at most 2 words that most damages them while the spaCy re-parse stays within a
-    normalised tree edit distance of 0.2 and the sentence stays English (the similarity
-    and fluency constraints). Prints the worst-case drop per task and
+    normalised tree edit distance of 0.2 and the sentence stays English (the
+    similarity, fluency and word-similarity constraints). Prints the worst-case drop
+    per task and
     writes adversarial.conllu, results.jsonl, summary.json, summary.md, plots/ and
     report.html (open it in a browser) to OUT.
 

@@ -150,11 +150,12 @@ def budget_label(budget: int) -> str:
     multiple=True,
     metavar="NAME[:VALUE]",
     help="A constraint every kept perturbation satisfies, e.g. budget, pos, syntax:0.2, "
-    "fluency (LM surprisal increase, fluency:8/changed), similarity (MiniLM cosine, "
-    "similarity:0.8), retag (repeat for several; `brittle list constraints`, "
-    "docs/constraints.md). Default: budget at --budget, pos (measured only) and syntax "
-    "at --max-syntax-distance; for copos and coco, which mean to keep the meaning, also "
-    "similarity and fluency.",
+    "fluency (LM surprisal increase, fluency:0.7,12/changed), similarity (MiniLM "
+    "sentence cosine, similarity:0.8), word-similarity (MiniLM cosine of each changed "
+    "word in context, word-similarity:0.6), retag (repeat for several; `brittle list "
+    "constraints`, docs/constraints.md). Default: budget at --budget, pos (measured "
+    "only) and syntax at --max-syntax-distance; for copos and coco, which mean to keep "
+    "the meaning, also similarity, fluency and word-similarity.",
 )
 @click.option(
     "--enforce-pos",

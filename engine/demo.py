@@ -6,8 +6,8 @@ of the bundled MiniLM and cached in the data home, keyed by the treebank's conte
 a second demo reuses them. Then the attack section is attacked with coPOS substitutions
 (synonyms of the sense each word has in its sentence) under a beam search, keeping only
 candidates whose spaCy re-parse stays close (``syntax:0.2``) and that stay English
-(``similarity`` and ``fluency`` at their measured defaults, docs/constraints.md), and
-the reports are written.
+(``similarity``, ``fluency`` and ``word-similarity`` at their measured defaults,
+docs/constraints.md), and the reports are written.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ DEV_END = 95
 DEMO_TASKS = ("distance", "pos")
 DEMO_LAYER = -5
 #: What every kept perturbation of the demo satisfies.
-DEMO_CONSTRAINTS = ("syntax:0.2", "similarity", "fluency")
+DEMO_CONSTRAINTS = ("syntax:0.2", "similarity", "fluency", "word-similarity")
 
 
 @dataclass(frozen=True)

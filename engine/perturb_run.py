@@ -106,7 +106,7 @@ DEFAULT_CONSTRAINTS: tuple[str, ...] = ("budget", "pos", "syntax")
 #: Added to the default for generators that mean to keep the meaning (coPOS, coCO):
 #: the sentence stays as likely under the causal LM and as close in meaning
 #: (docs/constraints.md has the measurements behind both thresholds).
-MEANING_CONSTRAINTS: tuple[str, ...] = ("similarity", "fluency")
+MEANING_CONSTRAINTS: tuple[str, ...] = ("similarity", "fluency", "word-similarity")
 
 Status = Literal["perturbed", "unchanged", "rejected"]
 

@@ -10,7 +10,9 @@ constraints and by the quality reports (:mod:`brittle.search.quality`):
   (syntactic) words, so the unit does not depend on the LM's subword tokenisation.
 - :class:`SentenceEncoder`: the bundled all-MiniLM-L6-v2 used as trained, for sentence
   embeddings: mean of the last layer over the real tokens (attention mask), then L2
-  normalised, so the dot product of two embeddings is their cosine similarity.
+  normalised, so the dot product of two embeddings is their cosine similarity. Its
+  :meth:`~SentenceEncoder.word_vectors` gives the same layer per word of a sentence
+  (mean of the word's pieces), for comparing a word with its replacement in context.
 
 Both load their model at first use, once per process and device (:func:`surprisal_model`,
 :func:`sentence_encoder` hand out the shared instances), and keep the scores of recent
@@ -55,6 +57,10 @@ __all__ = [
 CACHE_SIZE = 50_000
 #: Longest input of the sentence encoder in tokens (all-MiniLM-L6-v2 was trained at 256).
 ENCODER_MAX_TOKENS = 256
+#: Sentences whose word vectors an encoder keeps (each is n_words x 384 floats).
+WORD_CACHE_SIZE = 2_048
+#: Longest input when reading word vectors (the model's position limit).
+WORD_VECTOR_MAX_TOKENS = 512
 
 
 def default_device() -> str:
@@ -228,6 +234,7 @@ class SentenceEncoder:
         self.batch_size = batch_size
         self._loaded: tuple[PreTrainedTokenizerBase, nn.Module, str] | None = None
         self._cache = _Cache(cache_size)
+        self._word_cache = _Cache(min(cache_size, WORD_CACHE_SIZE))
 
     def _load(self) -> tuple[PreTrainedTokenizerBase, nn.Module, str]:
         if self._loaded is None:
@@ -289,6 +296,48 @@ class SentenceEncoder:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[t] for t in texts])
 
+    def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[NDArray[np.float32]]:
+        """Per sentence (given as its words), float32 (n_words, d): the last layer at each
+        word in context, the mean of its pieces, L2 normalised. A word the tokeniser
+        gives no piece (or that lies past :data:`WORD_VECTOR_MAX_TOKENS`) gets a row of
+        NaN. Sentences are read as their words joined by spaces; the last
+        :data:`WORD_CACHE_SIZE` sentences are kept."""
+        import torch
+
+        keys = ["\x00".join(words) for words in sentences]
+        found: dict[str, NDArray[np.float32]] = {}
+        todo: dict[str, Sequence[str]] = {}
+        for key, words in zip(keys, sentences, strict=True):
+            hit = self._word_cache.get(key)
+            if isinstance(hit, np.ndarray):
+                found[key] = hit
+            elif key not in todo:
+                todo[key] = words
+        pending = sorted(todo, key=lambda k: -len(todo[k]))
+        if pending:
+            tokenizer, model, device = self._load()
+            for start in range(0, len(pending), self.batch_size):
+                chunk = pending[start : start + self.batch_size]
+                enc = tokenizer(
+                    [list(todo[k]) for k in chunk],
+                    is_split_into_words=True,
+                    padding=True,
+                    truncation=True,
+                    max_length=WORD_VECTOR_MAX_TOKENS,
+                    return_tensors="pt",
+                )
+                with torch.inference_mode():
+                    hidden = model(
+                        input_ids=enc["input_ids"].to(device),
+                        attention_mask=enc["attention_mask"].to(device),
+                    ).last_hidden_state.float()
+                    hidden = torch.nn.functional.normalize(hidden, dim=-1).cpu().numpy()
+                for row, key in enumerate(chunk):
+                    vectors = _pool_words(hidden[row], enc.word_ids(row), len(todo[key]))
+                    found[key] = vectors
+                    self._word_cache.put(key, vectors)
+        return [found[k] for k in keys]
+
     def similarity(self, first: Sequence[str], second: Sequence[str]) -> NDArray[np.float64]:
         """Cosine similarity of ``first[k]`` and ``second[k]``, float64 (m,), in [-1, 1]."""
         if len(first) != len(second):
@@ -298,6 +347,24 @@ class SentenceEncoder:
         emb = self.embed([*first, *second]).astype(np.float64)
         m = len(first)
         return np.clip(np.einsum("ij,ij->i", emb[:m], emb[m:]), -1.0, 1.0)
+
+
+def _pool_words(
+    hidden: NDArray[np.float32], word_ids: Sequence[int | None], n_words: int
+) -> NDArray[np.float32]:
+    """Per word, the L2-normalised mean of its pieces' rows of ``hidden`` (pieces, d);
+    NaN rows for words without a piece. float32 (n_words, d)."""
+    sums = np.zeros((n_words, hidden.shape[1]), dtype=np.float64)
+    counts = np.zeros(n_words, dtype=np.int64)
+    for piece, word in enumerate(word_ids):
+        if word is not None and word < n_words:
+            sums[word] += hidden[piece]
+            counts[word] += 1
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = sums / norms
+    out[counts == 0] = np.nan
+    return out.astype(np.float32)
 
 
 _SURPRISAL: dict[tuple[str | None, str | None, str | None], SurprisalModel] = {}

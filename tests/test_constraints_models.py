@@ -10,6 +10,7 @@ once for the module.
 from __future__ import annotations
 
 import importlib.util
+import math
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.scorers.parsers import Parser, make_parser
 from brittle.search.constraints import (
     CONSTRAINTS,
+    DEFAULT_MAX_PER_CHANGED,
     DEFAULT_MAX_SURPRISAL_INCREASE,
     DEFAULT_MIN_SIMILARITY,
     CandidateBatch,
@@ -36,6 +38,7 @@ from brittle.search.constraints import (
     build_constraints,
     check_all,
     check_batches,
+    surprisal_increase,
 )
 from brittle.search.quality import recover_perturbation
 from brittle.search.sentence_models import pair_texts, sentence_encoder, surprisal_model
@@ -96,6 +99,33 @@ def test_registered_with_their_values() -> None:
     assert (per_changed.max_increase, per_changed.per) == (8.0, "changed")
     assert per_changed.describe()["unit"] == "bits per changed word"
     assert bare[0].per == "word" and bare[0].describe()["unit"] == "bits per word"
+    assert math.isinf(per_changed.max_per_changed)
+
+
+@pytest.mark.parametrize(
+    ("spec", "bounds"),
+    [
+        ("fluency", (DEFAULT_MAX_SURPRISAL_INCREASE, "word", DEFAULT_MAX_PER_CHANGED)),
+        ("fluency:1.5", (1.5, "word", math.inf)),
+        ("fluency:8/changed", (8.0, "changed", math.inf)),
+        ("fluency:0.5,10/changed", (0.5, "word", 10.0)),
+        ("fluency:10/changed, 0.5", (0.5, "word", 10.0)),
+    ],
+)
+def test_fluency_bounds_per_word_per_changed_word_or_both(
+    spec: str, bounds: tuple[float, str, float]
+) -> None:
+    [built] = build_constraints([spec], context())
+    assert isinstance(built, FluencyConstraint)
+    assert (built.max_increase, built.per, built.max_per_changed) == bounds
+    both = "max_increase_per_changed_word" in built.describe()
+    assert both == (bounds[1] == "word" and not math.isinf(bounds[2]))
+
+
+@pytest.mark.parametrize("spec", ["fluency:1,2", "fluency:1/changed,2/changed", "fluency:1,"])
+def test_fluency_refuses_two_bounds_of_one_unit(spec: str) -> None:
+    with pytest.raises(ConfigError, match="fluency"):
+        build_constraints([spec], context())
 
 
 def test_device_comes_from_the_context() -> None:
@@ -230,8 +260,17 @@ def test_fluency_per_changed_word_separates_the_labelled_pairs() -> None:
     per_word = FluencyConstraint(max_increase=np.inf).check_many(batches(pairs))
     per_changed = FluencyConstraint(max_increase=8.0, per="changed").check_many(batches(pairs))
     for (label, original, p), w, c in zip(pairs, per_word, per_changed, strict=True):
-        assert c.values[0] == pytest.approx(w.values[0] * len(original) / p.size)
+        mean = w.values[0] * len(original) / p.size
+        if p.size == 1:
+            assert c.values[0] == pytest.approx(mean)
+        else:  # each word alone counts too ("Is this butt led?": led alone is worse)
+            assert c.values[0] >= mean - 1e-9
         assert bool(c.mask[0]) == (label == "good"), original.text
+    # both bounds: kept when each holds; the values reported are the per-word ones
+    both = FluencyConstraint(max_increase=0.6, max_per_changed=8.0).check_many(batches(pairs))
+    for w, c, r in zip(per_word, per_changed, both, strict=True):
+        assert r.values[0] == pytest.approx(w.values[0])
+        assert bool(r.mask[0]) == (w.values[0] <= 0.6 and c.values[0] <= 8.0)
 
 
 @needs_models
@@ -318,3 +357,25 @@ def test_retag_keeps_every_labelled_substitution(spacy: Parser) -> None:
     similarity do)."""
     outcomes = check_batches(batches(labelled()), [RetagConstraint(spacy)])
     assert all(o.mask.all() for o in outcomes)
+
+
+@needs_models
+def test_per_changed_word_counts_each_word_of_a_substitution_alone() -> None:
+    """A harmless change cannot hide a bad one: "nearly" beside "dark" for "night"."""
+    [train] = [o for _, o, _ in labelled() if "spend the night" in o.text]
+    almost, night = train.forms.index("almost"), train.forms.index("night")
+    both = Perturbation(train.sent_id, "copos", (almost, night), ("nearly", "dark"))
+    alone = [
+        Perturbation(train.sent_id, "copos", (almost,), ("nearly",)),
+        Perturbation(train.sent_id, "copos", (night,), ("dark",)),
+    ]
+    n = len(train)
+    [word] = surprisal_increase([CandidateBatch.build(train, [both])])
+    [changed] = surprisal_increase([CandidateBatch.build(train, [both])], per="changed")
+    [singles] = surprisal_increase([CandidateBatch.build(train, alone)])
+    expected = max(word[0] * n / 2, *(singles * n))
+    assert changed[0] == pytest.approx(expected)
+    assert changed[0] == pytest.approx(singles[1] * n)  # "dark" alone is the worse
+    # the bare constraint rejects the pair, as it rejects "dark" alone
+    [result] = FluencyConstraint().check_many([CandidateBatch.build(train, [both])])
+    assert not result.mask[0] and result.values[0] == pytest.approx(word[0])

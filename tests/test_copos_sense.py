@@ -45,12 +45,18 @@ CATS = "I've never understood why cats sleep so much."
 
 def test_sense_modes_differ_as_documented(wordnet: Any, sentences: dict[str, Sentence]) -> None:
     seat = sentences[SEAT]
-    every = options(CoPOS(wordnet=wordnet, sense="all", min_count=0, top_k=50), seat, "seat")
-    first = options(CoPOS(wordnet=wordnet, sense="first", top_k=50), seat, "seat")
-    context = options(CoPOS(wordnet=wordnet, top_k=50), seat, "seat")
+
+    def pool(**settings: Any) -> CoPOS:
+        return CoPOS(wordnet=wordnet, top_k=50, max_substitute_senses=0, **settings)
+
+    every = options(pool(sense="all", min_count=0), seat, "seat")
+    first = options(pool(sense="first"), seat, "seat")
+    context = options(pool(), seat, "seat")
     assert "butt" in every and "place" in every
     assert first == ["place"]  # seat.n.01: seat, place
     assert context == ["place"]
+    # by default no synonym of 16 senses is offered, whatever its sense: not even place
+    assert options(CoPOS(wordnet=wordnet, top_k=50), seat, "seat") == []
 
 
 @pytest.mark.parametrize(

@@ -215,3 +215,40 @@ def test_max_rank_keeps_only_common_synonyms() -> None:
     assert [f for f, _ in forms] == ["posed"]
     with pytest.raises(ValueError, match="max_rank"):
         CoPOS(max_rank=-1)
+
+
+def test_max_substitute_senses_drops_very_polysemous_synonyms(wordnet: Any) -> None:
+    # become.v.01's synonyms are *go* (30 verb senses) and *get* (36): "you'll become
+    # happy" is not "you'll go happy", whatever sense WordNet offered them in
+    every = CoPOS(wordnet=wordnet, sense="all", min_count=0, max_senses=0, max_substitute_senses=0)
+    capped = CoPOS(wordnet=wordnet, sense="all", min_count=0, max_senses=0)  # default 12
+    assert {"go", "get"} <= set(every.synonyms("become", "v"))
+    kept = capped.synonyms("become", "v")
+    assert "go" not in kept and "get" not in kept
+    assert all(len(wordnet.synsets(w.replace("-", "_"), pos="v")) <= 12 for w in kept)
+    assert "film" in capped.synonyms("movie", "n")  # a word of few senses stays
+    with pytest.raises(ValueError, match="max_substitute_senses"):
+        CoPOS(max_substitute_senses=-1)
+
+
+MASS_BOYCOTT = """
+1 a a DET DT _ 3 det
+2 mass mass ADJ JJ Degree=Pos 3 amod
+3 boycott boycott NOUN NN Number=Sing 0 root
+"""
+
+
+def test_min_sense_count_keeps_a_word_to_the_senses_semcor_saw_it_in(wordnet: Any) -> None:
+    # the only adjective sense of "mass" is aggregate.s.01, which SemCor never tags
+    # "mass" with: "a mass boycott" is not "an aggregate boycott"
+    sentence = make_sentence("mass", MASS_BOYCOTT)
+    loose = CoPOS(wordnet=wordnet, sense="all", max_senses=0)
+    strict = CoPOS(wordnet=wordnet, sense="all", max_senses=0, min_sense_count=1)
+    [table] = loose.candidates([sentence])
+    assert "aggregate" in {form for form, _ in table.options(1)}
+    [table] = strict.candidates([sentence])
+    assert not table.options(1)
+    # a word SemCor saw in the sense keeps its synonyms
+    assert strict._attested(strict.senses("movie", "n"))
+    with pytest.raises(ValueError, match="min_sense_count"):
+        CoPOS(min_sense_count=-1)

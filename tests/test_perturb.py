@@ -592,9 +592,9 @@ def test_cli_perturb_copos_for_real(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     data = json.loads(report.read_text())["methods"]["copos"]
-    assert data["perturbed"] >= 4
+    assert data["perturbed"] >= 2
     # coPOS means to keep the meaning: the default constraints check that it does.
-    assert data["rejected_by_constraint"].keys() >= {"similarity", "fluency"}, data
+    assert data["rejected_by_constraint"].keys() >= {"similarity", "fluency", "word-similarity"}
     assert 0.0 <= data["mean_syntax_distance"] <= 0.1
     assert 0.0 < data["pos_preservation_rate"] <= 1.0
     originals = read_treebank(EWT_TEST, limit=20)
@@ -653,7 +653,7 @@ def test_default_constraints_check_meaning_for_the_generators_that_mean_to_keep_
 
     for method in ("copos", "coco"):
         assert names(PerturbConfig(method=method)) == [
-            "budget", "pos", "syntax", "similarity", "fluency"
+            "budget", "pos", "syntax", "similarity", "fluency", "word-similarity"
         ]  # fmt: skip
     for method in ("random", "jabberwocky", "neighbours", "shuffle"):
         assert names(PerturbConfig(method=method)) == ["budget", "pos", "syntax"]

@@ -32,6 +32,11 @@ from brittle.scorers.reference import apted_distance, dnd_ref, hamming_ref, idc_
 
 __all__ = ["STAGES", "BenchContext", "Stage"]
 
+#: coPOS options of every stage that draws coPOS candidates: the bench times the engine
+#: on a fixed workload, so it keeps the pool its figures were first measured with (no
+#: abstaining on unsure senses, no cap on the synonyms' own polysemy).
+BENCH_COPOS: dict[str, object] = {"min_lead": 0.0, "max_substitute_senses": 0}
+
 
 @dataclass(frozen=True, slots=True)
 class BenchContext:
@@ -201,7 +206,7 @@ def _candidates(ctx: BenchContext, count: int) -> list[tuple[Sentence, list[Sent
     from brittle.engine.perturb_run import make_generator
 
     sentences = list(ctx.sentences[:count])
-    drawn = make_generator("copos").perturb(sentences, b=20, seed=ctx.seed, tau=2)
+    drawn = make_generator("copos", **BENCH_COPOS).perturb(sentences, b=20, seed=ctx.seed, tau=2)
     return [
         (s, [apply_perturbation(s, p) for p in dict.fromkeys(ps)])
         for s, ps in zip(sentences, drawn, strict=True)
@@ -453,6 +458,7 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
         beam_width=2,
         parser="spacy",
         limit=count,
+        generator_options=tuple(f"{k}={v}" for k, v in BENCH_COPOS.items()),
     )
     comps = build_components(config)
     with tempfile.TemporaryDirectory() as tmp:

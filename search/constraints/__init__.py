@@ -18,10 +18,13 @@ found by the registry without a list of them anywhere:
   at most a bound, in bits per word.
 - ``similarity`` (:mod:`.similarity`, needs the sentence encoder): the cosine of the
   MiniLM sentence embeddings of original and candidate is at least a bound.
+- ``word-similarity`` (:mod:`.word_similarity`, needs the sentence encoder): every
+  changed word's MiniLM vector in context keeps at least a cosine with the original
+  word's.
 
 Models and parsers load at the first check that needs them, so a list of constraints
-without them loads nothing. The default bounds of ``fluency``, ``similarity`` and
-``retag`` were chosen by measurement (docs/constraints.md).
+without them loads nothing. The default bounds of ``fluency``, ``similarity``,
+``word-similarity`` and ``retag`` were chosen by measurement (docs/constraints.md).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from brittle.search.constraints.base import (
 )
 from brittle.search.constraints.budget import BudgetConstraint
 from brittle.search.constraints.fluency import (
+    DEFAULT_MAX_PER_CHANGED,
     DEFAULT_MAX_SURPRISAL_INCREASE,
     FluencyConstraint,
     surprisal_increase,
@@ -59,11 +63,18 @@ from brittle.search.constraints.tags import (
     RetagConstraint,
     pos_agreement,
 )
+from brittle.search.constraints.word_similarity import (
+    DEFAULT_MIN_WORD_SIMILARITY,
+    WordSimilarityConstraint,
+    word_similarity,
+)
 
 __all__ = [
     "CONSTRAINTS",
+    "DEFAULT_MAX_PER_CHANGED",
     "DEFAULT_MAX_SURPRISAL_INCREASE",
     "DEFAULT_MIN_SIMILARITY",
+    "DEFAULT_MIN_WORD_SIMILARITY",
     "BudgetConstraint",
     "CandidateBatch",
     "Constraint",
@@ -78,6 +89,7 @@ __all__ = [
     "SimilarityConstraint",
     "SyntaxConstraint",
     "TreeLabels",
+    "WordSimilarityConstraint",
     "build_constraints",
     "changed_words",
     "check_all",
@@ -88,4 +100,5 @@ __all__ = [
     "sentence_similarity",
     "spec_number",
     "surprisal_increase",
+    "word_similarity",
 ]

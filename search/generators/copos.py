@@ -88,6 +88,13 @@ class CoPOS(SubstitutionGenerator):
         min_count: offer a synonym only when SemCor tagged it with the sense at least
             this often (0: every lemma of the sense).
         max_senses: leave words with more senses than this unchanged (0: no limit).
+        max_substitute_senses: offer a synonym only when it has at most this many
+            WordNet senses for the part of speech (0: no limit). A very polysemous
+            substitute is read in its commonest sense, whatever sense it was offered in
+            (*get* and *go* for *become*, *throw* for *switch*).
+        min_sense_count: substitute a word only in senses SemCor tagged the word itself
+            with at least this often (0: any sense). WordNet lists senses a word is
+            never seen in (*mass* as an adjective is only "aggregate").
         max_rank: offer a synonym only when its form is among the ``max_rank`` most
             frequent words (GloVe's vocabulary order; 0: no limit), which rules out
             archaic and rare words (*withal* is 290,880th, *tenner* 160,039th).
@@ -107,11 +114,13 @@ class CoPOS(SubstitutionGenerator):
     inflect: bool = True
     sense: SenseMode = "context"
     margin: float = 0.0
-    min_lead: float = 0.0
+    min_lead: float = 0.1
     prior_weight: float = 0.05
     min_count: int = 1
     max_senses: int = 12
     max_rank: int = 0
+    max_substitute_senses: int = 12
+    min_sense_count: int = 0
     device: str | None = None
     wordnet: WordNetCorpusReader | None = None
     _senses: dict[tuple[str, str], tuple[Sense, ...]] = field(
@@ -137,6 +146,13 @@ class CoPOS(SubstitutionGenerator):
             raise ValueError(f"min_count must be at least 0, got {self.min_count}")
         if self.max_senses < 0:
             raise ValueError(f"max_senses must be at least 0 (0: no limit), got {self.max_senses}")
+        if self.max_substitute_senses < 0:
+            raise ValueError(
+                "max_substitute_senses must be at least 0 (0: no limit), got "
+                f"{self.max_substitute_senses}"
+            )
+        if self.min_sense_count < 0:
+            raise ValueError(f"min_sense_count must be at least 0, got {self.min_sense_count}")
         if self.max_rank < 0:
             raise ValueError(f"max_rank must be at least 0 (0: no limit), got {self.max_rank}")
 
@@ -157,7 +173,7 @@ class CoPOS(SubstitutionGenerator):
         hit = self._senses.get(key)
         if hit is not None:
             return hit
-        if self.min_count and not self._counts_checked:
+        if (self.min_count or self.min_sense_count) and not self._counts_checked:
             _require_counts(self._wordnet())
             self._counts_checked.append(True)
         out: list[Sense] = []
@@ -167,7 +183,13 @@ class CoPOS(SubstitutionGenerator):
                 for x in synset.lemmas()
                 if self.min_count == 0 or _count(x) >= self.min_count
             )
-            synonyms = tuple(dict.fromkeys(w for w in names if w and w.lower() != key[0]))
+            synonyms = tuple(
+                dict.fromkeys(
+                    w
+                    for w in names
+                    if w and w.lower() != key[0] and self._unambiguous_enough(w, pos)
+                )
+            )
             gloss = "; ".join([synset.definition(), *synset.examples()])
             count = sum(_count(x) for x in synset.lemmas() if x.name().lower() == key[0])
             out.append(Sense(synset.name(), gloss, synonyms, count))
@@ -179,6 +201,19 @@ class CoPOS(SubstitutionGenerator):
         duplicates; with ``first_sense`` only those of its first (most frequent) sense."""
         senses = self.senses(lemma, pos)
         return _union(senses[:1] if first_sense else senses)
+
+    def _attested(self, senses: tuple[Sense, ...]) -> tuple[Sense, ...]:
+        """The senses ``min_sense_count`` allows (those SemCor tagged the word with)."""
+        if not self.min_sense_count:
+            return senses
+        return tuple(s for s in senses if s.count >= self.min_sense_count)
+
+    def _unambiguous_enough(self, synonym: str, pos: str) -> bool:
+        """Whether ``max_substitute_senses`` lets ``synonym`` be offered."""
+        if not self.max_substitute_senses:
+            return True
+        count = len(self._wordnet().synsets(synonym.replace("-", "_"), pos=pos))
+        return count <= self.max_substitute_senses
 
     def _too_polysemous(self, lemma: str, pos: str) -> bool:
         """Whether ``max_senses`` rules the word out."""
@@ -207,7 +242,8 @@ class CoPOS(SubstitutionGenerator):
                 base, pos = self._lookup(word.form, word.lemma, word.upos)
                 if pos is None or self._too_polysemous(base, pos):
                     return []
-                synonyms = self.synonyms(base, pos, first_sense=self.sense == "first")
+                usable = self._attested(self.senses(base, pos))
+                synonyms = _union(usable[:1] if self.sense == "first" else usable)
                 return self._options(word.form, word.upos, word.xpos, word.feats_dict, synonyms)[:k]
 
             return self.tables_by_word(sentences, options_at)
@@ -220,7 +256,7 @@ class CoPOS(SubstitutionGenerator):
                 word = sentence.words[i]
                 base, pos = self._lookup(word.form, word.lemma, word.upos)
                 found = (
-                    self.senses(base, pos)
+                    self._attested(self.senses(base, pos))
                     if pos is not None and not self._too_polysemous(base, pos)
                     else ()
                 )
