@@ -20,6 +20,7 @@ from typing import Any
 from brittle.engine.attack.assembly import AttackComponents, LazyParser, build_components
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
+from brittle.engine.core.memory import map_large_buffers
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.predictions import PredictingEvaluator, row_predictions
 from brittle.engine.probe_eval import ProbeColumns
@@ -36,6 +37,11 @@ Searched = list[tuple[ResultRow, Sentence]]
 
 class ChunkSearch:
     """Searches chunks of sentences with one set of components.
+
+    The process it searches in (this one or a worker) maps its large buffers on their
+    own from then on (:func:`~brittle.engine.core.memory.map_large_buffers`): the
+    model's activations go back to the system after each batch instead of
+    fragmenting the heap, so memory stays flat however many chunks follow.
 
     Args:
         config: the attack settings.
@@ -61,6 +67,7 @@ class ChunkSearch:
         self.lockstep = lockstep
         self.quality = quality
         self.cache_size = cache_size
+        map_large_buffers()
         self.scorer = CachedScorer(components.evaluator, cache_size=cache_size)
         evaluator = components.evaluator
         probes = tuple(name.rpartition(".")[0] for name in evaluator.primary)
