@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -248,7 +249,84 @@ def _without_version_map(base: type[WordNetCorpusReader]) -> type[WordNetCorpusR
         def map_wn(self, version: str = "wordnet") -> None:
             return None
 
+        def _scan_satellites(self) -> None:
+            path = _plain_file(self, "data.adj")
+            if path is None:  # a zipped corpus: NLTK's own reading
+                super()._scan_satellites()
+                return
+            self.satellite_offsets = satellite_offsets(path)
+
+        def _load_lemma_pos_offset_map(self) -> None:
+            paths = {pos: _plain_file(self, f"index.{name}") for pos, name in _INDEXES}
+            if any(path is None for path in paths.values()):
+                super()._load_lemma_pos_offset_map()
+                return
+            for path in paths.values():
+                assert path is not None
+                read_index(path, self.satellite_offsets, self._lemma_pos_offset_map)
+
     return EnglishWordNetReader
+
+
+#: WordNet's index files in NLTK's order (its ``_FILEMAP``): adjectives, adverbs, nouns,
+#: verbs.
+_INDEXES = (("a", "adj"), ("r", "adv"), ("n", "noun"), ("v", "verb"))
+
+
+def _plain_file(reader: WordNetCorpusReader, fileid: str) -> Path | None:
+    """The path of one of the corpus's files when it is a plain file (not in a zip)."""
+    from nltk.data import FileSystemPathPointer
+
+    pointer = reader.abspath(fileid)
+    return Path(pointer.path) if isinstance(pointer, FileSystemPathPointer) else None
+
+
+# Hand-written rather than NLTK's: NLTK reads WordNet's index and data files through
+# its seekable unicode stream, line by line in Python (about 2 of the 4.5 s a process
+# spends opening WordNet, on the start-up path of every coPOS run). Python's own file
+# iteration over the same lines builds the same maps several times faster;
+# tests/test_resources.py checks them equal to NLTK's.
+def satellite_offsets(path: Path) -> set[int]:
+    """Offsets of the adjective satellites (``s`` synsets) in WordNet's ``data.adj``."""
+    found: set[int] = set()
+    with path.open(encoding="utf8") as fp:
+        for line in fp:
+            if line.startswith(" ") or not line.strip():
+                continue
+            fields = line.split(maxsplit=3)
+            if len(fields) >= 3 and fields[2] == "s":
+                found.add(int(fields[0]))
+    return found
+
+
+def read_index(
+    path: Path, satellites: set[int], into: defaultdict[str, dict[str, list[int]]]
+) -> None:
+    """Add one WordNet ``index.POS`` file to NLTK's lemma -> pos -> offsets map, as
+    NLTK's reader does (adjectives also under ``s``, their satellite offsets only).
+
+    Raises:
+        ValueError: a malformed line (named by file and line number).
+    """
+    with path.open(encoding="utf8") as fp:
+        for number, line in enumerate(fp, 1):
+            if line.startswith(" "):
+                continue
+            fields = line.split()
+            try:
+                lemma, pos, n_synsets = fields[0], fields[1], int(fields[2])
+                n_pointers = int(fields[3])
+                start = 4 + n_pointers + 2  # pointer symbols, sense_cnt, tagsense_cnt
+                if n_synsets < 1 or int(fields[4 + n_pointers]) != n_synsets:
+                    raise ValueError("synset and sense counts differ")
+                offsets = [int(x) for x in fields[start : start + n_synsets]]
+                if len(offsets) != n_synsets:
+                    raise ValueError("too few synset offsets")
+            except (IndexError, ValueError) as err:
+                raise ValueError(f"{path}, line {number}: {err}") from err
+            into[lemma][pos] = offsets
+            if pos == "a":
+                into[lemma]["s"] = [x for x in offsets if x in satellites]
 
 
 def wordnet_status(*, source: Path | None = None) -> ResourceStatus:
