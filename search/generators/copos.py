@@ -13,7 +13,9 @@ the ``sense`` option:
 - ``first``: only the lemma's most frequent sense (its first synset).
 - ``all``: every sense in WordNet's order (most frequent sense first), as La Malfa et al.
 
-Two filters keep the offers to words a reader would accept in that sense:
+With ``context``, a word whose best sense is less than ``min_lead`` (default 0.1) ahead
+of its second is left alone: an unsure choice changes nothing. Three filters keep the
+offers to words a reader would accept in that sense:
 
 - ``min_count`` (default 1): a synonym is offered only when SemCor tagged it with that
   sense at least this often (WordNet's ``cntlist``). WordNet lists many rare or
@@ -25,6 +27,10 @@ Two filters keep the offers to words a reader would accept in that sense:
   the most polysemous words (*get* 36, *go* 30, *call* 28, *have* 19, *open* 21) are
   too many to choose from reliably: "Call a vet" became "Cry a vet", "You'll have to
   drive" became "You'll own to drive".
+- ``max_substitute_senses`` (default 12; 0: no limit): nor is a synonym offered that has
+  more senses than this itself, since a reader takes it in its commonest sense
+  (become.v.01 lists *get* and *go*: "you'll become a philosopher" became "you'll get a
+  philosopher").
 
 Synonyms are inflected like the original word (number, tense and verb form, degree —
 from its XPOS, or from UPOS + FEATS when XPOS is not a PTB tag) and written with its
