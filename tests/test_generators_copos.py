@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from test_generators_helpers import CATS, glove_or_skip, make_sentence, wordnet_or_skip
 
+from brittle.engine.core.sentence import Sentence
 from brittle.search.generators import CoPOS, Eligibility
 from brittle.search.generators.inflection import (
     inflect_lemma,
@@ -249,6 +250,44 @@ def test_min_sense_count_keeps_a_word_to_the_senses_semcor_saw_it_in(wordnet: An
     [table] = strict.candidates([sentence])
     assert not table.options(1)
     # a word SemCor saw in the sense keeps its synonyms
-    assert strict._attested(strict.senses("movie", "n"))
+    assert any(sense.count >= 1 for sense in strict.senses("movie", "n"))
     with pytest.raises(ValueError, match="min_sense_count"):
         CoPOS(min_sense_count=-1)
+
+
+HIDE = """
+1 Iranians Iranian PROPN NNPS Number=Plur 2 nsubj
+2 make make VERB VBP Mood=Ind|Tense=Pres|VerbForm=Fin 0 root
+3 statements statement NOUN NNS Number=Plur 2 obj
+4 and and CCONJ CC _ 6 cc
+5 then then ADV RB _ 6 advmod
+6 hide hide VERB VBP Mood=Ind|Tense=Pres|VerbForm=Fin 2 conj
+7 behind behind ADP IN _ 9 case
+8 lack lack NOUN NN Number=Sing 9 compound
+9 proof proof NOUN NN Number=Sing 6 obl
+"""
+
+EXPECT = """
+1 They they PRON PRP Case=Nom|Number=Plur|Person=3|PronType=Prs 2 nsubj
+2 expect expect VERB VBP Mood=Ind|Tense=Pres|VerbForm=Fin 0 root
+3 that that SCONJ IN _ 6 mark
+4 they they PRON PRP Case=Nom|Number=Plur|Person=3|PronType=Prs 6 nsubj
+5 will will AUX MD VerbForm=Fin 6 aux
+6 come come VERB VB VerbForm=Inf 2 ccomp
+"""
+
+
+def test_verb_frames_keep_the_senses_that_fit_the_verbs_use(wordnet: Any) -> None:
+    # "hide behind lack of proof" has no object: not hide.v.01 "conceal" (frames 8-11)
+    # "expect that ..." takes a clause: not ask.v.04 "request and expect" (16, 24)
+    def offered(sentence: Sentence, i: int, **settings: Any) -> set[str]:
+        generator = CoPOS(wordnet=wordnet, sense="all", min_count=0, **settings)
+        [table] = generator.candidates([sentence])
+        return {form for form, _ in table.options(i)}
+
+    hide, expect = make_sentence("hide", HIDE), make_sentence("expect", EXPECT)
+    assert "conceal" in offered(hide, 5)
+    assert "conceal" not in offered(hide, 5, verb_frames=True)
+    assert "ask" in offered(expect, 1)
+    assert "ask" not in offered(expect, 1, verb_frames=True)
+    assert "anticipate" in offered(expect, 1, verb_frames=True)  # expect.v.01 fits

@@ -51,6 +51,7 @@ from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 from brittle.search.generators.eligibility import is_lettered
+from brittle.search.generators.frames import fits, verb_use
 from brittle.search.generators.inflection import (
     inflect_lemma,
     load_inflections,
@@ -101,6 +102,10 @@ class CoPOS(SubstitutionGenerator):
         min_sense_count: substitute a word only in senses SemCor tagged the word itself
             with at least this often (0: any sense). WordNet lists senses a word is
             never seen in (*mass* as an adjective is only "aggregate").
+        verb_frames: for a verb, consider only the senses whose WordNet sentence frames
+            allow its use in the tree (with an object, with a that-clause, or neither;
+            :mod:`~brittle.search.generators.frames`): *hide* with no object is not
+            "conceal".
         max_rank: offer a synonym only when its form is among the ``max_rank`` most
             frequent words (GloVe's vocabulary order; 0: no limit), which rules out
             archaic and rare words (*withal* is 290,880th, *tenner* 160,039th).
@@ -127,6 +132,7 @@ class CoPOS(SubstitutionGenerator):
     max_rank: int = 0
     max_substitute_senses: int = 12
     min_sense_count: int = 0
+    verb_frames: bool = False
     device: str | None = None
     wordnet: WordNetCorpusReader | None = None
     _senses: dict[tuple[str, str], tuple[Sense, ...]] = field(
@@ -197,8 +203,10 @@ class CoPOS(SubstitutionGenerator):
                 )
             )
             gloss = "; ".join([synset.definition(), *synset.examples()])
-            count = sum(_count(x) for x in synset.lemmas() if x.name().lower() == key[0])
-            out.append(Sense(synset.name(), gloss, synonyms, count))
+            own = [x for x in synset.lemmas() if x.name().lower() == key[0]]
+            count = sum(_count(x) for x in own)
+            frames = frozenset(synset.frame_ids()).union(*(x.frame_ids() for x in own))
+            out.append(Sense(synset.name(), gloss, synonyms, count, frames))
         self._senses[key] = tuple(out)
         return self._senses[key]
 
@@ -208,11 +216,15 @@ class CoPOS(SubstitutionGenerator):
         senses = self.senses(lemma, pos)
         return _union(senses[:1] if first_sense else senses)
 
-    def _attested(self, senses: tuple[Sense, ...]) -> tuple[Sense, ...]:
-        """The senses ``min_sense_count`` allows (those SemCor tagged the word with)."""
-        if not self.min_sense_count:
-            return senses
-        return tuple(s for s in senses if s.count >= self.min_sense_count)
+    def _usable(self, senses: tuple[Sense, ...], sentence: Sentence, i: int) -> tuple[Sense, ...]:
+        """The senses ``min_sense_count`` (those SemCor tagged the word with) and
+        ``verb_frames`` (those whose frames allow the verb's use) leave."""
+        if self.min_sense_count:
+            senses = tuple(s for s in senses if s.count >= self.min_sense_count)
+        if self.verb_frames and sentence.words[i].upos in ("VERB", "AUX"):
+            use = verb_use(sentence, i)
+            senses = tuple(s for s in senses if fits(s.frames, use))
+        return senses
 
     def _unambiguous_enough(self, synonym: str, pos: str) -> bool:
         """Whether ``max_substitute_senses`` lets ``synonym`` be offered."""
@@ -248,7 +260,7 @@ class CoPOS(SubstitutionGenerator):
                 base, pos = self._lookup(word.form, word.lemma, word.upos)
                 if pos is None or self._too_polysemous(base, pos):
                     return []
-                usable = self._attested(self.senses(base, pos))
+                usable = self._usable(self.senses(base, pos), sentence, i)
                 synonyms = _union(usable[:1] if self.sense == "first" else usable)
                 return self._options(word.form, word.upos, word.xpos, word.feats_dict, synonyms)[:k]
 
@@ -262,7 +274,7 @@ class CoPOS(SubstitutionGenerator):
                 word = sentence.words[i]
                 base, pos = self._lookup(word.form, word.lemma, word.upos)
                 found = (
-                    self._attested(self.senses(base, pos))
+                    self._usable(self.senses(base, pos), sentence, i)
                     if pos is not None and not self._too_polysemous(base, pos)
                     else ()
                 )

@@ -44,12 +44,15 @@ class Sense:
         synonyms: the replacement lemma names it offers (already filtered), WordNet order.
         count: how often the word was tagged with this sense in SemCor (WordNet's
             ``cntlist``; 0 when unknown).
+        frames: for a verb, the WordNet sentence frames of the sense (``frames.vrb``
+            numbers; empty for other parts of speech).
     """
 
     name: str
     gloss: str
     synonyms: tuple[str, ...]
     count: int = 0
+    frames: frozenset[int] = frozenset()
 
 
 def choose_senses(

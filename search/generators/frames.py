@@ -1,0 +1,77 @@
+"""Which WordNet verb senses fit how a verb is used in its sentence.
+
+WordNet lists, for each verb sense, the sentence frames it occurs in ("Somebody ----s",
+"Somebody ----s something", "Somebody ----s that CLAUSE", ...; numbered 1-35 in
+WordNet's ``frames.vrb``). The treebank says how the verb is used: with an object,
+with a clause, or with neither. A sense none of whose frames allows that use is not
+the verb's sense there: *hide* in "then hide behind lack of proof" has no object, so
+it is not hide.v.01 "prevent from being seen" (frames 8-11, all with an object, whose
+synonym is *conceal*) but hide.v.02 "keep out of sight" (frames 1-2); *expect* with a
+that-clause is expect.v.01 (frame 26), not ask.v.04 "request and expect" (frames 16,
+24), whose synonym is *ask*.
+
+:func:`verb_use` reads the use from the word's dependents in the UD tree and
+:func:`fits` tells whether a sense's frames allow it. Uses the frames cannot judge
+(an open clausal complement, a verb with no tree) are allowed by every sense.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Literal
+
+from brittle.engine.core.sentence import Sentence
+
+__all__ = ["FRAMES_BY_USE", "VerbUse", "fits", "verb_use"]
+
+#: How a verb is used in its sentence, as far as WordNet's frames can tell.
+VerbUse = Literal["intransitive", "transitive", "clause", "other"]
+
+#: The frames (WordNet ``frames.vrb`` numbers) that allow each judged use.
+FRAMES_BY_USE: dict[str, frozenset[int]] = {
+    # "Something ----s", "Somebody ----s", "It is ----ing", "... is ----ing PP",
+    # "... ----s Adjective/Noun", "Somebody ----s Adjective", "... ----s to somebody",
+    # "... ----s on something", "Somebody ----s PP", "Somebody's (body part) ----s",
+    # "Somebody ----s to somebody"
+    "intransitive": frozenset({1, 2, 3, 4, 6, 7, 12, 13, 22, 23, 27}),
+    # every frame with a "something" or "somebody" object
+    "transitive": frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31}),
+    # "Somebody ----s that CLAUSE", "Somebody ----s whether INFINITIVE",
+    # "It ----s that CLAUSE"
+    "clause": frozenset({26, 29, 34}),
+}
+
+#: Dependents that make a use transitive (UD relations, subtypes ignored): an object,
+#: or a passive subject or auxiliary (the object became the subject).
+_OBJECT = frozenset({"obj", "iobj"})
+_PASSIVE = frozenset({"nsubj:pass", "csubj:pass", "aux:pass"})
+#: Dependents the frames do not judge: an open clausal complement (to-infinitive,
+#: gerund, predicative adjective), a copula's own arguments.
+_UNJUDGED = frozenset({"xcomp", "cop", "expl"})
+
+
+def verb_use(sentence: Sentence, index: int) -> VerbUse:
+    """How the word at 0-based ``index`` is used: ``transitive`` (an object or a passive
+    subject), ``clause`` (a clausal complement and no object), ``intransitive`` (none of
+    these), or ``other`` (an open clausal complement, or a sentence without a tree)."""
+    words = sentence.words
+    if any(w.head in ("_", "") for w in words):
+        return "other"
+    head = str(index + 1)
+    relations = {w.deprel for w in words if w.head == head}
+    bare = {r.split(":")[0] for r in relations}
+    if relations & _PASSIVE or bare & _OBJECT:
+        return "transitive"
+    if bare & _UNJUDGED:
+        return "other"
+    if "ccomp" in bare:
+        return "clause"
+    return "intransitive"
+
+
+def fits(frames: Collection[int], use: VerbUse) -> bool:
+    """Whether a sense with WordNet ``frames`` allows ``use`` (always for ``other``, and
+    for a sense WordNet gives no frames)."""
+    if use == "other" or not frames:
+        return True
+    return bool(FRAMES_BY_USE[use].intersection(frames))
