@@ -221,3 +221,57 @@ def test_spacy_batched_equals_one_by_one(spacy_parser: Parser) -> None:
     spacy_parser.parse_words(batch)
     assert spacy_parser.stats.parsed == before + len(batch)
     assert spacy_parser.describe()["parser"] == "spacy"
+
+
+# ------------------------------------------------------------------ compiled UPOS rules
+def test_compiled_upos_rules_follow_the_attribute_rulers_semantics() -> None:
+    from spacy.lang.en import English
+    from spacy.tokens import Doc
+
+    from brittle.scorers.parsers.upos_rules import compile_upos_rules
+
+    patterns: list[dict[str, object]] = [
+        {"patterns": [[{"TAG": "VBZ"}]], "attrs": {"POS": "VERB"}},
+        {"patterns": [[{"TAG": "VBZ", "LOWER": {"IN": ["is", "'s"]}}]], "attrs": {"POS": "AUX"}},
+        {"patterns": [[{"TAG": "NN"}]], "attrs": {"MORPH": "Number=Sing"}},  # no POS
+        {"patterns": [[{"TAG": "NN", "DEP": {"NOT_IN": ["compound"]}}]], "attrs": {"POS": "NOUN"}},
+        {"patterns": [[{"DEP": "expl"}, {"LOWER": "is"}]], "attrs": {"POS": "VERB"}, "index": 1},
+    ]
+    rules = compile_upos_rules(patterns)
+    assert rules is not None
+    nlp = English()
+    words = ["there", "is", "tax", "law", "runs"]
+    doc = Doc(
+        nlp.vocab,
+        words=words,
+        tags=["EX", "VBZ", "NN", "NN", "VBZ"],
+        deps=["expl", "ROOT", "compound", "nsubj", "dep"],
+        heads=[1, 1, 3, 1, 1],
+    )
+    # "is": AUX by the second rule, then VERB by the later two-token rule; "tax" is a
+    # compound (NOT_IN fails); "runs" VERB; "there" matches nothing
+    assert rules.upos(doc) == ["", "VERB", "", "NOUN", "VERB"]
+    assert (
+        compile_upos_rules([{"patterns": [[{"TAG": {"REGEX": "^V"}}]], "attrs": {"POS": "X"}}])
+        is None
+    )
+    assert compile_upos_rules([{"patterns": [[{"ORTH": "a"}]], "attrs": {"POS": "DET"}}]) is None
+
+
+@needs_spacy
+def test_compiled_upos_rules_equal_the_component_on_ewt() -> None:
+    """The backend skips the attribute_ruler and applies its compiled rules: the same
+    UPOS, token for token, on real sentences."""
+    from brittle.scorers.parsers.spacy_backend import SpacyBackend
+
+    from support import EWT_TEST
+
+    if not EWT_TEST.exists():
+        pytest.skip(f"{EWT_TEST} is not available")
+    sentences = read_conllu(EWT_TEST)[:400]
+    backend = SpacyBackend()
+    rules = backend.rules
+    assert rules is not None and "attribute_ruler" in backend.skipped
+    docs = backend.nlp.pipe([backend.make_doc(s.forms) for s in sentences], disable=["lemmatizer"])
+    for sentence, doc in zip(sentences, docs, strict=True):
+        assert rules.upos(doc) == [t.pos_ for t in doc], sentence.sent_id

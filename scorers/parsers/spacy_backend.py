@@ -15,6 +15,7 @@ import numpy as np
 
 from brittle.engine.core.resources import load_spacy
 from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
+from brittle.scorers.parsers.upos_rules import UposRules, compile_upos_rules
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -24,10 +25,13 @@ __all__ = ["UNUSED_COMPONENTS", "SpacyBackend", "doc_to_parse", "spacy_parser"]
 
 #: Pipeline components whose output a :class:`Parse` does not use; they are skipped.
 UNUSED_COMPONENTS: tuple[str, ...] = ("lemmatizer", "ner")
+#: The component that maps Penn tags to UPOS (replaced by its compiled rules).
+RULER = "attribute_ruler"
 
 
-def doc_to_parse(doc: Doc) -> Parse:
-    """A spaCy ``Doc`` as a :class:`Parse` (one word per spaCy token).
+def doc_to_parse(doc: Doc, upos: Sequence[str] | None = None) -> Parse:
+    """A spaCy ``Doc`` as a :class:`Parse` (one word per spaCy token); ``upos`` replaces
+    the doc's own POS when given (compiled ``attribute_ruler`` rules).
 
     spaCy marks a root by making a token its own head; that becomes HEAD 0. Should the
     parser still produce several roots, every root after the first is attached to the
@@ -46,7 +50,8 @@ def doc_to_parse(doc: Doc) -> Parse:
                 heads[tok.i] = first_root + 1
         else:
             heads[tok.i] = head + 1
-    return Parse.build(heads, [t.pos_ or "X" for t in doc], [t.dep_ or "dep" for t in doc])
+    tags = [t.pos_ for t in doc] if upos is None else upos
+    return Parse.build(heads, [t or "X" for t in tags], [t.dep_ or "dep" for t in doc])
 
 
 @dataclass
@@ -63,6 +68,7 @@ class SpacyBackend:
     batch_size: int = 64
     name: str = "spacy"
     _nlp: Language | None = field(default=None, repr=False)
+    _rules: list[UposRules | None] = field(default_factory=list, repr=False)
 
     def prepare(self) -> None:
         """Load the pipeline (once); raises ResourceMissingError when it is missing."""
@@ -71,7 +77,21 @@ class SpacyBackend:
     def _load(self) -> Language:
         if self._nlp is None:
             self._nlp = load_spacy(self.model)
+            from spacy.pipeline import AttributeRuler  # deferred with spaCy itself
+
+            ruler = self._nlp.get_pipe(RULER) if RULER in self._nlp.pipe_names else None
+            rules = (
+                compile_upos_rules(ruler.patterns) if isinstance(ruler, AttributeRuler) else None
+            )
+            self._rules[:] = [rules]
         return self._nlp
+
+    @property
+    def rules(self) -> UposRules | None:
+        """The pipeline's ``attribute_ruler`` POS rules, compiled (``None``: it has none
+        this backend can read, and the component runs)."""
+        self._load()
+        return self._rules[0]
 
     @property
     def nlp(self) -> Language:
@@ -80,8 +100,10 @@ class SpacyBackend:
 
     @property
     def skipped(self) -> list[str]:
-        """Components of the loaded pipeline that are not run (lemmas, entities)."""
-        return [name for name in self.nlp.pipe_names if name in UNUSED_COMPONENTS]
+        """Components of the loaded pipeline that are not run (lemmas, entities, and the
+        ``attribute_ruler`` when its POS rules are compiled)."""
+        unused = {*UNUSED_COMPONENTS, *((RULER,) if self.rules is not None else ())}
+        return [name for name in self.nlp.pipe_names if name in unused]
 
     def describe(self) -> dict[str, object]:
         """Backend, model name/version and spaCy version."""
@@ -114,11 +136,15 @@ class SpacyBackend:
                 raise ValueError("cannot parse an empty word sequence")
         docs = [self.make_doc(words) for words in batch]
         parsed = self.nlp.pipe(docs, batch_size=self.batch_size, disable=self.skipped)
-        return [doc_to_parse(doc) for doc in parsed]
+        return [self._to_parse(doc) for doc in parsed]
+
+    def _to_parse(self, doc: Doc) -> Parse:
+        rules = self.rules
+        return doc_to_parse(doc, None if rules is None else rules.upos(doc))
 
     def parse_one(self, words: Words) -> Parse:
         """Parse a single word sequence without batching (for comparisons)."""
-        return doc_to_parse(self.nlp(self.make_doc(words), disable=self.skipped))
+        return self._to_parse(self.nlp(self.make_doc(words), disable=self.skipped))
 
 
 @PARSERS.register(
