@@ -12,7 +12,8 @@ constraints and by the quality reports (:mod:`brittle.search.quality`):
   embeddings: mean of the last layer over the real tokens (attention mask), then L2
   normalised, so the dot product of two embeddings is their cosine similarity. Its
   :meth:`~SentenceEncoder.word_vectors` gives the same layer per word of a sentence
-  (mean of the word's pieces), for comparing a word with its replacement in context.
+  (mean of the word's unit-length piece vectors), for comparing a word with its
+  replacement in context.
 
 Both load their model at first use, once per process and device (:func:`surprisal_model`,
 :func:`sentence_encoder` hand out the shared instances), and keep the scores of recent
@@ -36,9 +37,10 @@ from brittle.engine.core import resources
 from brittle.scorers.representations import check_dtype, torch_dtype
 
 if TYPE_CHECKING:
+    import torch
     from numpy.typing import NDArray
     from torch import nn
-    from transformers import PreTrainedTokenizerBase
+    from transformers import BatchEncoding, PreTrainedTokenizerBase
 
     from brittle.engine.core.perturbation import Perturbation
     from brittle.engine.core.sentence import Sentence
@@ -257,6 +259,30 @@ class SentenceEncoder:
         """The model's name, for reports (does not load it)."""
         return {"model": self.path or "all-MiniLM-L6-v2 (bundled)", "pooling": "mean"}
 
+    def _last_layer(
+        self, batch: list[str] | list[list[str]], *, max_length: int, **options: bool
+    ) -> tuple[BatchEncoding, torch.Tensor]:
+        """Tokenise one batch (texts, or word lists with ``is_split_into_words``), padded
+        and truncated to ``max_length`` tokens, and run the encoder: the encoding and the
+        last layer, float32 (batch, tokens, d), on the model's device."""
+        import torch
+
+        tokenizer, model, device = self._load()
+        enc = tokenizer(
+            batch,
+            padding=True,
+            truncation=True,
+            max_length=max_length,
+            return_tensors="pt",
+            **options,
+        )
+        with torch.inference_mode():
+            hidden = model(
+                input_ids=enc["input_ids"].to(device),
+                attention_mask=enc["attention_mask"].to(device),
+            ).last_hidden_state.float()
+        return enc, hidden
+
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Unit-length embeddings, float32 (m, d) (d = 384 for MiniLM; (0, 0) for none)."""
         import torch
@@ -270,22 +296,11 @@ class SentenceEncoder:
             else:
                 todo.append(text)
         if todo:
-            tokenizer, model, device = self._load()
             for start in range(0, len(todo), self.batch_size):
                 chunk = todo[start : start + self.batch_size]
-                enc = tokenizer(
-                    chunk,
-                    padding=True,
-                    truncation=True,
-                    max_length=ENCODER_MAX_TOKENS,
-                    return_tensors="pt",
-                )
+                enc, hidden = self._last_layer(chunk, max_length=ENCODER_MAX_TOKENS)
                 with torch.inference_mode():
-                    hidden = model(
-                        input_ids=enc["input_ids"].to(device),
-                        attention_mask=enc["attention_mask"].to(device),
-                    ).last_hidden_state.float()
-                    mask = enc["attention_mask"].to(device).unsqueeze(-1).float()
+                    mask = enc["attention_mask"].to(hidden.device).unsqueeze(-1).float()
                     pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                     unit = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
                 for text, row in zip(chunk, unit, strict=True):
@@ -298,7 +313,7 @@ class SentenceEncoder:
 
     def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[NDArray[np.float32]]:
         """Per sentence (given as its words), float32 (n_words, d): the last layer at each
-        word in context, the mean of its pieces, L2 normalised. A word the tokeniser
+        word in context, the mean of its pieces' unit vectors, L2 normalised. A word the tokeniser
         gives no piece (or that lies past :data:`WORD_VECTOR_MAX_TOKENS`) gets a row of
         NaN. Sentences are read as their words joined by spaces; the last
         :data:`WORD_CACHE_SIZE` sentences are kept."""
@@ -315,25 +330,17 @@ class SentenceEncoder:
                 todo[key] = words
         pending = sorted(todo, key=lambda k: -len(todo[k]))
         if pending:
-            tokenizer, model, device = self._load()
             for start in range(0, len(pending), self.batch_size):
                 chunk = pending[start : start + self.batch_size]
-                enc = tokenizer(
+                enc, hidden = self._last_layer(
                     [list(todo[k]) for k in chunk],
-                    is_split_into_words=True,
-                    padding=True,
-                    truncation=True,
                     max_length=WORD_VECTOR_MAX_TOKENS,
-                    return_tensors="pt",
+                    is_split_into_words=True,
                 )
                 with torch.inference_mode():
-                    hidden = model(
-                        input_ids=enc["input_ids"].to(device),
-                        attention_mask=enc["attention_mask"].to(device),
-                    ).last_hidden_state.float()
-                    hidden = torch.nn.functional.normalize(hidden, dim=-1).cpu().numpy()
+                    unit = torch.nn.functional.normalize(hidden, dim=-1).cpu().numpy()
                 for row, key in enumerate(chunk):
-                    vectors = _pool_words(hidden[row], enc.word_ids(row), len(todo[key]))
+                    vectors = _pool_words(unit[row], enc.word_ids(row), len(todo[key]))
                     found[key] = vectors
                     self._word_cache.put(key, vectors)
         return [found[k] for k in keys]

@@ -13,9 +13,10 @@ The encoder loads at the first check, once per process and device.
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 import numpy as np
 
@@ -34,7 +35,12 @@ from brittle.search.sentence_models import pair_texts, sentence_encoder
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["DEFAULT_MIN_SIMILARITY", "SimilarityConstraint", "sentence_similarity"]
+__all__ = [
+    "DEFAULT_MIN_SIMILARITY",
+    "EncoderCosineConstraint",
+    "SimilarityConstraint",
+    "sentence_similarity",
+]
 
 #: Least cosine similarity of the MiniLM sentence embeddings (see docs/constraints.md).
 DEFAULT_MIN_SIMILARITY = 0.8
@@ -69,14 +75,11 @@ def sentence_similarity(
     return out
 
 
-@CONSTRAINTS.register(
-    "similarity",
-    help="cosine of the MiniLM sentence embeddings of original and candidate is at least S "
-    f"(similarity:S; default {DEFAULT_MIN_SIMILARITY})",
-)
 @dataclass(frozen=True)
-class SimilarityConstraint(Constraint):
-    """Cosine similarity of the sentence embeddings at least ``min_similarity``.
+class EncoderCosineConstraint(Constraint):
+    """A cosine measured with the sentence encoder, kept when at least ``min_similarity``
+    (the shared body of ``similarity`` and ``word-similarity``; subclasses say what
+    they measure in :meth:`measure` and register themselves).
 
     Attributes:
         min_similarity: the least cosine kept, in [-1, 1] (``-1``: only measure).
@@ -90,23 +93,21 @@ class SimilarityConstraint(Constraint):
     device: str | None = None
     dtype: str | None = None
 
-    name: ClassVar[str] = "similarity"
-    spec_value: ClassVar[str] = (
-        f"least cosine similarity, in [-1, 1] (default {DEFAULT_MIN_SIMILARITY})"
-    )
+    #: The bound of a spec given without a value.
+    default_bound: ClassVar[float] = DEFAULT_MIN_SIMILARITY
 
     @classmethod
-    def from_spec(cls, value: str | None, context: ConstraintContext) -> SimilarityConstraint:
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> Self:
         cls.check_spec(value)
-        bound = spec_number(value, cls.name, DEFAULT_MIN_SIMILARITY)
+        bound = spec_number(value, cls.name, cls.default_bound)
         return cls(min_similarity=bound, device=context.device, dtype=context.dtype)
 
     @classmethod
     def check_spec(cls, value: str | None) -> None:
-        _check_bound(spec_number(value, cls.name, DEFAULT_MIN_SIMILARITY))
+        _check_bound(cls.name, spec_number(value, cls.name, cls.default_bound))
 
     def __post_init__(self) -> None:
-        _check_bound(self.min_similarity)
+        _check_bound(self.name, self.min_similarity)
 
     def describe(self) -> dict[str, object]:
         return {
@@ -115,21 +116,45 @@ class SimilarityConstraint(Constraint):
             "model": self.path or "all-MiniLM-L6-v2",
         }
 
+    @abstractmethod
+    def measure(self, batches: Sequence[CandidateBatch]) -> list[NDArray[np.float64]]:
+        """Per batch, each candidate's cosine, float64 (m,), in [-1, 1]."""
+
     def check(self, batch: CandidateBatch) -> ConstraintResult:
-        """Values: cosine similarity, float64 (m,); mask: >= the bound."""
+        """Values: the cosine, float64 (m,); mask: >= the bound."""
         return self.check_many([batch])[0]
 
     def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
         """:meth:`check` of several sentences' batches with one encoder call."""
-        found = sentence_similarity(batches, path=self.path, device=self.device, dtype=self.dtype)
         return [
             ConstraintResult(self.name, values >= self.min_similarity, values)
             if len(values)
             else empty_result(self.name)
-            for values in found
+            for values in self.measure(batches)
         ]
 
 
-def _check_bound(bound: float) -> None:
+@CONSTRAINTS.register(
+    "similarity",
+    help="cosine of the MiniLM sentence embeddings of original and candidate is at least S "
+    f"(similarity:S; default {DEFAULT_MIN_SIMILARITY})",
+)
+@dataclass(frozen=True)
+class SimilarityConstraint(EncoderCosineConstraint):
+    """Cosine similarity of the sentence embeddings at least ``min_similarity``
+    (attributes: :class:`EncoderCosineConstraint`)."""
+
+    name: ClassVar[str] = "similarity"
+    spec_value: ClassVar[str] = (
+        f"least cosine similarity, in [-1, 1] (default {DEFAULT_MIN_SIMILARITY})"
+    )
+
+    def measure(self, batches: Sequence[CandidateBatch]) -> list[NDArray[np.float64]]:
+        """Per batch, the cosine of each candidate's sentence embedding with the
+        original's, float64 (m,)."""
+        return sentence_similarity(batches, path=self.path, device=self.device, dtype=self.dtype)
+
+
+def _check_bound(name: str, bound: float) -> None:
     if math.isnan(bound) or not -1.0 <= bound <= 1.0:
-        raise ConfigError(f"similarity: the least cosine must lie in [-1, 1], got {bound}")
+        raise ConfigError(f"{name}: the least cosine must lie in [-1, 1], got {bound}")

@@ -3,7 +3,7 @@
 The value is the least, over the candidate's changed words, of the cosine between the
 encoder's vector of the word in the original sentence and that of its replacement (or,
 for a reordering, of the moved word itself) in the candidate: the last layer of the
-bundled all-MiniLM-L6-v2, the mean of the word's pieces
+bundled all-MiniLM-L6-v2, the mean of the word's unit-length piece vectors
 (:meth:`~brittle.search.sentence_models.SentenceEncoder.word_vectors`). A candidate is
 kept when it is at least the bound (``word-similarity:W``; default
 :data:`DEFAULT_MIN_WORD_SIMILARITY`, chosen by measurement: docs/constraints.md).
@@ -20,24 +20,14 @@ The encoder loads at the first check, once per process and device.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from brittle.engine.core.errors import ConfigError
-from brittle.search.constraints.base import (
-    CONSTRAINTS,
-    CandidateBatch,
-    Constraint,
-    ConstraintContext,
-    ConstraintResult,
-    changed_words,
-    empty_result,
-    spec_number,
-)
+from brittle.search.constraints.base import CONSTRAINTS, CandidateBatch, changed_words
+from brittle.search.constraints.similarity import EncoderCosineConstraint
 from brittle.search.sentence_models import sentence_encoder
 
 if TYPE_CHECKING:
@@ -92,63 +82,22 @@ def word_similarity(
     f"the original word's (word-similarity:W; default {DEFAULT_MIN_WORD_SIMILARITY})",
 )
 @dataclass(frozen=True)
-class WordSimilarityConstraint(Constraint):
-    """Least cosine of a changed word's contextual vectors at least ``min_similarity``.
-
-    Attributes:
-        min_similarity: the least cosine kept, in [-1, 1] (``-1``: only measure).
-        path: the encoder directory (``None``: the bundled all-MiniLM-L6-v2).
-        device: torch device (``None``: ``cuda`` when available, else ``cpu``).
-        dtype: precision of the encoder (``None``: the checkpoint's own).
-    """
+class WordSimilarityConstraint(EncoderCosineConstraint):
+    """Least cosine of a changed word's contextual vectors at least ``min_similarity``
+    (attributes: :class:`~brittle.search.constraints.similarity.EncoderCosineConstraint`)."""
 
     min_similarity: float = DEFAULT_MIN_WORD_SIMILARITY
-    path: str | None = None
-    device: str | None = None
-    dtype: str | None = None
 
     name: ClassVar[str] = "word-similarity"
+    default_bound: ClassVar[float] = DEFAULT_MIN_WORD_SIMILARITY
     spec_value: ClassVar[str] = (
         f"least cosine of a changed word in context, in [-1, 1] (default "
         f"{DEFAULT_MIN_WORD_SIMILARITY})"
     )
 
-    @classmethod
-    def from_spec(cls, value: str | None, context: ConstraintContext) -> WordSimilarityConstraint:
-        cls.check_spec(value)
-        bound = spec_number(value, cls.name, DEFAULT_MIN_WORD_SIMILARITY)
-        return cls(min_similarity=bound, device=context.device, dtype=context.dtype)
-
-    @classmethod
-    def check_spec(cls, value: str | None) -> None:
-        _check_bound(spec_number(value, cls.name, DEFAULT_MIN_WORD_SIMILARITY))
-
-    def __post_init__(self) -> None:
-        _check_bound(self.min_similarity)
-
     def describe(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "min_similarity": self.min_similarity,
-            "model": self.path or "all-MiniLM-L6-v2",
-            "layer": "last, mean of the word's pieces",
-        }
+        return {**super().describe(), "layer": "last, mean of the word's unit piece vectors"}
 
-    def check(self, batch: CandidateBatch) -> ConstraintResult:
-        """Values: least cosine over the changed words, float64 (m,); mask: >= bound."""
-        return self.check_many([batch])[0]
-
-    def check_many(self, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
-        """:meth:`check` of several sentences' batches with one encoder call."""
-        found = word_similarity(batches, path=self.path, device=self.device, dtype=self.dtype)
-        return [
-            ConstraintResult(self.name, values >= self.min_similarity, values)
-            if len(values)
-            else empty_result(self.name)
-            for values in found
-        ]
-
-
-def _check_bound(bound: float) -> None:
-    if math.isnan(bound) or not -1.0 <= bound <= 1.0:
-        raise ConfigError(f"word-similarity: the least cosine must lie in [-1, 1], got {bound}")
+    def measure(self, batches: Sequence[CandidateBatch]) -> list[NDArray[np.float64]]:
+        """Per batch, each candidate's least cosine over its changed words, float64 (m,)."""
+        return word_similarity(batches, path=self.path, device=self.device, dtype=self.dtype)
