@@ -151,8 +151,13 @@ def run_call(call: ShardCall[P, R]) -> R:
 
 
 def set_threads(threads: int) -> None:
-    """Torch's intra-op threads of this worker process."""
+    """Torch's intra-op threads of this worker process; its parser gets no helper
+    process (the workers take the cores)."""
+    # deferred: the parsers' package loads only in workers
+    from brittle.scorers.parsers.helpers import HELPERS_ENV
+
     os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ[HELPERS_ENV] = "0"
     import torch  # deferred: heavy
 
     torch.set_num_threads(threads)

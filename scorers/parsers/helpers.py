@@ -1,0 +1,239 @@
+"""Parsing on helper processes beside this one: each large batch is split between them.
+
+A re-parsing backend (spaCy, Stanza) runs on one core, and the search waits for it
+between two model passes, which use every core. :class:`SplitBackend` gives the
+backend's parses of one batch to this process and to ``helpers`` processes at once,
+each with its own copy of the backend: one helper on 2 cores nearly halves the wait.
+
+The helpers start (and load their model) at the first batch worth splitting, in the
+background; until one is ready, this process parses everything itself, so nothing
+waits on a helper's start-up. A batch is cut into contiguous parts of about equal word
+counts, and the parses come back in input order. A backend's parse of a sentence does
+not depend on the batch it came in (checked for spaCy on EWT test), so the result is
+the same as one process's. A helper that fails or dies is dropped with a warning and
+its part is parsed here.
+
+Hand-written rather than spaCy's ``nlp.pipe(n_process=...)``, which starts new
+processes and loads the model again at every call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from brittle.scorers.parsers.base import Parse, WordParser, Words
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+__all__ = ["HELPERS_ENV", "SplitBackend", "auto_helpers", "split_by_words"]
+
+log = logging.getLogger(__name__)
+
+#: Environment variable that sets how many helper processes parse (0 turns them off).
+HELPERS_ENV = "BRITTLE_PARSE_HELPERS"
+
+
+def auto_helpers() -> int:
+    """Helper processes a parser gets by default: ``$BRITTLE_PARSE_HELPERS`` when set,
+    else one when this process may run on at least 2 CPUs (the model's forward pass and
+    the parse alternate, so the second core is free while the parser runs), else none.
+    Worker processes of a sharded run set the variable to 0: their cores are taken."""
+    value = os.environ.get(HELPERS_ENV, "").strip()
+    if value:
+        try:
+            return max(0, int(value))
+        except ValueError:
+            log.warning("ignoring %s=%r: not a whole number", HELPERS_ENV, value)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cpus = os.cpu_count() or 1
+    return 1 if cpus >= 2 else 0
+
+
+def split_by_words(batch: Sequence[Words], parts: int) -> list[tuple[int, int]]:
+    """Cut ``batch`` into at most ``parts`` contiguous ``(start, stop)`` ranges of about
+    equal word counts (none empty; fewer ranges than ``parts`` when the batch is short)."""
+    if parts < 1:
+        raise ValueError("parts must be at least 1")
+    total = sum(len(w) for w in batch)
+    bounds: list[tuple[int, int]] = []
+    start, seen = 0, 0
+    for k in range(1, parts):
+        target = total * k / parts
+        stop = start
+        while stop < len(batch) and seen + len(batch[stop]) / 2 < target:
+            seen += len(batch[stop])
+            stop += 1
+        if stop > start:
+            bounds.append((start, stop))
+            start = stop
+    if start < len(batch):
+        bounds.append((start, len(batch)))
+    return bounds
+
+
+def _serve(conn: Connection, backend: WordParser) -> None:
+    """A helper process: load the backend, then parse every batch sent until ``None``."""
+    try:
+        backend.prepare()
+    except Exception as exc:  # reported to the parent, which parses alone
+        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", None))
+    while True:
+        try:
+            batch = conn.recv()
+        except EOFError:
+            return
+        if batch is None:
+            return
+        try:
+            conn.send(("ok", backend.parse_words(batch)))
+        except Exception as exc:
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+
+
+@dataclass
+class _Helper:
+    process: BaseProcess
+    conn: Connection
+    ready: bool = False
+
+
+@dataclass
+class SplitBackend:
+    """A :class:`~brittle.scorers.parsers.base.WordParser` that splits each batch of at
+    least ``min_split`` sentences between this process and ``helpers`` helper processes.
+
+    Attributes:
+        backend: the backend this process runs; its unloaded copy (``spec``) is what
+            each helper loads.
+        spec: a picklable, not yet prepared backend like ``backend``, sent to helpers.
+        helpers: helper processes (0: this process parses alone).
+        min_split: smaller batches are parsed here (a round trip costs a few ms).
+    """
+
+    backend: WordParser
+    spec: WordParser
+    helpers: int = 1
+    min_split: int = 16
+    _pool: list[_Helper] = field(default_factory=list, repr=False)
+    _started: bool = field(default=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The backend's registry name."""
+        return self.backend.name
+
+    def prepare(self) -> None:
+        """Load this process's model (helpers start at the first large batch)."""
+        self.backend.prepare()
+
+    def describe(self) -> dict[str, object]:
+        """The backend's description (helpers change no parse, so they are not named)."""
+        return self.backend.describe()
+
+    def start(self) -> None:
+        """Start the helper processes now (they load their models in the background)."""
+        if self._started:
+            return
+        self._started = True
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe beside torch threads
+        for _ in range(self.helpers):
+            mine, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_serve, args=(theirs, self.spec), daemon=True)
+            proc.start()
+            theirs.close()
+            self._pool.append(_Helper(proc, mine))
+
+    def wait_ready(self, timeout: float = 120.0) -> int:
+        """Start the helpers and block until each has loaded its model or failed (at
+        most ``timeout`` seconds each); returns how many are ready."""
+        self.start()
+        for helper in list(self._pool):
+            if not helper.ready:
+                self._check(helper, timeout)
+        return sum(h.ready for h in self._pool)
+
+    def _check(self, helper: _Helper, timeout: float = 0.0) -> bool:
+        """Whether ``helper`` is ready, reading its start-up message when there is one."""
+        if helper.ready:
+            return True
+        try:
+            if not helper.conn.poll(timeout):
+                return False
+            status, detail = helper.conn.recv()
+        except (EOFError, OSError):
+            status, detail = "failed", "the process ended while loading"
+        if status == "ready":
+            helper.ready = True
+            return True
+        self._drop(helper, str(detail))
+        return False
+
+    def _drop(self, helper: _Helper, why: str) -> None:
+        log.warning("parse helper dropped (%s); parsing in this process", why)
+        self._pool.remove(helper)
+        helper.conn.close()
+        helper.process.kill()
+
+    def parse_words(self, batch: Sequence[Words]) -> list[Parse]:
+        """One parse per word sequence, in order; large batches split across helpers."""
+        if self.helpers < 1 or len(batch) < self.min_split:
+            return self.backend.parse_words(batch)
+        for words in batch:
+            if not words:
+                raise ValueError("cannot parse an empty word sequence")
+        self.start()
+        ready = [h for h in list(self._pool) if self._check(h)]
+        if not ready:
+            return self.backend.parse_words(batch)
+        parts = split_by_words(batch, len(ready) + 1)
+        sent: list[tuple[_Helper, tuple[int, int]]] = []
+        for helper, bounds in zip(ready, parts[1:], strict=False):
+            try:
+                helper.conn.send(list(batch[bounds[0] : bounds[1]]))
+                sent.append((helper, bounds))
+            except (OSError, ValueError) as exc:
+                self._drop(helper, f"could not send: {exc}")
+        done: dict[tuple[int, int], list[Parse]] = {
+            parts[0]: self.backend.parse_words(batch[parts[0][0] : parts[0][1]])
+        }
+        for helper, (start, stop) in sent:
+            try:
+                status, value = helper.conn.recv()
+            except (EOFError, OSError):
+                status, value = "failed", "the process ended"
+            if status == "ok" and isinstance(value, list) and len(value) == stop - start:
+                done[(start, stop)] = value
+            else:
+                self._drop(helper, str(value))
+        out: list[Parse] = []
+        for start, stop in parts:
+            got = done.get((start, stop))
+            out.extend(got if got is not None else self.backend.parse_words(batch[start:stop]))
+        return out
+
+    def close(self) -> None:
+        """Stop the helpers."""
+        for helper in self._pool:
+            with contextlib.suppress(OSError, ValueError):
+                helper.conn.send(None)
+            helper.conn.close()
+            helper.process.join(timeout=5)
+            if helper.process.is_alive():
+                helper.process.kill()
+        self._pool.clear()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # the interpreter may be shutting down
+            self.close()

