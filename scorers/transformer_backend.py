@@ -264,15 +264,20 @@ class TransformerEncoder(RepresentationBackend):
         import torch
 
         top = max(layers)
-        if top < self.n_layers and self._early_exit is not False and self._blocks is not None:
+        if top < self.n_layers and self._early_exit is None and self._blocks is not None:
+            # The check runs on the batch's first row alone: two one-row passes cost
+            # less than the full forward of a whole batch.
+            ids, mask = input_ids[:1], attention_mask[:1]
+            early = _stop_after(self.net, self._blocks, ids, mask, top)
+            got = [t for t in early if t is not None]
+            full = self._full_forward(ids, mask)
+            self._early_exit = len(got) == len(early) and all(
+                torch.equal(got[i], full[i]) for i in range(top + 1)
+            )
+        if top < self.n_layers and self._early_exit and self._blocks is not None:
             early = _stop_after(self.net, self._blocks, input_ids, attention_mask, top)
             got = [t for t in early if t is not None]
             if len(got) == len(early):
-                if self._early_exit is None:
-                    full = self._full_forward(input_ids, attention_mask)
-                    self._early_exit = all(torch.equal(got[i], full[i]) for i in range(top + 1))
-                    if not self._early_exit:
-                        return [full[i] for i in layers]
                 return [got[i] for i in layers]
             self._early_exit = False
         states = self._full_forward(input_ids, attention_mask)

@@ -614,3 +614,35 @@ def test_fast_index_reading_builds_nltks_own_maps(tmp_path: Path) -> None:
     bad.write_text("  license header\ndog n 2 1 @ 2 1 02084071\n", encoding="utf8")
     with pytest.raises(ValueError, match=r"index.noun, line 2"):
         wordnet.read_index(bad, set(), defaultdict(dict))
+
+
+NLTK_CHILD = """
+import sys
+import brittle.engine.core.resources.wordnet as w
+w._import_nltk()
+import nltk
+assert "nltk" in sys.modules
+assert "scipy.stats" not in sys.modules, "scipy.stats was imported with NLTK"
+from nltk.metrics import association
+try:
+    association.fisher_exact([[1, 2], [3, 4]])
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("NLTK's fisher_exact should be its fallback")
+import scipy.stats
+assert scipy.stats.spearmanr([1, 2, 3], [1, 3, 2])[0] == 0.5
+print("ok")
+"""
+
+
+def test_nltk_is_imported_without_scipy_stats() -> None:
+    # a child process: NLTK may already be loaded in this one
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", NLTK_CHILD], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"

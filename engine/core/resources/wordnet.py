@@ -204,8 +204,29 @@ def load_wordnet(*, source: Path | None = None) -> WordNetCorpusReader:
         return reader
 
 
+def _import_nltk() -> None:
+    """Import NLTK without the ``scipy.stats`` it imports for its collocation measures.
+
+    ``import nltk`` imports every NLTK package, among them ``nltk.metrics.association``,
+    which takes ``fisher_exact`` from ``scipy.stats`` when it can (1.2 of NLTK's 1.5 s
+    import here) and falls back to a function that raises ``NotImplementedError`` when
+    it cannot. brittle uses NLTK for WordNet only, so NLTK is imported with
+    ``scipy.stats`` hidden; the entry is removed at once, and a later ``import
+    scipy.stats`` (by brittle or anyone) loads the real module. Nothing is hidden when
+    NLTK or ``scipy.stats`` is already loaded.
+    """
+    if "nltk" in sys.modules or "scipy.stats" in sys.modules:
+        return
+    sys.modules["scipy.stats"] = None  # type: ignore[assignment]  # import -> ImportError
+    try:
+        import nltk  # noqa: F401
+    finally:
+        del sys.modules["scipy.stats"]
+
+
 def _open_wordnet(location: Path) -> WordNetCorpusReader:
     # Deferred: NLTK is a heavy library, imported only when the corpus is loaded.
+    _import_nltk()
     import nltk.data
     from nltk.corpus.reader import CorpusReader
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
