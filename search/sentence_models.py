@@ -29,12 +29,14 @@ import math
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brittle.engine.core import resources
 from brittle.scorers.representations import check_dtype, torch_dtype
+from brittle.search.embedding_store import EmbeddingStore, store_path
 
 if TYPE_CHECKING:
     import torch
@@ -237,6 +239,8 @@ class SentenceEncoder:
         self._loaded: tuple[PreTrainedTokenizerBase, nn.Module, str] | None = None
         self._cache = _Cache(cache_size)
         self._word_cache = _Cache(min(cache_size, WORD_CACHE_SIZE))
+        self._alone_cache = _Cache(cache_size)
+        self._stored: EmbeddingStore | None = None
 
     def _load(self) -> tuple[PreTrainedTokenizerBase, nn.Module, str]:
         if self._loaded is None:
@@ -309,6 +313,58 @@ class SentenceEncoder:
                     self._cache.put(text, vector)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[t] for t in texts])
+
+    def _store(self) -> EmbeddingStore:
+        """The on-disk store of this encoder's setting (see :meth:`embed_alone`)."""
+        if self._stored is None:
+            import torch
+
+            _, _, device = self._load()
+            model_dir = Path(self.path) if self.path else resources.default_encoder_path()
+            dim = int(self._last_layer(["."], max_length=8)[1].shape[-1])
+            path = store_path(
+                model_dir,
+                dtype=self.dtype or "checkpoint",
+                device=device,
+                threads=torch.get_num_threads(),
+            )
+            self._stored = EmbeddingStore(path, dim)
+        return self._stored
+
+    def embed_alone(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Unit-length embeddings, float32 (m, d), each text embedded in a forward pass of
+        its own (no padding), so its vector never depends on the texts beside it; kept
+        in this process and in the on-disk store (:mod:`brittle.search.embedding_store`),
+        where every later run reads it. For texts that recur across runs (WordNet
+        glosses); a sentence is better served by :meth:`embed`, which batches."""
+        import torch
+
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        found: dict[str, NDArray[np.float32]] = {}
+        todo: list[str] = []
+        for text in dict.fromkeys(texts):
+            hit = self._alone_cache.get(text)
+            if isinstance(hit, np.ndarray):
+                found[text] = hit
+            else:
+                todo.append(text)
+        if todo:
+            store = self._store()
+            stored = store.get_many(todo)
+            fresh: dict[str, NDArray[np.float32]] = {}
+            for text in todo:
+                vector = stored.get(text)
+                if vector is None:
+                    _, hidden = self._last_layer([text], max_length=ENCODER_MAX_TOKENS)
+                    with torch.inference_mode():
+                        pooled = hidden[0].mean(0)  # one text: every token is real
+                        unit = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
+                    vector = fresh[text] = np.asarray(unit, dtype=np.float32)
+                found[text] = vector
+                self._alone_cache.put(text, vector)
+            store.put_many(fresh)
         return np.stack([found[t] for t in texts])
 
     def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[NDArray[np.float32]]:
