@@ -100,6 +100,6 @@ def test_embed_alone_is_independent_of_companions_and_read_back(
     def no_forward(*args: object, **kwargs: object) -> object:
         raise AssertionError("the model ran for a stored text")
 
-    later._load()
+    later._store()  # opened (model loaded) before the model is taken away
     monkeypatch.setattr(later, "_last_layer", no_forward)
     assert np.array_equal(later.embed_alone(GLOSSES[::-1]), together[::-1])
