@@ -52,6 +52,7 @@ __all__ = [
     "SentenceEncoder",
     "SurprisalModel",
     "default_device",
+    "forget_texts",
     "pair_texts",
     "sentence_encoder",
     "surprisal_model",
@@ -125,6 +126,9 @@ class _Cache:
     def __len__(self) -> int:
         return len(self._items)
 
+    def clear(self) -> None:
+        self._items.clear()
+
 
 def _by_length(texts: Sequence[str]) -> list[str]:
     """Distinct texts, longest first (ties in text order), so batches pad little."""
@@ -159,6 +163,10 @@ class SurprisalModel:
         self.batch_size = batch_size
         self._lm: LoadedLM | None = None
         self._cache = _Cache(cache_size)
+
+    def forget(self) -> None:
+        """Empty this process's cache of scored texts (the model stays loaded)."""
+        self._cache.clear()
 
     @property
     def lm(self) -> LoadedLM:
@@ -315,6 +323,13 @@ class SentenceEncoder:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[t] for t in texts])
 
+    def forget(self) -> None:
+        """Empty this process's caches of texts and words (the on-disk store stays), as
+        in a new process with the model loaded."""
+        self._cache.clear()
+        self._word_cache.clear()
+        self._alone_cache.clear()
+
     def _store(self) -> EmbeddingStore:
         """The on-disk store of this encoder's setting (see :meth:`embed_alone`)."""
         if self._stored is None:
@@ -454,3 +469,12 @@ def sentence_encoder(
     if key not in _ENCODERS:
         _ENCODERS[key] = SentenceEncoder(path, device=device, dtype=dtype)
     return _ENCODERS[key]
+
+
+def forget_texts() -> None:
+    """Empty the text caches of every shared encoder and language model of this process
+    (models stay loaded, on-disk stores stay): what a new run on this machine finds."""
+    for encoder in _ENCODERS.values():
+        encoder.forget()
+    for model in _SURPRISAL.values():
+        model.forget()

@@ -103,3 +103,23 @@ def test_embed_alone_is_independent_of_companions_and_read_back(
     later._store()  # opened (model loaded) before the model is taken away
     monkeypatch.setattr(later, "_last_layer", no_forward)
     assert np.array_equal(later.embed_alone(GLOSSES[::-1]), together[::-1])
+
+
+@needs_models
+def test_forget_texts_empties_the_caches_but_not_the_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from brittle.search import sentence_models
+
+    encoder = SentenceEncoder(device="cpu")
+    monkeypatch.setitem(sentence_models._ENCODERS, ("test", None, None), encoder)
+    encoder.embed(["One sentence."])
+    kept = encoder.embed_alone(GLOSSES[:2])
+    sentence_models.forget_texts()
+    assert len(encoder._cache) == 0 and len(encoder._alone_cache) == 0
+
+    def no_forward(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the model ran for a stored text")
+
+    monkeypatch.setattr(encoder, "_last_layer", no_forward)
+    assert np.array_equal(encoder.embed_alone(GLOSSES[:2]), kept)

@@ -18,8 +18,10 @@ or ranking the substituted sentences by a causal LM's probability or by their se
 similarity, which both prefer frequent words whatever their sense (docs/substitutions.md
 has the comparison).
 
-All texts of a batch go to the encoder in one call; glosses recur across sentences and
-are embedded once (the encoder keeps what it has seen).
+The sentences of a batch go to the encoder in one call; glosses recur across sentences
+and runs, so each is embedded on its own and kept in the encoder's on-disk store
+(:meth:`~brittle.search.sentence_models.SentenceEncoder.embed_alone`): a later run reads
+it back, and its vector does not depend on the glosses it was computed beside.
 """
 
 from __future__ import annotations
@@ -79,10 +81,14 @@ def choose_senses(
         For each word, the kept senses ordered by score (ties: WordNet order); empty when
         the word has no sense.
     """
-    texts = [*contexts, *(s.gloss for group in senses for s in group)]
-    if not texts:
+    if not contexts:
         return []
-    emb = encoder.embed(texts).astype(np.float64)
+    glosses = [s.gloss for group in senses for s in group]
+    # Glosses recur in every run: each is embedded alone and kept in the encoder's
+    # on-disk store, so its vector is the same whichever run computed it.
+    emb = encoder.embed(contexts).astype(np.float64)
+    if glosses:
+        emb = np.concatenate([emb, encoder.embed_alone(glosses).astype(np.float64)])
     q = len(contexts)
     out: list[tuple[Sense, ...]] = []
     row = q
