@@ -477,8 +477,8 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
     comps = build_components(config)
     with tempfile.TemporaryDirectory() as tmp:
         # A first pass over the same sentences compiles the kernels and fills the
-        # on-disk store of gloss embeddings, as an earlier run on this machine would;
-        # the texts each process keeps in memory are then forgotten.
+        # on-disk store of the sense choice's embeddings (glosses and sentences), as an
+        # earlier run on this treebank would; the texts kept in memory are then forgotten.
         run_attack(config, Path(tmp) / "warm", components=comps)
         forget_texts()
         recording = RecordingEvaluator(comps.evaluator)
@@ -494,8 +494,9 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
     rate = n / engine_s
     detail = (
         f"coPOS beam search (width 2, tau 2) on {count} sentences, {n} candidates scored, "
-        f"spaCy syntax constraint, demo probes on hidden state {top}; gloss embeddings "
-        "read from the on-disk store, every other cache cold"
+        f"spaCy syntax constraint, demo probes on hidden state {top}; the sense choice's "
+        "gloss and sentence embeddings read from the on-disk store (a second run on the "
+        "same sentences), every other cache cold"
     )
     return (
         StageResult(

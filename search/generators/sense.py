@@ -18,10 +18,10 @@ or ranking the substituted sentences by a causal LM's probability or by their se
 similarity, which both prefer frequent words whatever their sense (docs/substitutions.md
 has the comparison).
 
-The sentences of a batch go to the encoder in one call; glosses recur across sentences
-and runs, so each is embedded on its own and kept in the encoder's on-disk store
+Glosses recur across sentences and runs, and sentences across runs on the same
+treebank, so each text is embedded on its own and kept in the encoder's on-disk store
 (:meth:`~brittle.search.sentence_models.SentenceEncoder.embed_alone`): a later run reads
-it back, and its vector does not depend on the glosses it was computed beside.
+it back, and its vector does not depend on the texts it was computed beside.
 """
 
 from __future__ import annotations
@@ -83,12 +83,11 @@ def choose_senses(
     """
     if not contexts:
         return []
-    glosses = [s.gloss for group in senses for s in group]
-    # Glosses recur in every run: each is embedded alone and kept in the encoder's
-    # on-disk store, so its vector is the same whichever run computed it.
-    emb = encoder.embed(contexts).astype(np.float64)
-    if glosses:
-        emb = np.concatenate([emb, encoder.embed_alone(glosses).astype(np.float64)])
+    # Glosses recur in every run and sentences in every run on the same treebank: each
+    # text is embedded alone and kept in the encoder's on-disk store, so its vector is
+    # the same whichever run computed it.
+    texts = [*contexts, *(s.gloss for group in senses for s in group)]
+    emb = encoder.embed_alone(texts).astype(np.float64)
     q = len(contexts)
     out: list[tuple[Sense, ...]] = []
     row = q
