@@ -109,7 +109,7 @@ def test_a_helper_that_fails_or_dies_is_dropped_and_its_part_parsed_here() -> No
         assert failing.wait_ready() == 0  # dropped
         assert dying.wait_ready() == 2
         dying._pool[0].process.kill()
-        dying._pool[0].process.join()
+        dying._pool[0].process.wait()
         assert dying.parse_words(batch) == ChainBackend().parse_words(batch)
         assert len(dying._pool) == 1
         assert dying.parse_words(batch) == ChainBackend().parse_words(batch)
@@ -153,3 +153,28 @@ def test_spacy_split_equals_one_process_on_a_real_treebank() -> None:
         assert split.parse_words(words) == alone.parse_words(words)
     finally:
         split.close()
+
+
+def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    runs = tmp_path / "runs.txt"
+    script = tmp_path / "script.py"
+    script.write_text(
+        f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        f"with open({str(runs)!r}, 'a') as f:\n    f.write('run\\n')\n"
+        "from test_parse_helpers import ChainBackend, _batch\n"
+        "from brittle.scorers.parsers.helpers import SplitBackend\n"
+        "split = SplitBackend(ChainBackend(), ChainBackend(), helpers=1, min_split=4)\n"
+        "assert split.wait_ready() == 1\n"
+        "assert split.parse_words(_batch(20)) == ChainBackend().parse_words(_batch(20))\n"
+        "split.close()\n"
+        "print('parsed')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "parsed\n"  # nothing from the helper on standard output
+    assert runs.read_text() == "run\n"

@@ -14,26 +14,28 @@ the same as one process's. A helper that fails or dies is dropped with a warning
 its part is parsed here.
 
 Hand-written rather than spaCy's ``nlp.pipe(n_process=...)``, which starts new
-processes and loads the model again at every call.
+processes and loads the model again at every call. A helper is a fresh interpreter
+running :func:`main` (not a ``multiprocessing`` child, which would run the importing
+script's top level again when that script has no ``if __name__ == "__main__"`` guard),
+talking over a socket pair, with its standard output closed so that nothing it prints
+can reach an output written to the parent's standard output.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
 import os
+import socket
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from multiprocessing.connection import Connection
 
 from brittle.scorers.parsers.base import Parse, WordParser, Words
 
-if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
-
-__all__ = ["HELPERS_ENV", "SplitBackend", "auto_helpers", "split_by_words"]
+__all__ = ["HELPERS_ENV", "SplitBackend", "auto_helpers", "main", "split_by_words"]
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,10 @@ def auto_helpers() -> int:
     """Helper processes a parser gets by default: ``$BRITTLE_PARSE_HELPERS`` when set,
     else one when this process may run on at least 2 CPUs (the model's forward pass and
     the parse alternate, so the second core is free while the parser runs), else none.
-    Worker processes of a sharded run set the variable to 0: their cores are taken."""
+    Worker processes of a sharded run set the variable to 0: their cores are taken.
+    None off POSIX systems (helpers inherit a socket by descriptor)."""
+    if os.name != "posix":  # pragma: no cover - brittle is developed on Linux
+        return 0
     value = os.environ.get(HELPERS_ENV, "").strip()
     if value:
         try:
@@ -102,9 +107,20 @@ def _serve(conn: Connection, backend: WordParser) -> None:
             conn.send(("failed", f"{type(exc).__name__}: {exc}"))
 
 
+def main() -> None:
+    """A helper process's entry point: ``python -c "...; main()" FD`` with ``FD`` its end
+    of the socket pair; the first message is the backend to load."""
+    conn = Connection(int(sys.argv[1]))
+    try:
+        backend = conn.recv()
+    except EOFError:
+        return
+    _serve(conn, backend)
+
+
 @dataclass
 class _Helper:
-    process: BaseProcess
+    process: subprocess.Popen[bytes]
     conn: Connection
     ready: bool = False
 
@@ -147,13 +163,34 @@ class SplitBackend:
         if self._started:
             return
         self._started = True
-        ctx = multiprocessing.get_context("spawn")  # fork is unsafe beside torch threads
+        paths = [p for p in sys.path if p and os.path.isdir(p)]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+        code = "from brittle.scorers.parsers.helpers import main; main()"
         for _ in range(self.helpers):
-            mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(theirs, self.spec), daemon=True)
-            proc.start()
-            theirs.close()
-            self._pool.append(_Helper(proc, mine))
+            mine, theirs = socket.socketpair()
+            try:
+                proc = subprocess.Popen(
+                    [sys.executable, "-c", code, str(theirs.fileno())],
+                    pass_fds=[theirs.fileno()],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    env=env,
+                )
+            except OSError as err:
+                mine.close()
+                log.warning("could not start a parse helper (%s); parsing in this process", err)
+                return
+            finally:
+                theirs.close()
+            conn = Connection(mine.detach())
+            try:
+                conn.send(self.spec)
+            except (OSError, ValueError) as err:
+                proc.kill()
+                conn.close()
+                log.warning("could not start a parse helper (%s); parsing in this process", err)
+                return
+            self._pool.append(_Helper(proc, conn))
 
     def wait_ready(self, timeout: float = 120.0) -> int:
         """Start the helpers and block until each has loaded its model or failed (at
@@ -185,6 +222,7 @@ class SplitBackend:
         self._pool.remove(helper)
         helper.conn.close()
         helper.process.kill()
+        helper.process.wait()
 
     def parse_words(self, batch: Sequence[Words]) -> list[Parse]:
         """One parse per word sequence, in order; large batches split across helpers."""
@@ -229,9 +267,11 @@ class SplitBackend:
             with contextlib.suppress(OSError, ValueError):
                 helper.conn.send(None)
             helper.conn.close()
-            helper.process.join(timeout=5)
-            if helper.process.is_alive():
+            try:
+                helper.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
                 helper.process.kill()
+                helper.process.wait()
         self._pool.clear()
 
     def __del__(self) -> None:
