@@ -15,6 +15,8 @@ from brittle.search.generators.inflection import (
     regular_inflection,
     target_tag,
 )
+from brittle.search.generators.options import parse_options
+from brittle.search.generators.usage import count_use, is_countable
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +26,17 @@ def wordnet() -> Any:
 
 @pytest.fixture(scope="module")
 def copos(wordnet: Any) -> CoPOS:
-    return CoPOS(wordnet=wordnet, top_k=50, sense="all", min_count=0, max_senses=0)
+    # every lemma of every sense: no SemCor, rarity or countability filter
+    return CoPOS(
+        wordnet=wordnet,
+        top_k=50,
+        sense="all",
+        min_count=0,
+        max_senses=0,
+        min_relative_count=0,
+        max_rarity=0,
+        count_nouns=False,
+    )
 
 
 @pytest.mark.parametrize(
@@ -169,7 +181,15 @@ def test_options_exclude_the_original_and_are_distinct(copos: CoPOS) -> None:
 
 
 def test_multiword_option_hyphenates(wordnet: Any) -> None:
-    gen = CoPOS(wordnet=wordnet, multiword="hyphen", top_k=50, sense="all", min_count=0)
+    gen = CoPOS(
+        wordnet=wordnet,
+        multiword="hyphen",
+        top_k=50,
+        sense="all",
+        min_count=0,
+        min_relative_count=0,
+        max_rarity=0,
+    )
     lemmas = [lem for _, lem in _opts(gen, CATS, 5)]
     assert "domestic-dog" in lemmas
 
@@ -199,8 +219,9 @@ def test_max_rank_keeps_only_common_synonyms() -> None:
     assert frequency_rank("the") == 0 and withal is not None and withal > 200_000
     assert frequency_rank("cognize") is None
     synonyms = ["withal", "nevertheless", "notwithstanding", "still", "cognize"]
-    every = CoPOS(sense="all")._options("However", "ADV", "RB", {}, synonyms)
-    common = CoPOS(sense="all", max_rank=50_000)._options("However", "ADV", "RB", {}, synonyms)
+    however = make_sentence("however", "1 However however ADV RB _ 0 root")
+    every = CoPOS(sense="all", max_rarity=0)._options(however, 0, synonyms)
+    common = CoPOS(sense="all", max_rank=50_000, max_rarity=0)._options(however, 0, synonyms)
     assert [f for f, _ in every] == [
         "Withal",
         "Nevertheless",
@@ -210,9 +231,8 @@ def test_max_rank_keeps_only_common_synonyms() -> None:
     ]
     assert [f for f, _ in common] == ["Nevertheless", "Notwithstanding", "Still"]
     # the inflected form is what must be common: "postured" is rare, "posed" is not
-    forms = CoPOS(sense="all", max_rank=50_000)._options(
-        "sat", "VERB", "VBD", {"Tense": "Past"}, ["posture", "pose"]
-    )
+    sat = make_sentence("sat", "1 sat sit VERB VBD Tense=Past 0 root")
+    forms = CoPOS(sense="all", max_rank=50_000, max_rarity=0)._options(sat, 0, ["posture", "pose"])
     assert [f for f, _ in forms] == ["posed"]
     with pytest.raises(ValueError, match="max_rank"):
         CoPOS(max_rank=-1)
@@ -281,13 +301,202 @@ def test_verb_frames_keep_the_senses_that_fit_the_verbs_use(wordnet: Any) -> Non
     # "hide behind lack of proof" has no object: not hide.v.01 "conceal" (frames 8-11)
     # "expect that ..." takes a clause: not ask.v.04 "request and expect" (16, 24)
     def offered(sentence: Sentence, i: int, **settings: Any) -> set[str]:
-        generator = CoPOS(wordnet=wordnet, sense="all", min_count=0, **settings)
+        generator = CoPOS(
+            wordnet=wordnet,
+            sense="all",
+            min_count=0,
+            min_relative_count=0,
+            max_rarity=0,
+            **settings,
+        )
         [table] = generator.candidates([sentence])
         return {form for form, _ in table.options(i)}
 
     hide, expect = make_sentence("hide", HIDE), make_sentence("expect", EXPECT)
-    assert "conceal" in offered(hide, 5)
-    assert "conceal" not in offered(hide, 5, verb_frames=True)
-    assert "ask" in offered(expect, 1)
-    assert "ask" not in offered(expect, 1, verb_frames=True)
-    assert "anticipate" in offered(expect, 1, verb_frames=True)  # expect.v.01 fits
+    loose = {"substitute_frames": False}
+    assert "conceal" in offered(hide, 5, **loose)
+    assert "conceal" not in offered(hide, 5, verb_frames=True, **loose)
+    assert "ask" in offered(expect, 1, **loose)
+    assert "ask" not in offered(expect, 1, verb_frames=True, **loose)
+    assert "anticipate" in offered(expect, 1, verb_frames=True, **loose)  # expect.v.01 fits
+
+
+CHANGED = """
+1 salaries salary NOUN NNS Number=Plur 4 nsubj
+2 have have AUX VBP Mood=Ind|Tense=Pres|VerbForm=Fin 4 aux
+3 barely barely ADV RB _ 4 advmod
+4 changed change VERB VBN Tense=Past|VerbForm=Part 0 root
+"""
+
+
+SAYS = """
+1 Iran Iran PROPN NNP Number=Sing 2 nsubj
+2 says say VERB VBZ Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin 0 root
+3 it it PRON PRP Case=Nom|Number=Sing|Person=3|PronType=Prs 5 nsubj
+4 is be AUX VBZ Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin 5 aux
+5 creating create VERB VBG Tense=Pres|VerbForm=Part 2 ccomp
+6 energy energy NOUN NN Number=Sing 5 obj
+"""
+
+NEED = """
+1 i i PRON PRP Case=Nom|Number=Sing|Person=1|PronType=Prs 3 nsubj
+2 don't do AUX VBP Mood=Ind|Tense=Pres|VerbForm=Fin 3 aux
+3 need need VERB VB VerbForm=Inf 0 root
+4 to to PART TO _ 5 mark
+5 see see VERB VB VerbForm=Inf 3 xcomp
+6 you you PRON PRP Case=Acc|PronType=Prs 5 obj
+"""
+
+
+def test_substitute_frames_keep_the_synonyms_that_allow_the_verbs_use(wordnet: Any) -> None:
+    # "conceal" has only frames with an object in every sense it shares with "hide";
+    # "ask" has no that-clause frame in the senses it shares with "expect"; "alter"
+    # is intransitive in change.v.03, so "salaries have barely altered" stays
+    def offered(sentence: Sentence, i: int, **settings: Any) -> set[str]:
+        generator = CoPOS(
+            wordnet=wordnet,
+            sense="all",
+            min_count=0,
+            min_relative_count=0,
+            max_rarity=0,
+            **settings,
+        )
+        [table] = generator.candidates([sentence])
+        return {form for form, _ in table.options(i)}
+
+    hide, expect = make_sentence("hide", HIDE), make_sentence("expect", EXPECT)
+    says, need = make_sentence("says", SAYS), make_sentence("need", NEED)
+    assert "tells" not in offered(says, 1) and "states" in offered(says, 1)
+    assert "tells" in offered(says, 1, substitute_frames=False)
+    assert "want" not in offered(need, 2)  # want.v.02 "need" takes no to-infinitive
+    assert "want" in offered(need, 2, substitute_frames=False)
+    assert "conceal" not in offered(hide, 5)
+    assert "conceal" in offered(hide, 5, substitute_frames=False)
+    assert "ask" not in offered(expect, 1) and "anticipate" in offered(expect, 1)
+    assert "altered" in offered(make_sentence("changed", CHANGED), 3)
+
+
+JUST = """
+1 it it PRON PRP _ 3 nsubj
+2 just just ADV RB _ 3 advmod
+3 disappointing disappointing ADJ JJ Degree=Pos 0 root
+"""
+
+PARTS = """
+1 joined join VERB VBD Tense=Past 0 root
+2 Parts part NOUN NNS Number=Plur 1 obj
+3 I I NUM CD NumForm=Roman|NumType=Card 2 flat
+"""
+
+
+def test_copos_leaves_function_adverbs_and_flat_names_alone() -> None:
+    just, parts = make_sentence("just", JUST), make_sentence("parts", PARTS)
+    plain = Eligibility()  # every other generator's: both eligible
+    assert plain.positions(just) == (1, 2) and plain.positions(parts) == (0, 1)
+    ours = CoPOS().eligibility
+    assert ours.positions(just) == (2,)  # "just" is a focus adverb
+    assert ours.positions(parts) == (0,)  # "Parts I" is a name
+    assert Eligibility(function_adverbs=False).allows("ADJ", "pretty")  # only the adverb
+    # a part given on the command line keeps the rest of coPOS's own default
+    kwargs = parse_options(CoPOS, ["eligibility.min_length=2"])
+    tuned = CoPOS(**kwargs).eligibility  # type: ignore[arg-type]
+    assert tuned.min_length == 2 and not tuned.function_adverbs
+    back = CoPOS(**parse_options(CoPOS, ["eligibility.function_adverbs=true"]))  # type: ignore[arg-type]
+    assert back.eligibility.positions(just) == (1, 2)
+
+
+GOVERNMENT = """
+1 the the DET DT Definite=Def|PronType=Art 2 det
+2 government government NOUN NN Number=Sing 3 nsubj
+3 fell fall VERB VBD Tense=Past 0 root
+"""
+
+
+def test_min_relative_count_drops_synonyms_rarely_used_for_the_sense(wordnet: Any) -> None:
+    # SemCor tags government.n.01 as "government" 100 times and as "regime" twice
+    sentence = make_sentence("government", GOVERNMENT)
+
+    def offered(**settings: Any) -> set[str]:
+        generator = CoPOS(wordnet=wordnet, sense="all", max_rarity=0, **settings)
+        [table] = generator.candidates([sentence])
+        return {form for form, _ in table.options(1)}
+
+    assert "regime" in offered(min_relative_count=0)
+    assert "regime" not in offered()  # default 0.08: (2 + 1) / (100 + 1) is below
+    with pytest.raises(ValueError, match="min_relative_count"):
+        CoPOS(min_relative_count=-1)
+
+
+WAR = """
+1 war war NOUN NN Number=Sing 3 nsubj
+2 is be AUX VBZ Mood=Ind|Tense=Pres|VerbForm=Fin 3 cop
+3 hell hell NOUN NN Number=Sing 0 root
+"""
+
+ZEROES = """
+1 the the DET DT Definite=Def|PronType=Art 3 det
+2 early early ADJ JJ Degree=Pos 3 amod
+3 zeroes zero NOUN NNS Number=Plur 0 root
+"""
+
+
+def test_max_rarity_drops_synonyms_much_rarer_than_the_word(wordnet: Any) -> None:
+    glove_or_skip()
+    war = make_sentence("war", WAR)
+
+    def offered(**settings: Any) -> set[str]:
+        generator = CoPOS(wordnet=wordnet, sense="all", **settings)
+        [table] = generator.candidates([war])
+        return {form for form, _ in table.options(0)}
+
+    assert "warfare" in offered(max_rarity=0)
+    assert "warfare" not in offered()  # 46 times rarer than "war"
+    with pytest.raises(ValueError, match="max_rarity"):
+        CoPOS(max_rarity=-1)
+
+
+def test_count_nouns_need_countable_synonyms(wordnet: Any) -> None:
+    glove_or_skip()
+    assert is_countable("part") and is_countable("war") and is_countable("pupil")
+    assert not is_countable("nothing") and not is_countable("warfare")
+    assert not is_countable("information")
+    zeroes, war = make_sentence("zeroes", ZEROES), make_sentence("war", WAR)
+    assert count_use(zeroes, 2) and not count_use(war, 0)
+    a_war = make_sentence("a-war", "1 a a DET DT _ 2 det\n2 war war NOUN NN Number=Sing 0 root")
+    assert count_use(a_war, 1)  # a singular after "a"
+
+    def offered(**settings: Any) -> set[str]:
+        generator = CoPOS(wordnet=wordnet, sense="all", min_count=0, max_rarity=0, **settings)
+        [table] = generator.candidates([zeroes])
+        return {form for form, _ in table.options(2)}
+
+    assert "nothings" in offered(count_nouns=False)
+    assert "nothings" not in offered()
+
+
+def test_usage_checks_false_turns_the_usage_rules_off_at_once(wordnet: Any) -> None:
+    glove_or_skip()
+    sentences = [
+        make_sentence(name, spec)
+        for name, spec in [("hide", HIDE), ("says", SAYS), ("just", JUST), ("zeroes", ZEROES)]
+    ]
+    sentences += [make_sentence("parts", PARTS), make_sentence("government", GOVERNMENT)]
+    sentences += [make_sentence("war", WAR)]
+
+    def pool(**settings: Any) -> list[dict[int, set[str]]]:
+        generator = CoPOS(wordnet=wordnet, sense="all", min_count=0, **settings)
+        return [
+            {i: {f for f, _ in table.options(i)} for i in range(table.n_words)}
+            for table in generator.candidates(sentences)
+        ]
+
+    off = pool(usage_checks=False)
+    each = pool(
+        substitute_frames=False,
+        min_relative_count=0,
+        max_rarity=0,
+        count_nouns=False,
+        eligibility=Eligibility(),
+    )
+    assert off == each and off != pool()
+    assert CoPOS(usage_checks=False).eligibility == Eligibility()

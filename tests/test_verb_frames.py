@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_generators_helpers import make_sentence
 
-from brittle.search.generators.frames import FRAMES_BY_USE, fits, verb_use
+from brittle.search.generators.frames import FRAMES_BY_USE, fits, synonym_fits, verb_use
 
 # one verb (word 2) per sentence, with the dependents that decide its use
 CASES = {
@@ -19,6 +19,19 @@ CASES = {
     "3 behind behind ADP IN _ 4 case\n4 it it PRON PRP _ 2 obl",
     "open": "1 I I PRON PRP _ 2 nsubj\n2 want want VERB VBP _ 0 root\n3 to to PART TO _ 4 mark\n"
     "4 go go VERB VB _ 2 xcomp",
+    "gerund": "1 I I PRON PRP _ 2 nsubj\n2 kept keep VERB VBD _ 0 root\n"
+    "3 going go VERB VBG _ 2 xcomp",
+    "predicative": "1 It it PRON PRP _ 2 nsubj\n2 seems seem VERB VBZ _ 0 root\n"
+    "3 fine fine ADJ JJ _ 2 xcomp",
+    # "the tools they use": the object is the noun the relative clause modifies
+    "relative": "1 the the DET DT _ 2 det\n2 tools tool NOUN NNS _ 0 root\n"
+    "3 they they PRON PRP _ 4 nsubj\n4 use use VERB VBP _ 2 acl:relcl",
+    # "thwarted by Britain": a passive participle with its agent
+    "agent": "1 plots plot NOUN NNS _ 0 root\n2 thwarted thwart VERB VBN _ 1 acl\n"
+    "3 by by ADP IN _ 4 case\n4 Britain Britain PROPN NNP _ 2 obl:agent",
+    # "a plan based in Pakistan": the participle's object is the noun it modifies
+    "participle": "1 a a DET DT _ 2 det\n2 plan plan NOUN NN _ 0 root\n"
+    "3 based base VERB VBN _ 2 acl\n4 in in ADP IN _ 5 case\n5 Pakistan Pakistan PROPN NNP _ 3 obl",
 }
 
 
@@ -29,8 +42,13 @@ CASES = {
         ("passive", 2, "transitive"),
         ("clause", 1, "clause"),
         ("intransitive", 1, "intransitive"),
-        ("open", 1, "other"),
+        ("open", 1, "infinitive"),
+        ("gerund", 1, "gerund"),
+        ("predicative", 1, "other"),
         ("clause", 4, "intransitive"),  # "rained" has only a marker and a subject
+        ("relative", 3, "other"),
+        ("agent", 1, "transitive"),
+        ("participle", 2, "transitive"),
     ],
 )
 def test_verb_use_reads_the_dependents(case: str, index: int, use: str) -> None:
@@ -48,3 +66,12 @@ def test_fits() -> None:
     assert fits([8, 11, 26], "clause") and not fits([16, 24], "clause")
     assert fits([16, 24], "other") and fits([], "intransitive")  # unjudged, or no frames
     assert all(1 <= f <= 35 for frames in FRAMES_BY_USE.values() for f in frames)
+    assert fits([28], "infinitive") and not fits([8, 11], "infinitive")
+    assert fits([33], "gerund") and not fits([28], "gerund")
+
+
+def test_verbs_of_informing_take_no_bare_clause() -> None:
+    # WordNet gives "tell" frame 26 ("Somebody ----s that CLAUSE"); English does not
+    assert fits([8, 11, 26], "clause") and not synonym_fits("tell", [8, 11, 26], "clause")
+    assert synonym_fits("tell", [8, 11, 26], "transitive")
+    assert synonym_fits("state", [8, 11, 26], "clause")

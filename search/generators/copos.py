@@ -32,6 +32,35 @@ offers to words a reader would accept in that sense:
   (become.v.01 lists *get* and *go*: "you'll become a philosopher" became "you'll get a
   philosopher").
 
+Four more rules judge a synonym by how it is used rather than by its sense:
+
+- ``substitute_frames`` (default on): a verb's synonym is offered only when its own
+  WordNet sentence frames, in the senses it shares with the verb, allow the verb's use
+  in the tree (:mod:`~brittle.search.generators.frames`): *conceal* always takes an
+  object, so "then hide behind lack of proof" keeps *hide*; *alter* is intransitive in
+  change.v.03, so "salaries have barely altered" stays.
+- ``min_relative_count`` (default 0.08): a synonym is offered only when SemCor tagged
+  it in the sense at least this share as often as the word itself (counts plus one):
+  government.n.01 is *government* 100 times and *regime* twice, desire.v.01 *want* 389
+  times and *desire* 25; *pupil* (8 against 67 for *student*) stays.
+- ``max_rarity`` (default 25; 0: no limit): nor when its form is more than this many
+  times rarer than the original's (GloVe frequency ranks;
+  :func:`~brittle.search.generators.usage.rarity`): *war* -> *warfare* (46), *groups*
+  -> *groupings* (51), *like* -> *wish* (29) change the register; *results* ->
+  *outcomes* (21) does not.
+- ``count_nouns`` (default on): where the tree needs a count noun (a plural, or a
+  singular after *a*, *each*, ...), a noun with no plural in use is not offered
+  ("the early zeroes" is not "the early nothings";
+  :func:`~brittle.search.generators.usage.is_countable`).
+
+coPOS's eligibility also leaves alone the focus, degree and discourse adverbs of
+:data:`~brittle.search.generators.eligibility.FUNCTION_ADVERBS` (*just*, *only*,
+*still*, *pretty*: their WordNet senses do not describe their use) and the words of
+``flat`` names (*Parts I and II*); ``-o eligibility.function_adverbs=true`` and
+``-o eligibility.flat_expressions=true`` make them eligible again. ``usage_checks``
+(default on) turns these six rules off at once when false: the pool as it was before
+them.
+
 Synonyms are inflected like the original word (number, tense and verb form, degree —
 from its XPOS, or from UPOS + FEATS when XPOS is not a PTB tag) and written with its
 capitalisation. The original form and lemma are excluded; a synonym that cannot be
@@ -43,15 +72,15 @@ Sense lookups are cached per ``(lemma, WordNet pos)`` for the life of the genera
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
-from brittle.search.generators.eligibility import is_lettered
-from brittle.search.generators.frames import fits, verb_use
+from brittle.search.generators.eligibility import Eligibility, is_lettered
+from brittle.search.generators.frames import fits, synonym_fits, verb_use
 from brittle.search.generators.inflection import (
     inflect_lemma,
     load_inflections,
@@ -61,6 +90,7 @@ from brittle.search.generators.inflection import (
 from brittle.search.generators.lexicon import WORDNET_POS
 from brittle.search.generators.sense import Sense, choose_senses
 from brittle.search.generators.surface import surface_of
+from brittle.search.generators.usage import count_use, is_countable, rarity
 from brittle.search.generators.vocabulary import frequency_rank
 from brittle.search.sentence_models import sentence_encoder
 from brittle.search.table import Candidate, SubstitutionTable
@@ -68,7 +98,12 @@ from brittle.search.table import Candidate, SubstitutionTable
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Lemma, WordNetCorpusReader
 
-__all__ = ["CoPOS", "SenseMode"]
+__all__ = ["COPOS_ELIGIBILITY", "CoPOS", "SenseMode"]
+
+#: coPOS's eligibility: the plain rules, and neither the focus, degree and discourse
+#: adverbs (:data:`~brittle.search.generators.eligibility.FUNCTION_ADVERBS`) nor the
+#: words of ``flat`` names (*Parts I and II*).
+COPOS_ELIGIBILITY = Eligibility(function_adverbs=False, flat_expressions=False)
 
 #: Which WordNet senses coPOS draws synonyms from (see the module docstring).
 SenseMode = Literal["context", "first", "all"]
@@ -106,6 +141,19 @@ class CoPOS(SubstitutionGenerator):
             allow its use in the tree (with an object, with a that-clause, or neither;
             :mod:`~brittle.search.generators.frames`): *hide* with no object is not
             "conceal".
+        substitute_frames: for a verb, offer a synonym only when its own WordNet frames
+            in the senses it shares with the verb allow the verb's use in the tree.
+        min_relative_count: offer a synonym only when SemCor tagged it in the sense at
+            least this share as often as the word itself (each count plus one; 0: no
+            limit).
+        max_rarity: offer a synonym only when its form is at most this many times
+            rarer than the original's (ratio of GloVe frequency ranks; 0: no limit).
+        count_nouns: where the tree needs a count noun (a plural, a singular after
+            *a*, *an*, *another*, *each*, *every*), offer only nouns with a plural in
+            use.
+        usage_checks: false turns off ``substitute_frames``, ``min_relative_count``,
+            ``max_rarity``, ``count_nouns`` and the eligibility of function adverbs and
+            ``flat`` names at once, whatever they are set to.
         max_rank: offer a synonym only when its form is among the ``max_rank`` most
             frequent words (GloVe's vocabulary order; 0: no limit), which rules out
             archaic and rare words (*withal* is 290,880th, *tenner* 160,039th).
@@ -118,7 +166,7 @@ class CoPOS(SubstitutionGenerator):
     method: ClassVar[str] = "copos"
     keeps_meaning: ClassVar[bool] = True
     requires: ClassVar[frozenset[str]] = frozenset({"form", "lemma", "upos", "xpos", "feats"})
-    needs: ClassVar[frozenset[str]] = frozenset({"wordnet"})
+    needs: ClassVar[frozenset[str]] = frozenset({"wordnet", "glove"})
 
     multiword: Literal["skip", "hyphen"] = "skip"
     allow_capitalised: bool = False
@@ -133,6 +181,12 @@ class CoPOS(SubstitutionGenerator):
     max_substitute_senses: int = 12
     min_sense_count: int = 0
     verb_frames: bool = False
+    substitute_frames: bool = True
+    min_relative_count: float = 0.08
+    max_rarity: float = 25.0
+    count_nouns: bool = True
+    usage_checks: bool = True
+    eligibility: Eligibility = field(default_factory=lambda: COPOS_ELIGIBILITY)
     device: str | None = None
     wordnet: WordNetCorpusReader | None = None
     _senses: dict[tuple[str, str], tuple[Sense, ...]] = field(
@@ -150,6 +204,9 @@ class CoPOS(SubstitutionGenerator):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if not self.usage_checks:
+            plain = replace(self.eligibility, function_adverbs=True, flat_expressions=True)
+            object.__setattr__(self, "eligibility", plain)
         if self.margin < 0:
             raise ValueError(f"margin must be at least 0, got {self.margin}")
         if self.min_lead < 0:
@@ -165,6 +222,12 @@ class CoPOS(SubstitutionGenerator):
             )
         if self.min_sense_count < 0:
             raise ValueError(f"min_sense_count must be at least 0, got {self.min_sense_count}")
+        if self.min_relative_count < 0:
+            raise ValueError(
+                f"min_relative_count must be at least 0, got {self.min_relative_count}"
+            )
+        if self.max_rarity < 0:
+            raise ValueError(f"max_rarity must be at least 0 (0: no limit), got {self.max_rarity}")
         if self.max_rank < 0:
             raise ValueError(f"max_rank must be at least 0 (0: no limit), got {self.max_rank}")
 
@@ -188,25 +251,37 @@ class CoPOS(SubstitutionGenerator):
         if (self.min_count or self.min_sense_count) and not self._counts_checked:
             _require_counts(self._wordnet())
             self._counts_checked.append(True)
+        synsets = self._wordnet().synsets(key[0], pos=pos)
+        # a synonym's frames in every sense it shares with the word ("alter" is
+        # transitive in change.v.01 and intransitive in change.v.03)
+        shared: dict[str, frozenset[int]] = {}
+        for synset in synsets:
+            for x in synset.lemmas():
+                shared[x.name()] = shared.get(x.name(), frozenset()) | frozenset(x.frame_ids())
         out: list[Sense] = []
-        for synset in self._wordnet().synsets(key[0], pos=pos):
-            names = (
-                self._clean(x.name())
-                for x in synset.lemmas()
-                if self.min_count == 0 or _count(x) >= self.min_count
-            )
-            synonyms = tuple(
-                dict.fromkeys(
-                    w
-                    for w in names
-                    if w and w.lower() != key[0] and self._unambiguous_enough(w, pos)
-                )
-            )
+        for synset in synsets:
+            kept: dict[str, tuple[int, frozenset[int]]] = {}
+            for x in synset.lemmas():
+                if self.min_count and _count(x) < self.min_count:
+                    continue
+                w = self._clean(x.name())
+                if w and w not in kept and w.lower() != key[0] and self._unambiguous_enough(w, pos):
+                    kept[w] = (_count(x), shared[x.name()])
             gloss = "; ".join([synset.definition(), *synset.examples()])
             own = [x for x in synset.lemmas() if x.name().lower() == key[0]]
             count = sum(_count(x) for x in own)
             frames = frozenset(synset.frame_ids()).union(*(x.frame_ids() for x in own))
-            out.append(Sense(synset.name(), gloss, synonyms, count, frames))
+            out.append(
+                Sense(
+                    synset.name(),
+                    gloss,
+                    tuple(kept),
+                    count,
+                    frames,
+                    synonym_counts=tuple(c for c, _ in kept.values()),
+                    synonym_frames=tuple(f for _, f in kept.values()),
+                )
+            )
         self._senses[key] = tuple(out)
         return self._senses[key]
 
@@ -261,8 +336,10 @@ class CoPOS(SubstitutionGenerator):
                 if pos is None or self._too_polysemous(base, pos):
                     return []
                 usable = self._usable(self.senses(base, pos), sentence, i)
-                synonyms = _union(usable[:1] if self.sense == "first" else usable)
-                return self._options(word.form, word.upos, word.xpos, word.feats_dict, synonyms)[:k]
+                synonyms = self._fitting(
+                    usable[:1] if self.sense == "first" else usable, sentence, i
+                )
+                return self._options(sentence, i, synonyms)[:k]
 
             return self.tables_by_word(sentences, options_at)
         queries: list[tuple[int, int]] = []
@@ -278,7 +355,7 @@ class CoPOS(SubstitutionGenerator):
                     if pos is not None and not self._too_polysemous(base, pos)
                     else ()
                 )
-                if any(sense.synonyms for sense in found):
+                if self._fitting(found, sentence, i):
                     queries.append((si, i))
                     contexts.append(text)
                     senses.append(found)
@@ -292,8 +369,7 @@ class CoPOS(SubstitutionGenerator):
         )
         options: list[dict[int, list[Candidate]]] = [{} for _ in sentences]
         for (si, i), kept in zip(queries, chosen, strict=True):
-            word = sentences[si].words[i]
-            opts = self._options(word.form, word.upos, word.xpos, word.feats_dict, _union(kept))
+            opts = self._options(sentences[si], i, self._fitting(kept, sentences[si], i))
             if opts:
                 options[si][i] = opts[:k]
         return [
@@ -306,13 +382,45 @@ class CoPOS(SubstitutionGenerator):
         """The lemma to look up (the form when the lemma is blank) and its WordNet pos."""
         return (lemma if lemma not in ("_", "") else form), WORDNET_POS.get(upos)
 
-    def _options(
-        self, form: str, upos: str, xpos: str, feats: dict[str, str], synonyms: Sequence[str]
-    ) -> list[Candidate]:
-        tag = target_tag(upos, xpos, feats) if self.inflect else None
+    def _fitting(self, senses: Sequence[Sense], sentence: Sentence, i: int) -> tuple[str, ...]:
+        """The synonyms of ``senses`` (in order, each once) that fit the word at ``i``:
+        for a verb, the synonym's own frames allow the verb's use (``substitute_frames``);
+        the synonym was tagged in the sense at least ``min_relative_count`` times as
+        often as the word itself (SemCor counts plus one)."""
+        use = (
+            verb_use(sentence, i)
+            if self.usage_checks and self.substitute_frames and sentence.words[i].upos == "VERB"
+            else None
+        )
+        out: dict[str, None] = {}
+        ratio = self.min_relative_count if self.usage_checks else 0.0
+        for sense in senses:
+            for j, synonym in enumerate(sense.synonyms):
+                frames = sense.synonym_frames[j] if sense.synonym_frames else frozenset()
+                if use is not None and not synonym_fits(synonym, frames, use):
+                    continue
+                if (
+                    ratio
+                    and sense.synonym_counts
+                    and sense.synonym_counts[j] + 1 < ratio * (sense.count + 1)
+                ):
+                    continue
+                out.setdefault(synonym)
+        return tuple(out)
+
+    def _options(self, sentence: Sentence, i: int, synonyms: Sequence[str]) -> list[Candidate]:
+        """The inflected, case-matched forms of ``synonyms`` for the word at ``i`` that
+        pass ``max_rank``, ``max_rarity`` and ``count_nouns``."""
+        word = sentence.words[i]
+        form, upos, feats = word.form, word.upos, word.feats_dict
+        tag = target_tag(upos, word.xpos, feats) if self.inflect else None
+        usage = self.usage_checks
+        counted = usage and self.count_nouns and upos == "NOUN" and count_use(sentence, i)
         out: list[Candidate] = []
         seen = {form.lower()}
         for synonym in synonyms:
+            if counted and not is_countable(synonym):
+                continue
             surface = (
                 synonym
                 if tag is None
@@ -324,6 +432,8 @@ class CoPOS(SubstitutionGenerator):
                 continue
             surface = match_case(form, surface)
             if surface.lower() in seen or not self._common(surface):
+                continue
+            if usage and self.max_rarity and (rarity(form, surface) or 0.0) > self.max_rarity:
                 continue
             seen.add(surface.lower())
             out.append((surface, synonym))

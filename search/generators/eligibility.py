@@ -9,6 +9,11 @@ because a substitution there cannot be written back as CoNLL-U. Nor, by default,
 words of fixed expressions (UD ``fixed`` and ``goeswith`` with their heads: *as well*,
 *of course*, *at least*): their meaning is the expression's, so replacing one word by a
 synonym of the word alone (*as well* -> *equally easily*) breaks it.
+
+Two more rules are available for generators that mean to keep the meaning (coPOS turns
+them on): the closed list :data:`FUNCTION_ADVERBS` of focus, degree, aspect and
+discourse adverbs (*just*, *only*, *still*, *pretty*, ...), and the words of UD ``flat``
+expressions (*Part I*, *Paragraph 13*).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from brittle.engine.core.sentence import Sentence
 __all__ = [
     "CONTENT_UPOS",
     "EXCLUDED_UPOS",
+    "FUNCTION_ADVERBS",
     "Eligibility",
     "fixed_expression_positions",
     "hyphen_part_positions",
@@ -31,6 +37,38 @@ __all__ = [
 CONTENT_UPOS: frozenset[str] = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
 #: UPOS tags excluded by default, whatever ``include_upos`` says.
 EXCLUDED_UPOS: frozenset[str] = frozenset({"PROPN", "PUNCT", "DET", "PRON", "AUX"})
+
+#: Adverbs (UPOS ``ADV``, lowercase forms) whose role is grammatical rather than lexical:
+#: focus particles (*just*, *only*, *even*), degree modifiers (*pretty*, *so*, *too*),
+#: aspect and time deictics (*still*, *already*, *now*) and discourse markers and
+#: particles (*well*, *right*, *back*). Their reading depends on the construction, not
+#: on a WordNet sense: WordNet gives *just* 6 senses with *merely*, *only*, *hardly* and
+#: *simply* among them, and the sense choice picks among glosses that do not describe
+#: the use ("is anybody else just a little nostalgic" became "only a little", "he's
+#: worried that Berkshire just can't grow" became "merely can't grow", "are still
+#: reluctant" "are nonetheless reluctant", "pretty rational" "moderately rational").
+#: No resource marks these words (WordNet files them as ordinary adverbs, UD tags them
+#: ``ADV``), so the list is written by hand: the closed focusing, intensifying,
+#: aspectual and deictic adverbs of English grammars. Content adverbs with one stable
+#: meaning (*almost*, *actually*, *probably*, *mostly*, *soon*) are not in it, nor are
+#: linking adverbs with plain synonyms (*however*, *thus*, *anyway*).
+FUNCTION_ADVERBS: frozenset[str] = frozenset(
+    {
+        # focus: restrict or add to what they modify
+        "just", "only", "even", "also", "merely", "simply", "alone", "either", "neither",
+        "too",
+        # degree: scale an adjective, adverb or quantity
+        "so", "very", "pretty", "quite", "rather", "fairly", "enough", "much", "far",
+        "way", "more", "most", "less", "least", "real", "somewhat", "kinda", "hardly",
+        "barely", "scarcely",
+        # aspect and time deixis
+        "still", "yet", "already", "again", "ever", "never", "always", "now", "then",
+        "once", "ago",
+        # discourse markers, place deixis and particles
+        "well", "right", "though", "there", "here", "back", "up", "down", "out", "off",
+        "away", "on", "over", "around", "like", "else",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,6 +91,11 @@ class Eligibility:
         compounds: let the words of compounds (``compound`` dependents and their heads:
             *search engine*) be eligible; a synonym of one of them (*hunting engine*)
             rarely names the same thing.
+        function_adverbs: let the adverbs of :data:`FUNCTION_ADVERBS` (UPOS ``ADV``)
+            be eligible.
+        flat_expressions: let the words of UD ``flat`` expressions (``flat``
+            dependents and their heads: *Parts I and II*, *Paragraph 13*) be eligible;
+            the noun there is part of a name (*Components I and II*).
     """
 
     include_upos: frozenset[str] | None = CONTENT_UPOS
@@ -63,10 +106,14 @@ class Eligibility:
     fixed_expressions: bool = False
     hyphen_parts: bool = True
     compounds: bool = True
+    function_adverbs: bool = True
+    flat_expressions: bool = True
 
     def allows(self, upos: str, form: str) -> bool:
         """Whether a word with this UPOS and FORM is eligible (multiword tokens aside)."""
         if upos in self.exclude_upos:
+            return False
+        if not self.function_adverbs and upos == "ADV" and form.lower() in FUNCTION_ADVERBS:
             return False
         if self.include_upos is not None and upos not in self.include_upos:
             return False
@@ -83,6 +130,8 @@ class Eligibility:
             blocked = blocked | hyphen_part_positions(sentence)
         if not self.compounds:
             blocked = blocked | related_positions(sentence, _COMPOUND_RELATIONS)
+        if not self.flat_expressions:
+            blocked = blocked | related_positions(sentence, _FLAT_RELATIONS)
         return tuple(
             i
             for i, (upos, form) in enumerate(zip(sentence.upos, sentence.forms, strict=True))
@@ -96,6 +145,8 @@ class Eligibility:
 
 #: Relations whose dependent and head together spell one expression.
 _FIXED_RELATIONS = frozenset({"fixed", "goeswith"})
+#: Relations of names and other headless expressions (``flat:foreign`` included).
+_FLAT_RELATIONS = frozenset({"flat"})
 #: Relations of compounds (``compound:prt`` and other subtypes included).
 _COMPOUND_RELATIONS = frozenset({"compound"})
 #: Tokens that join the parts of a hyphenated word.

@@ -22,10 +22,10 @@ from typing import Literal
 
 from brittle.engine.core.sentence import Sentence
 
-__all__ = ["FRAMES_BY_USE", "VerbUse", "fits", "verb_use"]
+__all__ = ["CLAUSE_AFTER_OBJECT", "FRAMES_BY_USE", "VerbUse", "fits", "synonym_fits", "verb_use"]
 
 #: How a verb is used in its sentence, as far as WordNet's frames can tell.
-VerbUse = Literal["intransitive", "transitive", "clause", "other"]
+VerbUse = Literal["intransitive", "transitive", "clause", "infinitive", "gerund", "other"]
 
 #: The frames (WordNet ``frames.vrb`` numbers) that allow each judged use.
 FRAMES_BY_USE: dict[str, frozenset[int]] = {
@@ -39,34 +39,77 @@ FRAMES_BY_USE: dict[str, frozenset[int]] = {
     # "Somebody ----s that CLAUSE", "Somebody ----s whether INFINITIVE",
     # "It ----s that CLAUSE"
     "clause": frozenset({26, 29, 34}),
+    # "Somebody ----s to INFINITIVE", "Somebody ----s INFINITIVE",
+    # "Something ----s INFINITIVE"
+    "infinitive": frozenset({28, 32, 35}),
+    # "Somebody ----s VERB-ing"
+    "gerund": frozenset({33}),
 }
 
+#: Verbs whose that-clause follows an object ("told him that ...", never "told that
+#: ..."). WordNet's frames have no "Somebody ----s somebody that CLAUSE" and give these
+#: verbs frame 26, "Somebody ----s that CLAUSE", so the frames alone let "Iran says it
+#: is creating ..." become "Iran tells it is creating ..."; this short list of
+#: English verbs of informing and persuading, written by hand, closes that gap.
+CLAUSE_AFTER_OBJECT: frozenset[str] = frozenset(
+    {"tell", "inform", "notify", "remind", "assure", "convince", "persuade", "advise"}
+)
+
 #: Dependents that make a use transitive (UD relations, subtypes ignored): an object,
-#: or a passive subject or auxiliary (the object became the subject).
+#: or a passive subject, auxiliary or agent (the object became the subject).
 _OBJECT = frozenset({"obj", "iobj"})
-_PASSIVE = frozenset({"nsubj:pass", "csubj:pass", "aux:pass"})
-#: Dependents the frames do not judge: an open clausal complement (to-infinitive,
-#: gerund, predicative adjective), a copula's own arguments.
-_UNJUDGED = frozenset({"xcomp", "cop", "expl"})
+_PASSIVE = frozenset({"nsubj:pass", "csubj:pass", "aux:pass", "obl:agent"})
+#: Dependents the frames do not judge: a copula's own arguments.
+_UNJUDGED = frozenset({"cop", "expl"})
 
 
 def verb_use(sentence: Sentence, index: int) -> VerbUse:
-    """How the word at 0-based ``index`` is used: ``transitive`` (an object or a passive
-    subject), ``clause`` (a clausal complement and no object), ``intransitive`` (none of
-    these), or ``other`` (an open clausal complement, or a sentence without a tree)."""
+    """How the word at 0-based ``index`` is used: ``transitive`` (an object, a passive
+    subject, auxiliary or agent, or a past participle modifying a noun: "a plan based
+    on ..."), ``clause`` (a clausal complement and no object), ``infinitive`` or
+    ``gerund`` (an open clausal complement that is a to-infinitive or an -ing verb, and
+    no object), ``intransitive`` (none of these), or ``other`` (another open clausal
+    complement such as a predicative adjective, a relative clause whose object may be
+    the noun it modifies: "the tools they are using", or a sentence without a tree)."""
     words = sentence.words
     if any(w.head in ("_", "") for w in words):
         return "other"
     head = str(index + 1)
     relations = {w.deprel for w in words if w.head == head}
     bare = {r.split(":")[0] for r in relations}
-    if relations & _PASSIVE or bare & _OBJECT:
+    own = words[index].deprel
+    if relations & _PASSIVE or bare & _OBJECT or (own == "acl" and words[index].xpos == "VBN"):
         return "transitive"
-    if bare & _UNJUDGED:
+    if bare & _UNJUDGED or own == "acl:relcl":
         return "other"
+    complements = [j for j, w in enumerate(words) if w.head == head and w.deprel == "xcomp"]
+    if complements:
+        return _open_use(sentence, complements[0])
     if "ccomp" in bare:
         return "clause"
     return "intransitive"
+
+
+def _open_use(sentence: Sentence, index: int) -> VerbUse:
+    """The use an open clausal complement at ``index`` gives its verb: ``infinitive``
+    (a verb with the marker *to*), ``gerund`` (an ``-ing`` verb), else ``other``."""
+    word = sentence.words[index]
+    if word.upos != "VERB":
+        return "other"
+    head = str(index + 1)
+    if any(
+        w.head == head and w.deprel == "mark" and w.form.lower() == "to" for w in sentence.words
+    ):
+        return "infinitive"
+    return "gerund" if word.xpos == "VBG" else "other"
+
+
+def synonym_fits(lemma: str, frames: Collection[int], use: VerbUse) -> bool:
+    """Whether a synonym ``lemma`` with WordNet ``frames`` allows ``use``: :func:`fits`,
+    and no bare that-clause for the verbs of :data:`CLAUSE_AFTER_OBJECT`."""
+    if use == "clause" and lemma.lower() in CLAUSE_AFTER_OBJECT:
+        return False
+    return fits(frames, use)
 
 
 def fits(frames: Collection[int], use: VerbUse) -> bool:

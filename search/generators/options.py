@@ -5,7 +5,8 @@ line reaches all of them without a list anywhere: ``-o level=character -o rho=0.
 ``-o kind=masked -o model=DIR``, ``-o eligibility.include_upos=NOUN,ADJ``. Values are
 converted by the field's type: numbers, ``true``/``false``, one of a ``Literal``'s
 values, ``none`` for an optional field, comma lists for sets of strings, and dotted
-names for the fields of a nested options record (``eligibility``). Fields of other
+names for the fields of a nested options record (``eligibility``; the parts not named
+keep the generator's own default). Fields of other
 types (a lexicon object, a WordNet reader) are for Python callers only.
 """
 
@@ -132,10 +133,21 @@ def parse_options(
         inner = hints[head]
         if not (isinstance(inner, type) and dataclasses.is_dataclass(inner)):
             raise ConfigError(f"option {head} has no parts to set")
-        base = values.get(head)
+        base = values.get(head, _default(fields[head]))
         kwargs = parse_options(inner, [f"{k}={v}" for k, v in parts.items()])
         values[head] = dataclasses.replace(base, **kwargs) if base is not None else inner(**kwargs)  # type: ignore[type-var]
     return values
+
+
+def _default(f: dataclasses.Field[object]) -> object:
+    """The default value of a dataclass field, ``None`` when it has none. A nested
+    record's parts given on the command line change the generator's own default record
+    (coPOS's eligibility differs from the plain one), not a fresh one."""
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
 
 
 def option_help(cls: type) -> list[str]:

@@ -48,6 +48,11 @@ class Sense:
             ``cntlist``; 0 when unknown).
         frames: for a verb, the WordNet sentence frames of the sense (``frames.vrb``
             numbers; empty for other parts of speech).
+        synonym_counts: SemCor count of each synonym in this sense, in the order of
+            ``synonyms`` (empty when not recorded).
+        synonym_frames: for a verb, each synonym's own WordNet frames in every sense
+            it shares with the word (the senses' frames and the lemma's additions), in
+            the order of ``synonyms`` (empty when not recorded).
     """
 
     name: str
@@ -55,6 +60,8 @@ class Sense:
     synonyms: tuple[str, ...]
     count: int = 0
     frames: frozenset[int] = frozenset()
+    synonym_counts: tuple[int, ...] = ()
+    synonym_frames: tuple[frozenset[int], ...] = ()
 
 
 def choose_senses(

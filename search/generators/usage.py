@@ -1,0 +1,75 @@
+"""How common a word is and whether a noun counts: checks on a substitute's usage.
+
+A WordNet synonym can have the right sense and still not be what a writer would put
+there. Two checks on corpus frequency, with GloVe's vocabulary order (its rows are
+ordered by frequency in Wikipedia and Gigaword;
+:func:`~brittle.search.generators.vocabulary.frequency_rank`) standing for frequency:
+
+- :func:`rarity`: how many times rarer the substitute's form is than the original's
+  (the ratio of their frequency ranks). A substitute far rarer than the word it
+  replaces is a marked choice, a change of register: *war* -> *warfare* is 46 times
+  rarer, *groups* -> *groupings* 51, *like* -> *wish* 29, while *students* -> *pupils*
+  is 15 and *results* -> *outcomes* 21.
+- :func:`is_countable`: whether a noun has a plural in use: lemminflect gives it one
+  (``information`` has none) and the plural is at most :data:`MASS_RATIO` times rarer
+  than the singular (*nothings* is 101 times rarer than *nothing*, *moneys* 312; *wars*
+  23, *parts* 7). :func:`count_use` tells where the tree needs a count noun (a plural,
+  or a singular after *a*, *an*, *another*, *each* or *every*): there, a noun that does
+  not count is no substitute ("in the early zeroes" is not "in the early nothings").
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from brittle.engine.core.sentence import Sentence
+from brittle.search.generators.inflection import inflect_lemma
+from brittle.search.generators.vocabulary import frequency_rank
+
+__all__ = ["COUNT_DETERMINERS", "MASS_RATIO", "count_use", "is_countable", "rarity"]
+
+#: A noun whose plural is more than this many times rarer than its singular (frequency
+#: ranks) is taken for a mass noun.
+MASS_RATIO = 50.0
+#: Determiners that need a count noun in the singular.
+COUNT_DETERMINERS = frozenset({"a", "an", "another", "each", "every"})
+
+
+def rarity(original: str, substitute: str) -> float | None:
+    """How many times rarer ``substitute`` is than ``original``: the ratio of their
+    0-based frequency ranks, each plus one (lowercased; above 1: rarer). ``None`` when
+    ``original`` is not in the vocabulary (nothing to compare with); ``inf`` when only
+    ``substitute`` is missing."""
+    base = frequency_rank(original.lower())
+    if base is None:
+        return None
+    rank = frequency_rank(substitute.lower())
+    return float("inf") if rank is None else (rank + 1) / (base + 1)
+
+
+@cache
+def is_countable(lemma: str) -> bool:
+    """Whether the noun ``lemma`` has a plural in use (see the module docstring); a
+    hyphenated lemma is judged by its last part."""
+    head = lemma.lower().rsplit("-", 1)[-1]
+    plural = inflect_lemma(head, "NNS")
+    if plural is None:
+        return False
+    singular, many = frequency_rank(head), frequency_rank(plural)
+    if many is None:
+        return False
+    return singular is None or (many + 1) <= MASS_RATIO * (singular + 1)
+
+
+def count_use(sentence: Sentence, index: int) -> bool:
+    """Whether the noun at 0-based ``index`` stands where only a count noun can: it is
+    plural (``Number=Plur`` or XPOS ``NNS``), or it is singular with one of
+    :data:`COUNT_DETERMINERS` as a ``det`` dependent."""
+    word = sentence.words[index]
+    if word.feats_dict.get("Number") == "Plur" or word.xpos == "NNS":
+        return True
+    head = str(index + 1)
+    return any(
+        w.head == head and w.deprel == "det" and w.form.lower() in COUNT_DETERMINERS
+        for w in sentence.words
+    )
