@@ -148,6 +148,7 @@ class CoPOS(SubstitutionGenerator):
             limit).
         max_rarity: offer a synonym only when its form is at most this many times
             rarer than the original's (ratio of GloVe frequency ranks; 0: no limit).
+            This and ``count_nouns`` read the offline GloVe vocabulary.
         count_nouns: where the tree needs a count noun (a plural, a singular after
             *a*, *an*, *another*, *each*, *every*), offer only nouns with a plural in
             use.
@@ -232,10 +233,13 @@ class CoPOS(SubstitutionGenerator):
             raise ValueError(f"max_rank must be at least 0 (0: no limit), got {self.max_rank}")
 
     def prepare(self) -> None:
-        """Load WordNet, lemminflect's tables when inflecting, the encoder for ``context``."""
+        """Load WordNet, lemminflect's tables when inflecting, the encoder for ``context``,
+        GloVe's frequency order for ``max_rarity``, ``count_nouns`` and ``max_rank``."""
         self._wordnet()
         if self.inflect:
             load_inflections()
+        if self.max_rank or (self.usage_checks and (self.max_rarity or self.count_nouns)):
+            frequency_rank("the")
         if self.sense == "context":
             sentence_encoder(device=self.device).embed(["warm-up"])
 
