@@ -34,8 +34,12 @@ __all__ = ["STAGES", "BenchContext", "Stage"]
 
 #: coPOS options of every stage that draws coPOS candidates: the bench times the engine
 #: on a fixed workload, so it keeps the pool its figures were first measured with (no
-#: abstaining on unsure senses, no cap on the synonyms' own polysemy).
-BENCH_COPOS: dict[str, object] = {"min_lead": 0.0, "max_substitute_senses": 0}
+#: abstaining on unsure senses, no cap on the synonyms' own polysemy, no usage checks).
+BENCH_COPOS: dict[str, object] = {
+    "min_lead": 0.0,
+    "max_substitute_senses": 0,
+    "usage_checks": False,
+}
 
 
 @dataclass(frozen=True, slots=True)
