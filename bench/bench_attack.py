@@ -78,7 +78,13 @@ def main() -> None:
         # Every lemma of every WordNet sense, as docs/attack.md's speed table was
         # measured: the engine's throughput, not the sense choice (which adds one
         # encoder pass per sentence) nor coPOS's SemCor and polysemy filters.
-        generator_options=("sense=all", "min_count=0", "max_senses=0", "max_substitute_senses=0"),
+        generator_options=(
+            "sense=all",
+            "min_count=0",
+            "max_senses=0",
+            "max_substitute_senses=0",
+            "usage_checks=false",
+        ),
     )
     comps = build_components(config)
     # Warm-up: WordNet, spaCy, the model and Numba kernels load outside the timing.

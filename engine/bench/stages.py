@@ -222,6 +222,8 @@ def parsing(ctx: BenchContext) -> tuple[StageResult, ...]:
     # deferred: spaCy loads only when the parsing stage runs
     from brittle.scorers.parsers import CachedParser, WordParser
     from brittle.scorers.parsers.helpers import SplitBackend, auto_helpers
+
+    # deferred: as above
     from brittle.scorers.parsers.spacy_backend import SpacyBackend
 
     work = _candidates(ctx, 30 if ctx.quick else 100)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -110,12 +111,14 @@ def _serve(conn: Connection, backend: WordParser) -> None:
 def main() -> None:
     """A helper process's entry point: ``python -c "...; main()" FD`` with ``FD`` its end
     of the socket pair; the first message is the backend to load."""
+    # Ctrl-C is the parent's to handle: it stops its helpers as it stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn = Connection(int(sys.argv[1]))
     try:
         backend = conn.recv()
-    except EOFError:
+        _serve(conn, backend)
+    except (EOFError, OSError):  # the parent went away: nothing is left to answer
         return
-    _serve(conn, backend)
 
 
 @dataclass
