@@ -190,6 +190,7 @@ class SplitBackend:
                 conn.send(self.spec)
             except (OSError, ValueError) as err:
                 proc.kill()
+                proc.wait()
                 conn.close()
                 log.warning("could not start a parse helper (%s); parsing in this process", err)
                 return
