@@ -18,7 +18,10 @@ constraints and by the quality reports (:mod:`brittle.search.quality`):
 Both load their model at first use, once per process and device (:func:`surprisal_model`,
 :func:`sentence_encoder` hand out the shared instances), and keep the scores of recent
 texts (an original is scored once, however many candidates it is compared with). Texts
-are scored in batches sorted by length, so padding stays small.
+are scored in batches sorted by length, so padding stays small;
+:meth:`SentenceEncoder.embed_alone` instead embeds each text on its own and keeps it in
+an on-disk store (:mod:`brittle.search.embedding_store`) for texts that recur across
+runs.
 
 :func:`pair_texts` decides what text of an original and its perturbation the models read.
 """
@@ -352,7 +355,8 @@ class SentenceEncoder:
         its own (no padding), so its vector never depends on the texts beside it; kept
         in this process and in the on-disk store (:mod:`brittle.search.embedding_store`),
         where every later run reads it. For texts that recur across runs (WordNet
-        glosses); a sentence is better served by :meth:`embed`, which batches."""
+        glosses, the sentences of a treebank met again); a text seen once is better
+        served by :meth:`embed`, which batches."""
         import torch
 
         if not texts:
