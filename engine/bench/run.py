@@ -44,6 +44,7 @@ DEFAULT_STAGES: tuple[str, ...] = (
     "length_scaling",
     "generators",
     "end_to_end",
+    "workers",
     "startup",
 )
 

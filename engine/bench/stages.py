@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -29,6 +29,10 @@ from brittle.engine.core.registry import Registry
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.tree import distance_matrix
 from brittle.scorers.reference import apted_distance, dnd_ref, hamming_ref, idc_ref, random_heads
+
+if TYPE_CHECKING:
+    from brittle.engine.attack import AttackComponents, AttackConfig
+    from brittle.engine.shards import ShardExecutor
 
 __all__ = ["STAGES", "BenchContext", "Stage"]
 
@@ -447,28 +451,16 @@ def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
     return tuple(out)
 
 
-@STAGES.register("end_to_end", help="a whole attack against the bare forward on its candidates")
-def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
-    import dataclasses
-    import tempfile
-    from pathlib import Path
-
-    # deferred: the attack's models and libraries load only when this stage runs
-    from brittle.engine.attack import AttackConfig, build_components, run_attack
-    from brittle.engine.bench.recording import (
-        RecordingEvaluator,
-        bare_forward_seconds,
-        encoder_of,
-    )
-
-    # deferred: as above (the demo's probes are trained on first use)
+def _attack_config(ctx: BenchContext, count: int) -> AttackConfig:
+    """The measured attack: the demo's probes (trained on first use), coPOS beam search
+    (width 2, tau 2, 5 options) on the first ``count`` sentences, spaCy syntax check."""
+    # deferred: the demo's probes and the attack load only when a stage runs an attack
+    from brittle.engine.attack import AttackConfig
     from brittle.engine.demo import prepare_demo, train_demo_probes
-    from brittle.search.sentence_models import forget_texts
 
     plan = prepare_demo()
     train_demo_probes(plan)
-    count = min(len(ctx.sentences), 15 if ctx.quick else ctx.end_to_end_sentences)
-    config = AttackConfig(
+    return AttackConfig(
         treebank=ctx.treebank,
         probes=tuple(str(p) for p in plan.probes),
         method="copos",
@@ -480,6 +472,27 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
         limit=count,
         generator_options=tuple(f"{k}={v}" for k, v in BENCH_COPOS.items()),
     )
+
+
+@STAGES.register("end_to_end", help="a whole attack against the bare forward on its candidates")
+def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    # deferred: the attack's models and libraries load only when this stage runs
+    from brittle.engine.attack import build_components, run_attack
+    from brittle.engine.bench.recording import (
+        RecordingEvaluator,
+        bare_forward_seconds,
+        encoder_of,
+    )
+
+    # deferred: as above
+    from brittle.search.sentence_models import forget_texts
+
+    count = min(len(ctx.sentences), 15 if ctx.quick else ctx.end_to_end_sentences)
+    config = _attack_config(ctx, count)
     comps = build_components(config)
     with tempfile.TemporaryDirectory() as tmp:
         # A first pass over the same sentences compiles the kernels and fills the
@@ -512,6 +525,57 @@ def end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
         StageResult(
             "end_to_end_full", rate, "candidates/s", "bare forward through every block",
             n / full_s, peak.peak_mb, detail,
+        ),
+    )  # fmt: skip
+
+
+@STAGES.register("workers", help="an attack on 2 local worker processes against one process")
+def workers(ctx: BenchContext) -> tuple[StageResult, ...]:
+    import tempfile
+    from pathlib import Path
+
+    # deferred: the attack's models and libraries load only when this stage runs
+    from brittle.engine.attack import build_components, run_attack
+    from brittle.engine.shards import LocalProcesses, available_cpus
+
+    count = min(len(ctx.sentences), 32 if ctx.quick else 64)
+    config = _attack_config(ctx, count)
+    n_workers = 2
+
+    def timed(
+        out: Path,
+        components: AttackComponents | None = None,
+        executor: ShardExecutor | None = None,
+    ) -> float:
+        start = time.perf_counter()
+        run_attack(config, out, components=components, executor=executor)
+        return time.perf_counter() - start
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        comps = build_components(config)
+        # Each side first runs the same sentences once: models loaded, kernels
+        # compiled, the sense choice's embeddings in each setting's on-disk store.
+        timed(root / "one-warm", components=comps)
+        one_s = timed(root / "one", components=comps)
+        with PeakRSS() as peak, LocalProcesses(n_workers) as pool:
+            timed(root / "many-warm", executor=pool)
+            many_s = timed(root / "many", executor=pool)
+            threads = pool.threads
+        same = (root / "one" / "adversarial.conllu").read_bytes() == (
+            root / "many" / "adversarial.conllu"
+        ).read_bytes()
+    shards = -(-count // 16)
+    detail = (
+        f"the end-to-end attack on {count} sentences ({shards} shards of 16), warm: "
+        f"{n_workers} local processes with {threads} torch thread(s) each against one "
+        f"process with {available_cpus()} CPUs and its parse helper; adversarial.conllu "
+        f"{'identical' if same else 'DIFFERENT'}; peak RSS is the parent's"
+    )
+    return (
+        StageResult(
+            "workers", count / many_s, "sentences/s", "one process", count / one_s,
+            peak.peak_mb, detail,
         ),
     )  # fmt: skip
 
