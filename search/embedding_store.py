@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 _QUERY_ROWS = 500
 
 #: Bumped when the way stored vectors are computed changes.
-STORE_VERSION = 1
+STORE_VERSION = 2
 
 
 def store_path(model_dir: Path, *, dtype: str, device: str, threads: int) -> Path:

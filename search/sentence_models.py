@@ -30,16 +30,18 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 
 from brittle.engine.core import resources
 from brittle.scorers.representations import check_dtype, torch_dtype
 from brittle.search.embedding_store import EmbeddingStore, store_path
+
+V = TypeVar("V")
 
 if TYPE_CHECKING:
     import torch
@@ -107,24 +109,36 @@ def pair_texts(
     return original.surface_text(), candidate.surface_text()
 
 
-class _Cache:
+class _Cache(Generic[V]):
     """A bounded mapping from text to a score, least recently used dropped first."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[str, object] = OrderedDict()
+        self._items: OrderedDict[str, V] = OrderedDict()
 
-    def get(self, text: str) -> object | None:
+    def get(self, text: str) -> V | None:
         value = self._items.get(text)
         if value is not None:
             self._items.move_to_end(text)
         return value
 
-    def put(self, text: str, value: object) -> None:
+    def put(self, text: str, value: V) -> None:
         self._items[text] = value
         self._items.move_to_end(text)
         while len(self._items) > self.size:
             self._items.popitem(last=False)
+
+    def split(self, texts: Iterable[str]) -> tuple[dict[str, V], list[str]]:
+        """The values of the kept ``texts`` and, in the given order, the texts not kept."""
+        found: dict[str, V] = {}
+        missing: list[str] = []
+        for text in texts:
+            hit = self.get(text)
+            if hit is None:
+                missing.append(text)
+            else:
+                found[text] = hit
+        return found, missing
 
     def __len__(self) -> int:
         return len(self._items)
@@ -165,7 +179,7 @@ class SurprisalModel:
         self.dtype = dtype
         self.batch_size = batch_size
         self._lm: LoadedLM | None = None
-        self._cache = _Cache(cache_size)
+        self._cache: _Cache[float] = _Cache(cache_size)
 
     def forget(self) -> None:
         """Empty this process's cache of scored texts (the model stays loaded)."""
@@ -193,14 +207,7 @@ class SurprisalModel:
 
     def logprobs(self, texts: Sequence[str]) -> NDArray[np.float64]:
         """Total log-probability (natural log) of each text, float64 (m,)."""
-        found: dict[str, float] = {}
-        todo: list[str] = []
-        for text in _by_length(texts):
-            hit = self._cache.get(text)
-            if isinstance(hit, float):
-                found[text] = hit
-            else:
-                todo.append(text)
+        found, todo = self._cache.split(_by_length(texts))
         if todo:
             # defer: torch and transformers load with the model
             from brittle.search.generators.lm_causal import sentence_logprobs
@@ -248,9 +255,9 @@ class SentenceEncoder:
         self.dtype = dtype
         self.batch_size = batch_size
         self._loaded: tuple[PreTrainedTokenizerBase, nn.Module, str] | None = None
-        self._cache = _Cache(cache_size)
-        self._word_cache = _Cache(min(cache_size, WORD_CACHE_SIZE))
-        self._alone_cache = _Cache(cache_size)
+        self._cache: _Cache[NDArray[np.float32]] = _Cache(cache_size)
+        self._word_cache: _Cache[NDArray[np.float32]] = _Cache(min(cache_size, WORD_CACHE_SIZE))
+        self._alone_cache: _Cache[NDArray[np.float32]] = _Cache(cache_size)
         self._stored: EmbeddingStore | None = None
 
     def _load(self) -> tuple[PreTrainedTokenizerBase, nn.Module, str]:
@@ -298,30 +305,26 @@ class SentenceEncoder:
             ).last_hidden_state.float()
         return enc, hidden
 
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Unit-length embeddings, float32 (m, d) (d = 384 for MiniLM; (0, 0) for none)."""
+    def _mean_units(self, batch: list[str]) -> NDArray[np.float32]:
+        """One forward pass over ``batch`` (padded): each text's mean of the last layer
+        over its real tokens, L2 normalised, float32 (len(batch), d)."""
         import torch
 
-        found: dict[str, NDArray[np.float32]] = {}
-        todo: list[str] = []
-        for text in _by_length(texts):
-            hit = self._cache.get(text)
-            if isinstance(hit, np.ndarray):
-                found[text] = hit
-            else:
-                todo.append(text)
-        if todo:
-            for start in range(0, len(todo), self.batch_size):
-                chunk = todo[start : start + self.batch_size]
-                enc, hidden = self._last_layer(chunk, max_length=ENCODER_MAX_TOKENS)
-                with torch.inference_mode():
-                    mask = enc["attention_mask"].to(hidden.device).unsqueeze(-1).float()
-                    pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                    unit = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
-                for text, row in zip(chunk, unit, strict=True):
-                    vector = np.asarray(row, dtype=np.float32)
-                    found[text] = vector
-                    self._cache.put(text, vector)
+        enc, hidden = self._last_layer(batch, max_length=ENCODER_MAX_TOKENS)
+        with torch.inference_mode():
+            mask = enc["attention_mask"].to(hidden.device).unsqueeze(-1).float()
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            unit = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
+        return np.asarray(unit, dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Unit-length embeddings, float32 (m, d) (d = 384 for MiniLM; (0, 0) for none)."""
+        found, todo = self._cache.split(_by_length(texts))
+        for start in range(0, len(todo), self.batch_size):
+            chunk = todo[start : start + self.batch_size]
+            for text, vector in zip(chunk, self._mean_units(chunk), strict=True):
+                found[text] = vector
+                self._cache.put(text, vector)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[t] for t in texts])
@@ -357,18 +360,9 @@ class SentenceEncoder:
         where every later run reads it. For texts that recur across runs (WordNet
         glosses, the sentences of a treebank met again); a text seen once is better
         served by :meth:`embed`, which batches."""
-        import torch
-
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        found: dict[str, NDArray[np.float32]] = {}
-        todo: list[str] = []
-        for text in dict.fromkeys(texts):
-            hit = self._alone_cache.get(text)
-            if isinstance(hit, np.ndarray):
-                found[text] = hit
-            else:
-                todo.append(text)
+        found, todo = self._alone_cache.split(dict.fromkeys(texts))
         if todo:
             store = self._store()
             stored = store.get_many(todo)
@@ -376,11 +370,7 @@ class SentenceEncoder:
             for text in todo:
                 vector = stored.get(text)
                 if vector is None:
-                    _, hidden = self._last_layer([text], max_length=ENCODER_MAX_TOKENS)
-                    with torch.inference_mode():
-                        pooled = hidden[0].mean(0)  # one text: every token is real
-                        unit = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
-                    vector = fresh[text] = np.asarray(unit, dtype=np.float32)
+                    vector = fresh[text] = self._mean_units([text])[0]
                 found[text] = vector
                 self._alone_cache.put(text, vector)
             store.put_many(fresh)
