@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -297,20 +298,25 @@ EXPECT = """
 """
 
 
+def _frame_offers(wordnet: Any, sentence: Sentence, i: int, **settings: Any) -> set[str]:
+    """The forms coPOS offers for word ``i`` over every sense, with the SemCor and rarity
+    checks off (so only the verb-frame settings decide)."""
+    generator = CoPOS(
+        wordnet=wordnet,
+        sense="all",
+        min_count=0,
+        min_relative_count=0,
+        max_rarity=0,
+        **settings,
+    )
+    [table] = generator.candidates([sentence])
+    return {form for form, _ in table.options(i)}
+
+
 def test_verb_frames_keep_the_senses_that_fit_the_verbs_use(wordnet: Any) -> None:
     # "hide behind lack of proof" has no object: not hide.v.01 "conceal" (frames 8-11)
     # "expect that ..." takes a clause: not ask.v.04 "request and expect" (16, 24)
-    def offered(sentence: Sentence, i: int, **settings: Any) -> set[str]:
-        generator = CoPOS(
-            wordnet=wordnet,
-            sense="all",
-            min_count=0,
-            min_relative_count=0,
-            max_rarity=0,
-            **settings,
-        )
-        [table] = generator.candidates([sentence])
-        return {form for form, _ in table.options(i)}
+    offered = partial(_frame_offers, wordnet)
 
     hide, expect = make_sentence("hide", HIDE), make_sentence("expect", EXPECT)
     loose = {"substitute_frames": False}
@@ -352,17 +358,7 @@ def test_substitute_frames_keep_the_synonyms_that_allow_the_verbs_use(wordnet: A
     # "conceal" has only frames with an object in every sense it shares with "hide";
     # "ask" has no that-clause frame in the senses it shares with "expect"; "alter"
     # is intransitive in change.v.03, so "salaries have barely altered" stays
-    def offered(sentence: Sentence, i: int, **settings: Any) -> set[str]:
-        generator = CoPOS(
-            wordnet=wordnet,
-            sense="all",
-            min_count=0,
-            min_relative_count=0,
-            max_rarity=0,
-            **settings,
-        )
-        [table] = generator.candidates([sentence])
-        return {form for form, _ in table.options(i)}
+    offered = partial(_frame_offers, wordnet)
 
     hide, expect = make_sentence("hide", HIDE), make_sentence("expect", EXPECT)
     says, need = make_sentence("says", SAYS), make_sentence("need", NEED)
