@@ -1,7 +1,8 @@
 """Hidden layers of a Hugging Face transformer, pooled to one vector per word.
 
 Batched path: one tokenizer call for the whole batch, rows sorted by length and cut
-into padded batches bounded by ``batch_size`` rows and ``max_tokens`` padded tokens,
+into padded batches bounded by ``batch_size`` rows and ``max_tokens`` padded tokens
+where padding plus calls cost least (:func:`~brittle.scorers.batching.padded_batches`),
 one forward pass per batch with ``output_hidden_states=True``, and one scatter-mean
 per batch that pools every requested layer at once (see
 :mod:`brittle.scorers.alignment` for the alignment, windows and pooling rules).
@@ -29,6 +30,7 @@ from brittle.scorers.alignment import (
     is_pooling,
     plan_rows,
 )
+from brittle.scorers.batching import CALL_COST, padded_batches
 from brittle.scorers.representations import (
     DTYPES,
     REPRESENTATIONS,
@@ -86,6 +88,8 @@ class TransformerEncoder(RepresentationBackend):
             (``float16`` only on GPU). Outputs are float32 either way.
         batch_size: most rows per forward pass.
         max_tokens: most padded tokens per forward pass (rows x longest row).
+        call_cost: what one forward call costs in padded tokens, against which the
+            batches trade padding (:func:`~brittle.scorers.batching.padded_batches`).
         max_length: window size in tokens; default: the model's own limit.
         window_overlap: content tokens shared by consecutive windows (default: half).
         alignment: ``auto``, ``word_ids`` or ``offsets``.
@@ -103,6 +107,7 @@ class TransformerEncoder(RepresentationBackend):
         dtype: str = "float32",
         batch_size: int = 64,
         max_tokens: int = 16384,
+        call_cost: int = CALL_COST,
         max_length: int | None = None,
         window_overlap: int | None = None,
         alignment: AlignmentStrategy = "auto",
@@ -111,8 +116,10 @@ class TransformerEncoder(RepresentationBackend):
             raise ConfigError(f"unknown pooling {pooling!r} (known: {', '.join(POOLINGS)})")
         if dtype not in DTYPES:
             raise ConfigError(f"unknown dtype {dtype!r} (known: {', '.join(DTYPES)})")
-        if batch_size < 1 or max_tokens < 1:
-            raise ConfigError("batch_size and max_tokens must be positive")
+        if batch_size < 1 or max_tokens < 1 or call_cost < 0:
+            raise ConfigError(
+                "batch_size and max_tokens must be positive and call_cost not negative"
+            )
         self.device = pick_device(device)  # an unavailable device fails before loading
         name, source = canonical_model(model)
         if needs_gpu(dtype) and not self.device.startswith("cuda"):
@@ -136,6 +143,7 @@ class TransformerEncoder(RepresentationBackend):
         self.source = source
         self.batch_size = batch_size
         self.max_tokens = max_tokens
+        self.call_cost = call_cost
         self.window_overlap = window_overlap
         self.alignment: AlignmentStrategy = alignment
         self.dtype = dtype
@@ -205,25 +213,12 @@ class TransformerEncoder(RepresentationBackend):
         return rows, offsets_of(sentences), alignments
 
     def batches(self, rows: Sequence[Row]) -> list[list[int]]:
-        """Row indices grouped into forward batches, longest rows first."""
+        """Row indices grouped into forward batches, longest rows first, cut where
+        padding plus forward calls cost least (:func:`~brittle.scorers.batching.padded_batches`)."""
         lengths = np.fromiter((r.input_ids.shape[0] for r in rows), dtype=np.int64)
-        order = np.argsort(-lengths, kind="stable")
-        out: list[list[int]] = []
-        current: list[int] = []
-        longest = 0
-        for i in order.tolist():
-            n = int(lengths[i])
-            if current and (
-                len(current) >= self.batch_size
-                or max(longest, n) * (len(current) + 1) > self.max_tokens
-            ):
-                out.append(current)
-                current, longest = [], 0
-            current.append(i)
-            longest = max(longest, n)
-        if current:
-            out.append(current)
-        return out
+        return padded_batches(
+            lengths, max_rows=self.batch_size, max_tokens=self.max_tokens, call_cost=self.call_cost
+        )
 
     def collate(
         self, rows: Sequence[Row], index: Sequence[int], offsets: NDArray[np.int64]

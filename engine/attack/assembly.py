@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from brittle.engine.attack.config import AttackConfig
+from brittle.engine.core import heap
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.probe_eval import ProbeEvaluator
 from brittle.scorers.parsers import make_parser
@@ -108,6 +109,16 @@ def build_components(
     budget. ``remember_tables``: keep the tables for the budgets to come (a run of
     several budgets; :class:`TableMemo`).
     """
+    with heap.loading():  # about a million long-lived objects: keep the collector off them
+        return _build(config, reuse, device, remember_tables)
+
+
+def _build(
+    config: AttackConfig,
+    reuse: AttackComponents | None,
+    device: str | None,
+    remember_tables: bool,
+) -> AttackComponents:
     memo = reuse.tables if reuse is not None else TableMemo(enabled=remember_tables)
     if reuse is not None:
         evaluator, generator, parser = reuse.evaluator, reuse.generator, reuse.parser
@@ -146,8 +157,9 @@ class LazyParser:
 
     def __call__(self) -> Parser:
         if self.loaded is None:
-            built = make_parser(self.name)
-            built.prepare()
+            with heap.loading():
+                built = make_parser(self.name)
+                built.prepare()
             self.loaded = built
         return self.loaded
 
