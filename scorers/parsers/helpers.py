@@ -279,5 +279,8 @@ class SplitBackend:
         self._pool.clear()
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # the interpreter may be shutting down
+        # not contextlib.suppress: at interpreter shutdown the module may be gone
+        try:  # noqa: SIM105
             self.close()
+        except Exception:
+            pass
