@@ -72,9 +72,56 @@ def test_split_covers_the_batch_in_order(lengths: list[int], parts: int) -> None
             assert sum(lengths[start:stop]) <= total / parts + longest + 1e-9
 
 
-def test_split_needs_a_part() -> None:
+@given(
+    lengths=st.lists(st.integers(1, 40), min_size=1, max_size=60),
+    weights=st.lists(st.floats(0.1, 10.0), min_size=1, max_size=4),
+)
+def test_weighted_split_follows_the_weights(lengths: list[int], weights: list[float]) -> None:
+    batch = [("w",) * n for n in lengths]
+    bounds = split_by_words(batch, len(weights), weights)
+    flat = [i for start, stop in bounds for i in range(start, stop)]
+    assert flat == list(range(len(batch)))
+    # every cut lies within half a sentence of a cut the weights ask for
+    total, longest = sum(lengths), max(lengths)
+    asked = [total * sum(weights[: k + 1]) / sum(weights) for k in range(len(weights) - 1)]
+    for _, stop in bounds[:-1]:
+        assert min(abs(sum(lengths[:stop]) - a) for a in asked) <= longest / 2 + 1e-9
+
+
+def test_split_needs_a_part_and_positive_weights() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         split_by_words([("a",)], 0)
+    with pytest.raises(ValueError, match="positive"):
+        split_by_words([("a",), ("b",)], 2, [1.0, 0.0])
+    with pytest.raises(ValueError, match="positive"):
+        split_by_words([("a",), ("b",)], 2, [1.0])
+
+
+def test_shares_follow_the_measured_speeds() -> None:
+    split = SplitBackend(ChainBackend(), ChainBackend(), helpers=1, min_split=4)
+    try:
+        assert split.wait_ready() == 1
+        batch = _batch(60)
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+        assert split._speed is not None and split._pool[0].speed is not None
+        # told that this process parses three times as fast as its helper, it keeps
+        # about three quarters of the words (and the parses are unchanged)
+        split._speed, split._pool[0].speed = 3.0, 1.0
+        sent: list[int] = []
+        conn = split._pool[0].conn
+        original = conn.send
+
+        def spy(batch: object) -> None:
+            if isinstance(batch, list):
+                sent.append(sum(len(w) for w in batch))
+            original(batch)
+
+        split._pool[0].conn.send = spy  # type: ignore[method-assign]
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+        total = sum(len(w) for w in batch)
+        assert abs(sent[0] - total / 4) <= 13
+    finally:
+        split.close()
 
 
 def test_helpers_parse_their_part_in_order() -> None:

@@ -7,11 +7,11 @@ each with its own copy of the backend: one helper on 2 cores nearly halves the w
 
 The helpers start (and load their model) at the first batch worth splitting, in the
 background; until one is ready, this process parses everything itself, so nothing
-waits on a helper's start-up. A batch is cut into contiguous parts of about equal word
-counts, and the parses come back in input order. A backend's parse of a sentence does
-not depend on the batch it came in (checked for spaCy on EWT test), so the result is
-the same as one process's. A helper that fails or dies is dropped with a warning and
-its part is parsed here.
+waits on a helper's start-up. A batch is cut into contiguous parts whose word counts
+follow each process's measured parsing speed, and the parses come back in input
+order. A backend's parse of a sentence does not depend on the batch it came in
+(checked for spaCy on EWT test), so the result is the same as one process's. A helper
+that fails or dies is dropped with a warning and its part is parsed here.
 
 Hand-written rather than spaCy's ``nlp.pipe(n_process=...)``, which starts new
 processes and loads the model again at every call. A helper is a fresh interpreter
@@ -30,6 +30,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -65,16 +66,24 @@ def auto_helpers() -> int:
     return 1 if cpus >= 2 else 0
 
 
-def split_by_words(batch: Sequence[Words], parts: int) -> list[tuple[int, int]]:
-    """Cut ``batch`` into at most ``parts`` contiguous ``(start, stop)`` ranges of about
-    equal word counts (none empty; fewer ranges than ``parts`` when the batch is short)."""
+def split_by_words(
+    batch: Sequence[Words], parts: int, weights: Sequence[float] | None = None
+) -> list[tuple[int, int]]:
+    """Cut ``batch`` into at most ``parts`` contiguous ``(start, stop)`` ranges whose word
+    counts follow ``weights`` (default: equal; none empty, fewer ranges than ``parts``
+    when the batch is short)."""
     if parts < 1:
         raise ValueError("parts must be at least 1")
+    if weights is None:
+        weights = [1.0] * parts
+    if len(weights) != parts or not all(w > 0 for w in weights):
+        raise ValueError("weights must be one positive number per part")
     total = sum(len(w) for w in batch)
+    scale = total / sum(weights)
     bounds: list[tuple[int, int]] = []
-    start, seen = 0, 0
-    for k in range(1, parts):
-        target = total * k / parts
+    start, seen, target = 0, 0, 0.0
+    for k in range(parts - 1):
+        target += weights[k] * scale
         stop = start
         while stop < len(batch) and seen + len(batch[stop]) / 2 < target:
             seen += len(batch[stop])
@@ -85,6 +94,10 @@ def split_by_words(batch: Sequence[Words], parts: int) -> list[tuple[int, int]]:
     if start < len(batch):
         bounds.append((start, len(batch)))
     return bounds
+
+
+def _words(batch: Sequence[Words]) -> int:
+    return sum(len(w) for w in batch)
 
 
 def _serve(conn: Connection, backend: WordParser) -> None:
@@ -103,7 +116,9 @@ def _serve(conn: Connection, backend: WordParser) -> None:
         if batch is None:
             return
         try:
-            conn.send(("ok", backend.parse_words(batch)))
+            start = time.perf_counter()
+            parses = backend.parse_words(batch)
+            conn.send(("ok", (parses, time.perf_counter() - start)))
         except Exception as exc:
             conn.send(("failed", f"{type(exc).__name__}: {exc}"))
 
@@ -126,6 +141,17 @@ class _Helper:
     process: subprocess.Popen[bytes]
     conn: Connection
     ready: bool = False
+    #: Words per second it parsed its last parts at (``None``: not measured yet).
+    speed: float | None = None
+
+
+def _updated(speed: float | None, words: int, seconds: float) -> float | None:
+    """A running words-per-second estimate after parsing ``words`` in ``seconds``
+    (an even mix of the old estimate and the new measurement)."""
+    if words < 1 or seconds <= 0:
+        return speed
+    now = words / seconds
+    return now if speed is None else (speed + now) / 2
 
 
 @dataclass
@@ -139,6 +165,10 @@ class SplitBackend:
         spec: a picklable, not yet prepared backend like ``backend``, sent to helpers.
         helpers: helper processes (0: this process parses alone).
         min_split: smaller batches are parsed here (a round trip costs a few ms).
+
+    Each part's share of the words follows how fast each process parsed its recent
+    parts (this one also runs the search between batches and may be slower), so that
+    every part is done at about the same time; equal shares until both are measured.
     """
 
     backend: WordParser
@@ -147,6 +177,7 @@ class SplitBackend:
     min_split: int = 16
     _pool: list[_Helper] = field(default_factory=list, repr=False)
     _started: bool = field(default=False, repr=False)
+    _speed: float | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -239,7 +270,9 @@ class SplitBackend:
         ready = [h for h in list(self._pool) if self._check(h)]
         if not ready:
             return self.backend.parse_words(batch)
-        parts = split_by_words(batch, len(ready) + 1)
+        speeds = [self._speed, *(h.speed for h in ready)]
+        weights = None if None in speeds else [float(v or 1.0) for v in speeds]
+        parts = split_by_words(batch, len(ready) + 1, weights)
         sent: list[tuple[_Helper, tuple[int, int]]] = []
         for helper, bounds in zip(ready, parts[1:], strict=False):
             try:
@@ -247,16 +280,19 @@ class SplitBackend:
                 sent.append((helper, bounds))
             except (OSError, ValueError) as exc:
                 self._drop(helper, f"could not send: {exc}")
-        done: dict[tuple[int, int], list[Parse]] = {
-            parts[0]: self.backend.parse_words(batch[parts[0][0] : parts[0][1]])
-        }
+        mine = batch[parts[0][0] : parts[0][1]]
+        began = time.perf_counter()
+        done: dict[tuple[int, int], list[Parse]] = {parts[0]: self.backend.parse_words(mine)}
+        self._speed = _updated(self._speed, _words(mine), time.perf_counter() - began)
         for helper, (start, stop) in sent:
             try:
                 status, value = helper.conn.recv()
             except (EOFError, OSError):
                 status, value = "failed", "the process ended"
-            if status == "ok" and isinstance(value, list) and len(value) == stop - start:
-                done[(start, stop)] = value
+            parses, seconds = value if status == "ok" and isinstance(value, tuple) else (None, 0)
+            if isinstance(parses, list) and len(parses) == stop - start:
+                done[(start, stop)] = parses
+                helper.speed = _updated(helper.speed, _words(batch[start:stop]), seconds)
             else:
                 self._drop(helper, str(value))
         out: list[Parse] = []
