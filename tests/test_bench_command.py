@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,8 @@ from brittle.cli.main import main
 from brittle.engine.bench import BenchConfig, BenchReport, Machine, StageResult
 from brittle.engine.bench.measure import PeakRSS, best_time, current_rss_mb
 from brittle.engine.bench.run import DEFAULT_STAGES
-from brittle.engine.bench.stages import STAGES
+from brittle.engine.bench.stages import _LIBRARY_IMPORTS, STAGES
+from brittle.engine.bench.startup import MARKER
 from brittle.engine.core.errors import ConfigError
 
 STAGE_KEYS = {
@@ -95,3 +98,19 @@ def test_peak_rss_sees_memory_allocated_inside_the_block() -> None:
         del block
     assert peak.peak_mb >= before + 50
     assert best_time(lambda: None, 2) >= 0.0
+
+
+def test_the_startup_floor_child_imports_the_libraries_and_reports() -> None:
+    code = _LIBRARY_IMPORTS.replace(
+        f"print({MARKER!r})",
+        "import sys\n"
+        "print(sorted(m for m in ('torch', 'spacy', 'numba', 'nltk', 'scipy.stats') "
+        "if m in sys.modules))\n"
+        f"print({MARKER!r})",
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[-1] == MARKER
+    # NLTK is imported as brittle imports it: without scipy.stats
+    assert lines[-2] == "['nltk', 'numba', 'spacy', 'torch']"

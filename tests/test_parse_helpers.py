@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import ResourceMissingError
 from brittle.scorers.parsers import CachedParser, Parse, SpacyBackend, make_parser
 from brittle.scorers.parsers.helpers import (
     HELPERS_ENV,
@@ -116,7 +117,7 @@ def test_shares_follow_the_measured_speeds() -> None:
                 sent.append(sum(len(w) for w in batch))
             original(batch)
 
-        split._pool[0].conn.send = spy  # type: ignore[method-assign]
+        split._pool[0].conn.send = spy  # type: ignore[method-assign,assignment]
         assert split.parse_words(batch) == ChainBackend().parse_words(batch)
         total = sum(len(w) for w in batch)
         assert abs(sent[0] - total / 4) <= 13
@@ -163,6 +164,65 @@ def test_a_helper_that_fails_or_dies_is_dropped_and_its_part_parsed_here() -> No
     finally:
         failing.close()
         dying.close()
+
+
+@dataclass
+class CountingBackend(ChainBackend):
+    """A chain parser that counts its loads and the sentences it parsed here."""
+
+    loads: int = 0
+    parsed: int = 0
+
+    def prepare(self) -> None:
+        super().prepare()
+        self.loads += 1
+
+    def parse_words(self, batch: Sequence[tuple[str, ...]]) -> list[Parse]:
+        self.parsed += len(batch)
+        return super().parse_words(batch)
+
+
+def test_a_located_backend_loads_at_its_first_batch_while_helpers_parse_it() -> None:
+    here = CountingBackend()
+    located: list[bool] = []
+    split = SplitBackend(
+        here, ChainBackend(), helpers=1, min_split=4, locate=lambda: located.append(True)
+    )
+    try:
+        split.prepare()
+        assert located == [True] and here.loads == 0  # checked, not loaded
+        assert split.wait_ready() == 1  # the helper started at prepare()
+        batch = _batch(40)
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+        assert here.loads == 1 and here.parsed == 0  # loaded while the helper parsed
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+        assert here.loads == 1 and 0 < here.parsed < len(batch)  # now it takes its share
+    finally:
+        split.close()
+
+
+def test_a_located_backend_without_a_ready_helper_loads_and_parses_alone() -> None:
+    here = CountingBackend()
+    split = SplitBackend(
+        here, ChainBackend(fail_load=True), helpers=1, min_split=4, locate=lambda: None
+    )
+    try:
+        split.prepare()
+        assert split.wait_ready() == 0
+        batch = _batch(30)
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+        assert here.loads == 1 and here.parsed == len(batch)
+        small = _batch(2)
+        assert split.parse_words(small) == ChainBackend().parse_words(small)
+        assert here.loads == 1
+    finally:
+        split.close()
+
+
+def test_a_missing_pipeline_fails_at_prepare_without_loading_spacy(tmp_path: Path) -> None:
+    parser = make_parser("spacy", model=str(tmp_path / "no-such-pipeline"), helpers=1)
+    with pytest.raises(ResourceMissingError, match="no-such-pipeline"):
+        parser.prepare()
 
 
 def test_empty_words_are_refused_before_any_split() -> None:

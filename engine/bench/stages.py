@@ -635,10 +635,29 @@ def startup(ctx: BenchContext) -> tuple[StageResult, ...]:
     ours = min(once("from brittle.engine.bench.startup import main; main()") for _ in range(2))
     interpreter = min(once(f"print({MARKER!r})") for _ in range(2))
     child_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10  # KiB on Linux
+    imports = min(once(_LIBRARY_IMPORTS) for _ in range(2))
     return (
         StageResult(
             "startup", ours, "s", None, None, child_peak,
             "the demo's attack configuration, caches warm, from process start until its "
             f"first candidate is scored (a bare interpreter start takes {interpreter:.2f} s)",
         ),
+        StageResult(
+            "startup_imports", imports, "s", None, None, child_peak,
+            "a bare interpreter importing only the libraries the demo's attack needs "
+            "before its first candidate (torch, transformers' BERT, spaCy, NLTK as brittle "
+            "imports it, Numba): the floor of the startup stage without a resident process",
+        ),
     )  # fmt: skip
+
+
+#: What the ``startup_imports`` child runs: the third-party imports of the demo's attack.
+_LIBRARY_IMPORTS = (
+    "from brittle.engine.core import heap\n"
+    "from brittle.engine.core.resources.wordnet import _import_nltk\n"
+    "with heap.loading():\n"  # as the attack loads them (no full collections)
+    "    import torch, spacy, numba\n"
+    "    import transformers.models.bert.modeling_bert\n"
+    "    _import_nltk()\n"
+    f"print({MARKER!r})"
+)

@@ -5,13 +5,16 @@ between two model passes, which use every core. :class:`SplitBackend` gives the
 backend's parses of one batch to this process and to ``helpers`` processes at once,
 each with its own copy of the backend: one helper on 2 cores nearly halves the wait.
 
-The helpers start (and load their model) at the first batch worth splitting, in the
-background; until one is ready, this process parses everything itself, so nothing
-waits on a helper's start-up. A batch is cut into contiguous parts whose word counts
-follow each process's measured parsing speed, and the parses come back in input
-order. A backend's parse of a sentence does not depend on the batch it came in
-(checked for spaCy on EWT test), so the result is the same as one process's. A helper
-that fails or dies is dropped with a warning and its part is parsed here.
+The helpers start (and load their model) in the background when the parser is
+prepared, or at the first batch worth splitting; until one is ready, this process
+parses everything itself, so nothing waits on a helper's start-up. With a ``locate``
+check, this process's own model loads at its first batch, while the helpers parse
+that batch: a run's first model pass does not wait for the parser. A batch is cut into
+contiguous parts whose word counts follow each process's measured parsing speed, and
+the parses come back in input order. A backend's parse of a sentence does not depend
+on the batch it came in (checked for spaCy on EWT test), so the result is the same as
+one process's. A helper that fails or dies is dropped with a warning and its part is
+parsed here.
 
 Hand-written rather than spaCy's ``nlp.pipe(n_process=...)``, which starts new
 processes and loads the model again at every call. A helper is a fresh interpreter
@@ -31,7 +34,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
@@ -165,6 +168,10 @@ class SplitBackend:
         spec: a picklable, not yet prepared backend like ``backend``, sent to helpers.
         helpers: helper processes (0: this process parses alone).
         min_split: smaller batches are parsed here (a round trip costs a few ms).
+        locate: with helpers, checks from files alone that ``backend``'s model is there
+            (raising ResourceMissingError when not); :meth:`prepare` then starts the
+            helpers and leaves this process's model to load at its first batch, the
+            helpers parsing that batch meanwhile. ``None``: :meth:`prepare` loads it.
 
     Each part's share of the words follows how fast each process parsed its recent
     parts (this one also runs the search between batches and may be slower), so that
@@ -175,9 +182,11 @@ class SplitBackend:
     spec: WordParser
     helpers: int = 1
     min_split: int = 16
+    locate: Callable[[], object] | None = None
     _pool: list[_Helper] = field(default_factory=list, repr=False)
     _started: bool = field(default=False, repr=False)
     _speed: float | None = field(default=None, repr=False)
+    _loaded: bool = field(default=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -185,8 +194,24 @@ class SplitBackend:
         return self.backend.name
 
     def prepare(self) -> None:
-        """Load this process's model (helpers start at the first large batch)."""
-        self.backend.prepare()
+        """Load this process's model, or with ``locate`` and helpers, check that it is
+        there and start the helpers, which load theirs in the background while this
+        process goes on loading the rest of a run (its own model loads at its first
+        batch)."""
+        if self.locate is None or self.helpers < 1:
+            self._load_here()
+            return
+        self.locate()
+        self.start()
+
+    def _load_here(self) -> None:
+        if not self._loaded:
+            self.backend.prepare()
+            self._loaded = True
+
+    def _parse_here(self, batch: Sequence[Words]) -> list[Parse]:
+        self._load_here()
+        return self.backend.parse_words(batch)
 
     def describe(self) -> dict[str, object]:
         """The backend's description (helpers change no parse, so they are not named)."""
@@ -262,28 +287,36 @@ class SplitBackend:
     def parse_words(self, batch: Sequence[Words]) -> list[Parse]:
         """One parse per word sequence, in order; large batches split across helpers."""
         if self.helpers < 1 or len(batch) < self.min_split:
-            return self.backend.parse_words(batch)
+            return self._parse_here(batch)
         for words in batch:
             if not words:
                 raise ValueError("cannot parse an empty word sequence")
         self.start()
         ready = [h for h in list(self._pool) if self._check(h)]
         if not ready:
-            return self.backend.parse_words(batch)
-        speeds = [self._speed, *(h.speed for h in ready)]
+            return self._parse_here(batch)
+        # Without its own model yet (a located backend), this process gives the helpers
+        # the whole batch and loads the model while they parse.
+        here = 1 if self._loaded or self.locate is None else 0
+        speeds = [self._speed, *(h.speed for h in ready)][1 - here :]
         weights = None if None in speeds else [float(v or 1.0) for v in speeds]
-        parts = split_by_words(batch, len(ready) + 1, weights)
+        parts = split_by_words(batch, len(ready) + here, weights)
         sent: list[tuple[_Helper, tuple[int, int]]] = []
-        for helper, bounds in zip(ready, parts[1:], strict=False):
+        for helper, bounds in zip(ready, parts[here:], strict=False):
             try:
                 helper.conn.send(list(batch[bounds[0] : bounds[1]]))
                 sent.append((helper, bounds))
             except (OSError, ValueError) as exc:
                 self._drop(helper, f"could not send: {exc}")
-        mine = batch[parts[0][0] : parts[0][1]]
-        began = time.perf_counter()
-        done: dict[tuple[int, int], list[Parse]] = {parts[0]: self.backend.parse_words(mine)}
-        self._speed = _updated(self._speed, _words(mine), time.perf_counter() - began)
+        done: dict[tuple[int, int], list[Parse]] = {}
+        if here:
+            mine = batch[parts[0][0] : parts[0][1]]
+            self._load_here()
+            began = time.perf_counter()
+            done[parts[0]] = self.backend.parse_words(mine)
+            self._speed = _updated(self._speed, _words(mine), time.perf_counter() - began)
+        else:
+            self._load_here()
         for helper, (start, stop) in sent:
             try:
                 status, value = helper.conn.recv()
@@ -298,7 +331,7 @@ class SplitBackend:
         out: list[Parse] = []
         for start, stop in parts:
             got = done.get((start, stop))
-            out.extend(got if got is not None else self.backend.parse_words(batch[start:stop]))
+            out.extend(got if got is not None else self._parse_here(batch[start:stop]))
         return out
 
     def close(self) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from brittle.engine.core.resources import load_spacy
+from brittle.engine.core.resources import check_spacy, load_spacy
 from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
 from brittle.scorers.parsers.helpers import SplitBackend, auto_helpers
 from brittle.scorers.parsers.upos_rules import UposRules, compile_upos_rules
@@ -74,6 +75,11 @@ class SpacyBackend:
     def prepare(self) -> None:
         """Load the pipeline (once); raises ResourceMissingError when it is missing."""
         self._load()
+
+    def locate(self) -> Path:
+        """Where the pipeline is, checked from files alone (nothing imported or loaded);
+        raises ResourceMissingError when it is missing."""
+        return check_spacy(self.model)
 
     def _load(self) -> Language:
         if self._nlp is None:
@@ -163,11 +169,14 @@ def spacy_parser(
     ``helpers``: processes that parse part of each large batch beside this one
     (:class:`~brittle.scorers.parsers.helpers.SplitBackend`); ``None`` picks
     :func:`~brittle.scorers.parsers.helpers.auto_helpers` (one on 2 or more CPUs unless
-    ``$BRITTLE_PARSE_HELPERS`` says otherwise).
+    ``$BRITTLE_PARSE_HELPERS`` says otherwise). With helpers, ``prepare()`` checks the
+    pipeline's files and starts them loading in the background; this process loads its
+    own copy at its first batch, while the helpers parse that batch.
     """
     backend = SpacyBackend(model=model, batch_size=batch_size)
     count = auto_helpers() if helpers is None else helpers
     if count < 1:
         return CachedParser(backend, cache_size=cache_size)
     spec = SpacyBackend(model=model, batch_size=batch_size)
-    return CachedParser(SplitBackend(backend, spec, helpers=count), cache_size=cache_size)
+    split = SplitBackend(backend, spec, helpers=count, locate=backend.locate)
+    return CachedParser(split, cache_size=cache_size)

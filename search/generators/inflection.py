@@ -51,6 +51,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 
+from brittle.engine.core.imports import hidden
+
 __all__ = [
     "BASE_TAGS",
     "TAG_FAMILY",
@@ -292,8 +294,14 @@ def target_tag(upos: str, xpos: str, feats: Mapping[str, str]) -> str | None:
 
 
 def load_inflections() -> None:
-    """Import ``lemminflect`` and load its inflection tables (about a second, once)."""
-    from lemminflect import getAllInflections
+    """Import ``lemminflect`` and load its inflection tables (about a second, once).
+
+    lemminflect imports spaCy, when it can, only to register token extensions brittle
+    never reads; it is imported with spaCy hidden (as if not installed), so that a run
+    loads spaCy when its parser first parses, not before its first result.
+    """
+    with hidden("spacy"):
+        from lemminflect import getAllInflections
 
     getAllInflections("be")
 

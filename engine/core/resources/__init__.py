@@ -59,7 +59,7 @@ from brittle.engine.core.resources.encoder import default_encoder_path
 from brittle.engine.core.resources.glove import GLOVE, load_glove
 from brittle.engine.core.resources.home import Resource, ResourceStatus, data_home
 from brittle.engine.core.resources.models import resolve_model
-from brittle.engine.core.resources.spacy_model import load_spacy
+from brittle.engine.core.resources.spacy_model import check_spacy, load_spacy
 from brittle.engine.core.resources.wordnet import WORDNET, load_wordnet, wordnet_status
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "ResourceStatus",
     "causal_lm_path",
     "check_all",
+    "check_spacy",
     "data_home",
     "default_encoder_path",
     "load_glove",

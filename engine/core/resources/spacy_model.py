@@ -67,6 +67,22 @@ def spacy_model_location(name: str | None = None) -> Path:
     raise ResourceMissingError(f"spaCy pipeline {name!r}", [looked], _spacy_fix(name))
 
 
+def check_spacy(name: str | None = None) -> Path:
+    """Where spaCy pipeline ``name`` is, from files alone: what :func:`load_spacy` would
+    load, checked without importing spaCy.
+
+    Raises:
+        ResourceMissingError: the pipeline or spaCy itself is not installed.
+    """
+    name = name or spacy_model_name()
+    location = spacy_model_location(name)
+    if importlib.util.find_spec("spacy") is None:
+        raise ResourceMissingError(
+            f"spaCy pipeline {name!r}", [f"{location} (spaCy is not installed)"], _spacy_fix(name)
+        )
+    return location
+
+
 def load_spacy(name: str | None = None, *, exclude: Sequence[str] = ("ner",)) -> Language:
     """The spaCy pipeline ``name`` (default :func:`spacy_model_name`), loaded once per process.
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brittle.engine.core.errors import ResourceMissingError
+from brittle.engine.core.imports import hidden
 from brittle.engine.core.resources import wordnet_install
 from brittle.engine.core.resources.home import (
     LOCK,
@@ -211,17 +212,13 @@ def _import_nltk() -> None:
     which takes ``fisher_exact`` from ``scipy.stats`` when it can (1.2 of NLTK's 1.5 s
     import here) and falls back to a function that raises ``NotImplementedError`` when
     it cannot. brittle uses NLTK for WordNet only, so NLTK is imported with
-    ``scipy.stats`` hidden; the entry is removed at once, and a later ``import
-    scipy.stats`` (by brittle or anyone) loads the real module. Nothing is hidden when
-    NLTK or ``scipy.stats`` is already loaded.
+    ``scipy.stats`` hidden (:func:`~brittle.engine.core.imports.hidden`); a later
+    ``import scipy.stats`` (by brittle or anyone) loads the real module.
     """
-    if "nltk" in sys.modules or "scipy.stats" in sys.modules:
+    if "nltk" in sys.modules:
         return
-    sys.modules["scipy.stats"] = None  # type: ignore[assignment]  # import -> ImportError
-    try:
+    with hidden("scipy.stats"):
         import nltk  # noqa: F401
-    finally:
-        del sys.modules["scipy.stats"]
 
 
 def _open_wordnet(location: Path) -> WordNetCorpusReader:
