@@ -4,6 +4,10 @@ whatever happens to a helper."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +41,12 @@ class ChainBackend:
     fail_load: bool = False
     fail_parse: bool = False
     name: str = "chain"
+    slow_load: float = 0.0
 
     def prepare(self) -> None:
         if self.fail_load:
             raise RuntimeError("no model here")
+        time.sleep(self.slow_load)
 
     def describe(self) -> dict[str, object]:
         return {"parser": self.name}
@@ -263,9 +269,6 @@ def test_spacy_split_equals_one_process_on_a_real_treebank() -> None:
 
 
 def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     runs = tmp_path / "runs.txt"
     script = tmp_path / "script.py"
     script.write_text(
@@ -285,3 +288,39 @@ def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == "parsed\n"  # nothing from the helper on standard output
     assert runs.read_text() == "run\n"
+
+
+def test_a_helper_still_loading_ends_when_its_parent_is_gone(tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(
+        f"import os, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from test_parse_helpers import ChainBackend\n"
+        "from brittle.scorers.parsers.helpers import SplitBackend\n"
+        "split = SplitBackend(ChainBackend(), ChainBackend(slow_load=60), helpers=1)\n"
+        "split.start()\n"
+        "print(split._pool[0].process.pid, flush=True)\n"
+        "os._exit(0)\n"  # no close(): the helper is orphaned in the middle of its load
+    )
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    # capture_output waited for every holder of the child's standard error: the
+    # helper left within seconds, not after its 60 s load
+    assert time.perf_counter() - started < 30
+    helper = int(done.stdout.split()[0])
+    deadline = time.perf_counter() + 10
+    while time.perf_counter() < deadline and _alive(helper):
+        time.sleep(0.1)
+    assert not _alive(helper)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "\tZ" not in status.read_text()  # a zombie has exited
+    except OSError:
+        return False

@@ -102,8 +102,10 @@ def build_components(
     their precision (``None``: representations keep the dtype each probe was trained
     with, the constraints' models their own).
 
-    Every resource loads here, before the first sentence: a missing one fails at once
-    and its loading time is not charged to the first sentences. ``reuse`` (the
+    Every resource is found here, before the first sentence, so a missing one fails at
+    once; what the first model pass does not need loads at its first use instead (the
+    parser's spaCy in this process when helper processes parse beside it, and Numba's
+    tree edit distance kernels), so the first candidates are scored sooner. ``reuse`` (the
     components of the same attack at another budget) keeps its probes, generator,
     parser and the tables generated so far, and rebuilds only what depends on the
     budget. ``remember_tables``: keep the tables for the budgets to come (a run of
@@ -136,10 +138,6 @@ def _build(
         dtype=config.dtype,
     )
     constraints = build_constraints(config.constraint_specs, context)
-    # The tree edit distance kernels are deferred (they load Numba) until first use:
-    # load them now rather than during the first sentence.
-    import brittle.scorers._ted_kernels  # noqa: F401
-
     return AttackComponents(evaluator, generator, strategy, tuple(constraints), parser, memo)
 
 

@@ -33,11 +33,13 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
+from brittle.engine.core import heap
 from brittle.scorers.parsers.base import Parse, WordParser, Words
 
 __all__ = ["HELPERS_ENV", "SplitBackend", "auto_helpers", "main", "split_by_words"]
@@ -126,11 +128,23 @@ def _serve(conn: Connection, backend: WordParser) -> None:
             conn.send(("failed", f"{type(exc).__name__}: {exc}"))
 
 
+def _exit_when_orphaned(parent: int, every: float = 0.1) -> None:
+    """End this process once its parent is gone (it is then re-parented), even while it
+    is still loading its model: it would otherwise keep the parent's standard error
+    open, and whoever waits on that pipe would wait for the load to finish."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(0)
+
+
 def main() -> None:
-    """A helper process's entry point: ``python -c "...; main()" FD`` with ``FD`` its end
-    of the socket pair; the first message is the backend to load."""
+    """A helper process's entry point: ``python -c "...; main()" FD PID`` with ``FD`` its
+    end of the socket pair and ``PID`` its parent's; the first message is the backend to
+    load."""
     # Ctrl-C is the parent's to handle: it stops its helpers as it stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = int(sys.argv[2]) if len(sys.argv) > 2 else os.getppid()
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     conn = Connection(int(sys.argv[1]))
     try:
         backend = conn.recv()
@@ -206,7 +220,8 @@ class SplitBackend:
 
     def _load_here(self) -> None:
         if not self._loaded:
-            self.backend.prepare()
+            with heap.loading():  # a model loaded mid-run: kept off the collector too
+                self.backend.prepare()
             self._loaded = True
 
     def _parse_here(self, batch: Sequence[Words]) -> list[Parse]:
@@ -229,7 +244,7 @@ class SplitBackend:
             mine, theirs = socket.socketpair()
             try:
                 proc = subprocess.Popen(
-                    [sys.executable, "-c", code, str(theirs.fileno())],
+                    [sys.executable, "-c", code, str(theirs.fileno()), str(os.getpid())],
                     pass_fds=[theirs.fileno()],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
