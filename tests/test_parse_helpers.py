@@ -207,6 +207,21 @@ def test_a_located_backend_loads_at_its_first_batch_while_helpers_parse_it() -> 
         split.close()
 
 
+def test_describing_a_located_backend_loads_it_once() -> None:
+    here = CountingBackend()
+    split = SplitBackend(here, ChainBackend(), helpers=1, min_split=4, locate=lambda: None)
+    try:
+        split.prepare()
+        assert split.describe() == {"parser": "chain"}
+        assert here.loads == 1
+        assert split.wait_ready() == 1
+        batch = _batch(40)
+        assert split.parse_words(batch) == ChainBackend().parse_words(batch)
+        assert here.loads == 1 and 0 < here.parsed < len(batch)  # loaded: takes its share
+    finally:
+        split.close()
+
+
 def test_a_located_backend_without_a_ready_helper_loads_and_parses_alone() -> None:
     here = CountingBackend()
     split = SplitBackend(

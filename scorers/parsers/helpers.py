@@ -229,7 +229,9 @@ class SplitBackend:
         return self.backend.parse_words(batch)
 
     def describe(self) -> dict[str, object]:
-        """The backend's description (helpers change no parse, so they are not named)."""
+        """The backend's description (helpers change no parse, so they are not named); a
+        backend describes itself from its loaded model, so this process loads its own."""
+        self._load_here()
         return self.backend.describe()
 
     def start(self) -> None:
