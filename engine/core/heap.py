@@ -28,7 +28,10 @@ def loading() -> Iterator[None]:
     frozen out of later collections and the thresholds are restored (blocks may nest).
 
     The price: cyclic garbage made while loading and still uncollected at the end is
-    never freed (what loading leaves behind is small against what it keeps).
+    never freed (what loading leaves behind is small against what it keeps). Freezing
+    is process-wide: every object alive at the end of the block is frozen, the caller's
+    too; a long-lived process that builds components many times and needs its own
+    reference cycles collected can call :func:`gc.unfreeze` between builds.
     """
     young, middle, full = gc.get_threshold()
     gc.set_threshold(young, middle, _NEVER)
