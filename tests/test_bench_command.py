@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,21 @@ def test_peak_rss_sees_memory_allocated_inside_the_block() -> None:
         del block
     assert peak.peak_mb >= before + 50
     assert best_time(lambda: None, 2) >= 0.0
+
+
+def test_best_time_repeats_until_the_minimum_total() -> None:
+    calls: list[float] = []
+
+    def nap() -> None:
+        calls.append(time.perf_counter())
+        time.sleep(0.01)
+
+    best = best_time(nap, 2, at_least=0.1)
+    assert 3 <= len(calls) <= 10  # 2 calls are not enough; ten naps add up to 0.1 s
+    assert 0.01 <= best < 0.05
+    calls.clear()
+    best_time(nap, 3)
+    assert len(calls) == 3
 
 
 def test_the_startup_floor_child_imports_the_libraries_and_reports() -> None:
