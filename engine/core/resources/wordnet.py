@@ -13,7 +13,6 @@ import logging
 import os
 import sys
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +28,11 @@ from brittle.engine.core.resources.home import (
     data_home,
     missing_status,
     same_path,
+)
+from brittle.engine.core.resources.wordnet_index import (
+    IndexFile,
+    LazyLemmaIndex,
+    satellite_offsets,
 )
 
 if TYPE_CHECKING:
@@ -259,8 +263,9 @@ def _without_version_map(base: type[WordNetCorpusReader]) -> type[WordNetCorpusR
     NLTK 3.10 reads ``index.sense`` twice when it opens the corpus to map WordNet 3.0
     synsets onto the loaded version, for the Open Multilingual Wordnet only; brittle
     never reads OMW, and skipping the map halves the load (11.6 s -> 5.5 s on 2 busy
-    cores; the ``startup`` stage of ``brittle bench`` includes it). Every English
-    look-up is unchanged.
+    cores; the ``startup`` stage of ``brittle bench`` includes it). Its lemma map is read
+    lazily (:mod:`~brittle.engine.core.resources.wordnet_index`) from a plain corpus.
+    Every English look-up is unchanged.
     """
 
     class EnglishWordNetReader(base):  # type: ignore[misc,valid-type]
@@ -275,20 +280,19 @@ def _without_version_map(base: type[WordNetCorpusReader]) -> type[WordNetCorpusR
             self.satellite_offsets = satellite_offsets(path)
 
         def _load_lemma_pos_offset_map(self) -> None:
-            paths = {pos: _plain_file(self, f"index.{name}") for pos, name in _INDEXES}
-            if any(path is None for path in paths.values()):
+            paths = [_plain_file(self, f"index.{name}") for name in _INDEXES]
+            if any(path is None for path in paths):
                 super()._load_lemma_pos_offset_map()
                 return
-            for path in paths.values():
-                assert path is not None
-                read_index(path, self.satellite_offsets, self._lemma_pos_offset_map)
+            files = [IndexFile(path) for path in paths if path is not None]
+            self._lemma_pos_offset_map = LazyLemmaIndex(files, self.satellite_offsets)
 
     return EnglishWordNetReader
 
 
 #: WordNet's index files in NLTK's order (its ``_FILEMAP``): adjectives, adverbs, nouns,
 #: verbs.
-_INDEXES = (("a", "adj"), ("r", "adv"), ("n", "noun"), ("v", "verb"))
+_INDEXES = ("adj", "adv", "noun", "verb")
 
 
 def _plain_file(reader: WordNetCorpusReader, fileid: str) -> Path | None:
@@ -297,54 +301,6 @@ def _plain_file(reader: WordNetCorpusReader, fileid: str) -> Path | None:
 
     pointer = reader.abspath(fileid)
     return Path(pointer.path) if isinstance(pointer, FileSystemPathPointer) else None
-
-
-# Hand-written rather than NLTK's: NLTK reads WordNet's index and data files through
-# its seekable unicode stream, line by line in Python (about 2 of the 4.5 s a process
-# spends opening WordNet, on the start-up path of every coPOS run). Python's own file
-# iteration over the same lines builds the same maps several times faster;
-# tests/test_resources.py checks them equal to NLTK's.
-def satellite_offsets(path: Path) -> set[int]:
-    """Offsets of the adjective satellites (``s`` synsets) in WordNet's ``data.adj``."""
-    found: set[int] = set()
-    with path.open(encoding="utf8") as fp:
-        for line in fp:
-            if line.startswith(" ") or not line.strip():
-                continue
-            fields = line.split(maxsplit=3)
-            if len(fields) >= 3 and fields[2] == "s":
-                found.add(int(fields[0]))
-    return found
-
-
-def read_index(
-    path: Path, satellites: set[int], into: defaultdict[str, dict[str, list[int]]]
-) -> None:
-    """Add one WordNet ``index.POS`` file to NLTK's lemma -> pos -> offsets map, as
-    NLTK's reader does (adjectives also under ``s``, their satellite offsets only).
-
-    Raises:
-        ValueError: a malformed line (named by file and line number).
-    """
-    with path.open(encoding="utf8") as fp:
-        for number, line in enumerate(fp, 1):
-            if line.startswith(" "):
-                continue
-            fields = line.split()
-            try:
-                lemma, pos, n_synsets = fields[0], fields[1], int(fields[2])
-                n_pointers = int(fields[3])
-                start = 4 + n_pointers + 2  # pointer symbols, sense_cnt, tagsense_cnt
-                if n_synsets < 1 or int(fields[4 + n_pointers]) != n_synsets:
-                    raise ValueError("synset and sense counts differ")
-                offsets = [int(x) for x in fields[start : start + n_synsets]]
-                if len(offsets) != n_synsets:
-                    raise ValueError("too few synset offsets")
-            except (IndexError, ValueError) as err:
-                raise ValueError(f"{path}, line {number}: {err}") from err
-            into[lemma][pos] = offsets
-            if pos == "a":
-                into[lemma]["s"] = [x for x in offsets if x in satellites]
 
 
 def wordnet_status(*, source: Path | None = None) -> ResourceStatus:
