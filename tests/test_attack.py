@@ -24,6 +24,7 @@ from brittle.engine.attack import (
     ADVERSARIAL,
     AttackComponents,
     AttackConfig,
+    build_components,
     rerender,
     run_attack,
 )
@@ -32,6 +33,7 @@ from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.results import read_rows
+from brittle.scorers.parsers.base import Parser
 from brittle.scorers.parsers.gold import GoldParser
 from brittle.search.constraints import (
     CandidateBatch,
@@ -513,3 +515,35 @@ def test_lazy_parser_loads_once_and_forgets_its_parses_without_loading() -> None
     assert len(cached) == 1
     lazy.clear_cache()
     assert len(cached) == 0
+
+
+def test_the_parser_is_prepared_before_the_generator_loads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The syntax check prepares the parser (starting its helper processes) before the
+    generator and the probes load, so the helpers load spaCy while this process loads
+    the rest."""
+    from brittle.engine.attack import assembly
+
+    events: list[str] = []
+
+    class Recorded(assembly.LazyParser):
+        def __call__(self) -> Parser:
+            events.append("parser")
+            return super().__call__()
+
+    class Options(FixedOptions):
+        def prepare(self) -> None:
+            events.append("generator")
+
+    def probes(*args: object, **kwargs: object) -> WordHashEvaluator:
+        events.append("probes")
+        return WordHashEvaluator()
+
+    monkeypatch.setattr(assembly, "_parser_factory", Recorded)
+    monkeypatch.setattr(assembly, "build_generator", lambda config: Options())
+    monkeypatch.setattr(assembly.ProbeEvaluator, "from_dirs", probes)
+    comps = build_components(config())
+    assert events == ["parser", "generator", "probes"]
+    assert isinstance(comps.generator, Options)
+    assert isinstance(comps.evaluator, WordHashEvaluator)

@@ -103,7 +103,9 @@ def build_components(
     with, the constraints' models their own).
 
     Every resource is found here, before the first sentence, so a missing one fails at
-    once; what the first model pass does not need loads at its first use instead (the
+    once. The constraints are built first: the parser's helper processes (if any) then
+    load on the other cores while this process loads the rest. What the first model pass
+    does not need loads at its first use instead (the
     parser's spaCy in this process when helper processes parse beside it, and Numba's
     tree edit distance kernels), so the first candidates are scored sooner. ``reuse`` (the
     components of the same attack at another budget) keeps its probes, generator,
@@ -122,13 +124,7 @@ def _build(
     remember_tables: bool,
 ) -> AttackComponents:
     memo = reuse.tables if reuse is not None else TableMemo(enabled=remember_tables)
-    if reuse is not None:
-        evaluator, generator, parser = reuse.evaluator, reuse.generator, reuse.parser
-    else:
-        generator = build_generator(config)
-        generator.prepare()
-        evaluator = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
-        parser = _parser_factory(config.parser)
+    parser = reuse.parser if reuse is not None else _parser_factory(config.parser)
     strategy = STRATEGIES.get(config.search)(**config.strategy_parameters)
     context = ConstraintContext(
         tau=config.budget,
@@ -137,7 +133,17 @@ def _build(
         device=device,
         dtype=config.dtype,
     )
+    # The constraints first: a syntax check prepares the parser, which starts its helper
+    # processes, and they load spaCy on the idle cores while this process imports the
+    # models and WordNet on one (started later, their loading slowed the first model
+    # passes, whose threads then waited on a busy core).
     constraints = build_constraints(config.constraint_specs, context)
+    if reuse is not None:
+        evaluator, generator = reuse.evaluator, reuse.generator
+    else:
+        generator = build_generator(config)
+        generator.prepare()
+        evaluator = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
     return AttackComponents(evaluator, generator, strategy, tuple(constraints), parser, memo)
 
 
