@@ -212,6 +212,18 @@ def test_perturb_is_deterministic_and_within_budget(copos: CoPOS) -> None:
     assert all(len(p.positions) == 2 and p.method == "copos" for p in a)
 
 
+def test_a_word_listed_twice_ranks_at_its_first_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    from brittle.search.generators import vocabulary
+
+    words = ("the", "of", "cat", "of", "dog", "cat")
+    monkeypatch.setattr(vocabulary, "glove", lambda: (words, None))
+    vocabulary._ranks.cache_clear()
+    try:
+        assert vocabulary._ranks() == {"the": 0, "of": 1, "cat": 2, "dog": 4}
+    finally:
+        vocabulary._ranks.cache_clear()
+
+
 def test_max_rank_keeps_only_common_synonyms() -> None:
     from brittle.search.generators.vocabulary import frequency_rank
 
