@@ -51,11 +51,16 @@ DEPTH_DECIMALS = 2
 
 @runtime_checkable
 class PredictingEvaluator(Protocol):
-    """An evaluator that can say what its probes predict (the attack's probes can)."""
+    """An evaluator that can say what its probes predict (the attack's probes can),
+    reusing what it predicted while scoring."""
 
     def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
         """Per sentence, each probe's compact prediction keyed by the probe's column
         prefix (``distance``, ``pos``, ``distance#2``...)."""
+        ...
+
+    def forget_predictions(self) -> None:
+        """Drop the predictions kept from scoring (at the start of every chunk)."""
         ...
 
 

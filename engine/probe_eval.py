@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,7 +24,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.predictions import compact_prediction
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
-from brittle.scorers.probe_tasks import PROBE_TASKS
+from brittle.scorers.probe_tasks import PROBE_TASKS, Prediction
 from brittle.scorers.representations import reopen_backend
 from brittle.search.scoring import Evaluation
 
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 
 #: Originals whose vectors are kept for the distances (a round's worth and more).
 _ORIGINALS_KEPT = 256
+#: Bytes of the probes' predictions on scored candidates kept for the result rows (a
+#: chunk's worth: 200 candidates of 100 words take 8 MB with a distance probe).
+PREDICTIONS_KEPT_BYTES = 64 * 2**20
 
 
 @dataclass
@@ -119,6 +123,9 @@ class ProbeEvaluator:
         self.primary = columns.primary
         self._tasks = columns.columns
         self._originals: dict[str, NDArray[np.float32]] = {}
+        #: Each probe's prediction on recently scored word sequences (oldest first).
+        self._predicted: OrderedDict[tuple[str, ...], tuple[Prediction, ...]] = OrderedDict()
+        self._predicted_bytes = 0
 
     @classmethod
     def from_dirs(
@@ -195,11 +202,13 @@ class ProbeEvaluator:
                 gold = by_annotation[key] = gold_of(c)
             golds.append(gold)
         per_probe: list[list[dict[str, float]]] = [[] for _ in self.probes]
+        predicted: list[list[Prediction]] = [[] for _ in self.probes]
         for g, r in zip(self.groups, reps, strict=True):
             for i in g.members:
                 probe = self.probes[i]
-                preds = probe.predict_reps(r, layer=probe.key.layer)
-                per_probe[i] = probe.score_predictions(preds, golds)
+                predicted[i] = probe.predict_reps(r, layer=probe.key.layer)
+                per_probe[i] = probe.score_predictions(predicted[i], golds)
+        self._keep_predictions(words, predicted)
         m = len(candidates)
         metrics = np.zeros((m, len(self.tasks)), dtype=np.float64)
         col = 0
@@ -254,25 +263,57 @@ class ProbeEvaluator:
         stacked = [self._first_layer(reps, i) for i in rows]
         return candidate_distances(ref, stacked, alignments)
 
+    def _keep_predictions(
+        self, words: Sequence[tuple[str, ...]], predicted: Sequence[Sequence[Prediction]]
+    ) -> None:
+        """Keep each probe's prediction on each scored word sequence (copied out of the
+        batch), the oldest dropped beyond :data:`PREDICTIONS_KEPT_BYTES`."""
+        for k, forms in enumerate(words):
+            if forms in self._predicted:
+                continue
+            kept = tuple(per_probe[k].copy() for per_probe in predicted)
+            self._predicted[forms] = kept
+            self._predicted_bytes += sum(p.nbytes for p in kept)
+        while self._predicted_bytes > PREDICTIONS_KEPT_BYTES and self._predicted:
+            _, dropped = self._predicted.popitem(last=False)
+            self._predicted_bytes -= sum(p.nbytes for p in dropped)
+
+    def forget_predictions(self) -> None:
+        """Drop the predictions kept from scoring (every chunk of an attack starts so, in
+        one process as on a worker, so a row never depends on an earlier chunk)."""
+        self._predicted.clear()
+        self._predicted_bytes = 0
+
     def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
         """What each probe predicts on each sentence, in the compact form result rows
         store (:func:`~brittle.engine.predictions.compact_prediction`), keyed by the
-        probe's column prefix; one forward pass for all the sentences."""
+        probe's column prefix.
+
+        A sentence scored since :meth:`forget_predictions` gets the predictions its
+        metrics were computed from (no model call: an attack's clean and perturbed
+        sentences usually were); the others go through the model in one forward pass.
+        """
         prefixes = probe_columns([probe.spec.task for probe in self.probes]).prefixes
-        out: list[dict[str, JSONValue]] = [{} for _ in sentences]
-        if not sentences:
-            return out
-        reps = self._encode([s.forms for s in sentences])
-        for g, r in zip(self.groups, reps, strict=True):
-            for i in g.members:
-                probe = self.probes[i]
-                preds = probe.predict_reps(r, layer=probe.key.layer)
-                for k, (sentence, pred) in enumerate(zip(sentences, preds, strict=True)):
-                    value = compact_prediction(probe.spec.task, pred, sentence, probe.spec.labels)
-                    if value is not None:
-                        out[k][prefixes[i]] = value
-        # Probes in column order, whatever order their backends were grouped in.
-        return [{p: row[p] for p in prefixes if p in row} for row in out]
+        found = [self._predicted.get(s.forms) for s in sentences]
+        missing = [k for k, hit in enumerate(found) if hit is None]
+        if missing:
+            fresh: list[list[Prediction]] = [[] for _ in self.probes]
+            reps = self._encode([sentences[k].forms for k in missing])
+            for g, r in zip(self.groups, reps, strict=True):
+                for i in g.members:
+                    fresh[i] = self.probes[i].predict_reps(r, layer=self.probes[i].key.layer)
+            for j, k in enumerate(missing):
+                found[k] = tuple(per_probe[j] for per_probe in fresh)
+        out: list[dict[str, JSONValue]] = []
+        for sentence, preds in zip(sentences, found, strict=True):
+            assert preds is not None
+            row: dict[str, JSONValue] = {}
+            for prefix, probe, pred in zip(prefixes, self.probes, preds, strict=True):
+                value = compact_prediction(probe.spec.task, pred, sentence, probe.spec.labels)
+                if value is not None:
+                    row[prefix] = value
+            out.append(row)  # probes in column order, whatever their backends' grouping
+        return out
 
     def close(self) -> None:
         """Release the backends."""

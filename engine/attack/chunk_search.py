@@ -85,9 +85,13 @@ class ChunkSearch:
 
         Every chunk starts so (:meth:`searches`), in one process as on a worker: only a
         chunk's own sentences can hit the scores cache (it is keyed by sentence id), so
-        queries and results are unchanged, and neither cache outgrows a chunk.
+        queries and results are unchanged, and neither cache outgrows a chunk. The
+        probes' predictions kept for the rows start empty too.
         """
-        self.scorer = CachedScorer(self.components.evaluator, cache_size=self.cache_size)
+        evaluator = self.components.evaluator
+        if isinstance(evaluator, PredictingEvaluator):
+            evaluator.forget_predictions()
+        self.scorer = CachedScorer(evaluator, cache_size=self.cache_size)
         self.services = RoundServices(self.components, self.scorer)
         parser = self.components.parser
         if isinstance(parser, LazyParser):

@@ -1,0 +1,102 @@
+"""The probes' predictions on scored candidates serve the result rows without another
+model call, and every chunk starts without them."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from report_run import TASKS, TREEBANK
+from test_attack import components, config
+
+from brittle.engine import probe_eval
+from brittle.engine.attack.chunk_search import ChunkSearch
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.predictions import PredictingEvaluator
+from brittle.engine.probe_eval import ProbeEvaluator
+
+
+@pytest.fixture
+def evaluator(probed_attack: Path) -> ProbeEvaluator:
+    root = probed_attack.parent
+    return ProbeEvaluator.from_dirs([root / f"probe-{task}" for task in TASKS])
+
+
+def _count_model_calls(ev: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Sentences of each model call of ``ev`` from now on."""
+    calls: list[int] = []
+    encode = ev._encode
+
+    def counted(words: Sequence[tuple[str, ...]]) -> list[object]:
+        calls.append(len(words))
+        return encode(words)  # type: ignore[return-value]
+
+    monkeypatch.setattr(ev, "_encode", counted)
+    return calls
+
+
+def _same(a: list[dict], b: list[dict]) -> None:
+    """The same compact predictions (depths to their two decimals' rounding)."""
+    assert [set(x) for x in a] == [set(x) for x in b]
+    for x, y in zip(a, b, strict=True):
+        assert x["distance"] == y["distance"] and x["pos"] == y["pos"]
+        deep = zip(x["depth"]["depths"], y["depth"]["depths"], strict=True)
+        assert all(abs(u - v) <= 0.011 for u, v in deep)
+
+
+def _score(ev: ProbeEvaluator, sentences: Sequence[Sentence]) -> None:
+    ev.evaluate_many([(s, [s], [None]) for s in sentences])
+
+
+def test_scored_sentences_are_predicted_without_a_model_call(
+    evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert isinstance(evaluator, PredictingEvaluator)
+    sentences = read_conllu(TREEBANK)[:5]
+    fresh = evaluator.predictions(sentences)  # nothing scored yet: the model
+    _score(evaluator, sentences[:4])
+    calls = _count_model_calls(evaluator, monkeypatch)
+    _same(evaluator.predictions(sentences[:4]), fresh[:4])
+    assert calls == []
+    # only the sentence that was not scored goes through the model
+    _same(evaluator.predictions(sentences), fresh)
+    assert calls == [1]
+    evaluator.forget_predictions()
+    _same(evaluator.predictions(sentences[:4]), fresh[:4])
+    assert calls == [1, 4]
+
+
+def test_the_oldest_predictions_go_beyond_the_byte_budget(
+    evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sentences = read_conllu(TREEBANK)[:6]
+    _score(evaluator, sentences[:1])
+    one = evaluator._predicted_bytes
+    assert one > 0
+    monkeypatch.setattr(probe_eval, "PREDICTIONS_KEPT_BYTES", one * 2)
+    for s in sentences[1:]:
+        _score(evaluator, [s])
+    assert evaluator._predicted_bytes <= one * 2
+    kept = list(evaluator._predicted)
+    assert kept and kept[-1] == sentences[-1].forms
+    assert sentences[0].forms not in kept
+    calls = _count_model_calls(evaluator, monkeypatch)
+    evaluator.predictions([sentences[0], sentences[-1]])
+    assert calls == [1]
+
+
+def test_an_attack_chunk_starts_without_kept_predictions(
+    evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks of one process and of workers write the same rows: each chunk's scoring
+    starts with nothing kept."""
+    forgot: list[bool] = []
+    monkeypatch.setattr(evaluator, "forget_predictions", lambda: forgot.append(True))
+    comps = dataclasses.replace(components(), evaluator=evaluator)
+    search = ChunkSearch(config(), comps, cache_size=64, lockstep=False, quality=None)
+    forgot.clear()
+    search.searches(read_conllu(TREEBANK)[:2], 0)
+    assert forgot == [True]
