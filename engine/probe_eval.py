@@ -201,13 +201,11 @@ class ProbeEvaluator:
             if gold is None:
                 gold = by_annotation[key] = gold_of(c)
             golds.append(gold)
-        per_probe: list[list[dict[str, float]]] = [[] for _ in self.probes]
-        predicted: list[list[Prediction]] = [[] for _ in self.probes]
-        for g, r in zip(self.groups, reps, strict=True):
-            for i in g.members:
-                probe = self.probes[i]
-                predicted[i] = probe.predict_reps(r, layer=probe.key.layer)
-                per_probe[i] = probe.score_predictions(predicted[i], golds)
+        predicted = self._predict(reps)
+        per_probe = [
+            probe.score_predictions(preds, golds)
+            for probe, preds in zip(self.probes, predicted, strict=True)
+        ]
         self._keep_predictions(words, predicted)
         m = len(candidates)
         metrics = np.zeros((m, len(self.tasks)), dtype=np.float64)
@@ -263,6 +261,15 @@ class ProbeEvaluator:
         stacked = [self._first_layer(reps, i) for i in rows]
         return candidate_distances(ref, stacked, alignments)
 
+    def _predict(self, reps: list[FlatReps]) -> list[list[Prediction]]:
+        """Each probe's predictions (in probe order) on the sentences of ``reps``, one
+        :class:`FlatReps` per group as :meth:`_encode` returns them."""
+        predicted: list[list[Prediction]] = [[] for _ in self.probes]
+        for g, r in zip(self.groups, reps, strict=True):
+            for i in g.members:
+                predicted[i] = self.probes[i].predict_reps(r, layer=self.probes[i].key.layer)
+        return predicted
+
     def _keep_predictions(
         self, words: Sequence[tuple[str, ...]], predicted: Sequence[Sequence[Prediction]]
     ) -> None:
@@ -297,11 +304,7 @@ class ProbeEvaluator:
         found = [self._predicted.get(s.forms) for s in sentences]
         missing = [k for k, hit in enumerate(found) if hit is None]
         if missing:
-            fresh: list[list[Prediction]] = [[] for _ in self.probes]
-            reps = self._encode([sentences[k].forms for k in missing])
-            for g, r in zip(self.groups, reps, strict=True):
-                for i in g.members:
-                    fresh[i] = self.probes[i].predict_reps(r, layer=self.probes[i].key.layer)
+            fresh = self._predict(self._encode([sentences[k].forms for k in missing]))
             for j, k in enumerate(missing):
                 found[k] = tuple(per_probe[j] for per_probe in fresh)
         out: list[dict[str, JSONValue]] = []

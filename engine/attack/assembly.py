@@ -105,9 +105,9 @@ def build_components(
     Every resource is found here, before the first sentence, so a missing one fails at
     once. The constraints are built first: the parser's helper processes (if any) then
     load on the other cores while this process loads the rest. What the first model pass
-    does not need loads at its first use instead (the
-    parser's spaCy in this process when helper processes parse beside it, and Numba's
-    tree edit distance kernels), so the first candidates are scored sooner. ``reuse`` (the
+    does not need loads at its first use instead (the parser's spaCy in this process
+    when helper processes parse beside it, and Numba's tree edit distance kernels), so
+    the first candidates are scored sooner. ``reuse`` (the
     components of the same attack at another budget) keeps its probes, generator,
     parser and the tables generated so far, and rebuilds only what depends on the
     budget. ``remember_tables``: keep the tables for the budgets to come (a run of
