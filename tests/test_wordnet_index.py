@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brittle.engine.core.errors import ResourceMissingError
+from brittle.engine.core.errors import BrittleError, ResourceMissingError
 from brittle.engine.core.resources import wordnet
 from brittle.engine.core.resources.wordnet_index import (
     Entry,
@@ -102,8 +102,10 @@ def test_a_malformed_line_is_named_when_its_lemma_is_read(tmp_path: Path) -> Non
     path.write_text(HEADER + "cat n 1 0 1 0 02121620\ndog n 2 1 @ 2 1 02084071\n")
     lazy = LazyLemmaIndex([IndexFile(path)], set())
     assert lazy["cat"] == {"n": [2121620]}
-    with pytest.raises(ValueError, match=r"index.noun, line 4: too few synset offsets"):
+    with pytest.raises(ValueError, match=r"index.noun, line 4: too few synset offsets") as err:
         lazy["dog"]
+    # met in the middle of a run: the command line reports brittle's errors in one line
+    assert isinstance(err.value, BrittleError)
 
 
 def test_unsorted_lines_are_not_an_index_file(tmp_path: Path) -> None:

@@ -18,7 +18,22 @@ import operator
 from collections.abc import Iterator, MutableMapping, Sequence
 from pathlib import Path
 
-__all__ = ["IndexFile", "LazyLemmaIndex", "parse_index_line", "satellite_offsets"]
+from brittle.engine.core.errors import BrittleError
+
+__all__ = [
+    "IndexFile",
+    "LazyLemmaIndex",
+    "WordNetIndexError",
+    "parse_index_line",
+    "satellite_offsets",
+]
+
+
+class WordNetIndexError(BrittleError, ValueError):
+    """A malformed or unsorted ``index.POS`` file, named by file and line. A line is
+    read when its lemma is first looked up, so this can come in the middle of a run,
+    where the command line reports it as a one-line error."""
+
 
 #: One lemma's entry: WordNet pos (``a``, ``s``, ``r``, ``n``, ``v``) -> synset offsets.
 Entry = dict[str, list[int]]
@@ -41,7 +56,7 @@ def parse_index_line(line: str, where: str) -> tuple[str, str, list[int]]:
     """The lemma, pos and synset offsets of one line of an ``index.POS`` file.
 
     Raises:
-        ValueError: a malformed line, named by ``where`` (file and line number).
+        WordNetIndexError: a malformed line, named by ``where`` (file and line number).
     """
     fields = line.split()
     try:
@@ -54,7 +69,7 @@ def parse_index_line(line: str, where: str) -> tuple[str, str, list[int]]:
         if len(offsets) != n_synsets:
             raise ValueError("too few synset offsets")
     except (IndexError, ValueError) as err:
-        raise ValueError(f"{where}: {err}") from err
+        raise WordNetIndexError(f"{where}: {err}") from err
     return lemma, pos, offsets
 
 
@@ -63,8 +78,8 @@ class IndexFile:
     with a space), sorted, found by bisection.
 
     Raises:
-        ValueError: the lines are not sorted (not a WordNet index file), named by file
-            and line.
+        WordNetIndexError: the lines are not sorted (not a WordNet index file), named by
+            file and line.
     """
 
     def __init__(self, path: Path) -> None:
@@ -79,7 +94,7 @@ class IndexFile:
         # sorted lines are sorted lemmas, as no lemma holds a space
         if not all(map(operator.lt, body, body[1:])):
             i = next(i for i in range(1, len(body)) if body[i - 1] >= body[i])
-            raise ValueError(
+            raise WordNetIndexError(
                 f"{path}, line {skip + i + 1}: not in sorted order, so not a WordNet index file"
             )
         self.first_line = skip + 1
