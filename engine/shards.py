@@ -410,15 +410,31 @@ def run_shards(
     early: dict[int, tuple[Shard[P], R]] = {}
     following = 0
     exhausted = False
+    # A shard that failed for good: the shards before it still in flight are awaited
+    # and yielded (their rows are good), nothing after it.
+    failure: ShardFailed | None = None
 
     def submit(shard: Shard[P], attempt: int) -> None:
         future = executor.submit(ShardCall(task, shard, attempt, fail))
         outstanding[future] = (shard, attempt)
 
+    def give_up(shard: Shard[P], error: BaseException, cause: BaseException) -> ShardFailed:
+        failed = ShardFailed(
+            f"{shard.describe()} failed {attempts} times on {executor.describe()}; "
+            f"last error: {type(cause).__name__}: {cause}"
+        )
+        failed.__cause__ = error
+        for future, (other, _) in list(outstanding.items()):
+            if other.number > shard.number:
+                future.cancel()
+                del outstanding[future]
+        return failed
+
     try:
         while True:
             while (
-                not exhausted
+                failure is None
+                and not exhausted
                 and len(outstanding) < executor.workers
                 and len(outstanding) + len(early) < 2 * executor.workers
             ):
@@ -431,6 +447,8 @@ def run_shards(
                 break
             done, _ = wait(list(outstanding), return_when=FIRST_COMPLETED)
             for future in done:
+                if future not in outstanding:  # dropped after a later failure
+                    continue
                 shard, attempt = outstanding.pop(future)
                 try:
                     result = future.result()
@@ -440,11 +458,8 @@ def run_shards(
                         raise cause from None
                     executor.failed(future, error)
                     if attempt + 1 >= attempts:
-                        raise ShardFailed(
-                            f"{shard.describe()} failed {attempts} times on "
-                            f"{executor.describe()}; last error: "
-                            f"{type(cause).__name__}: {cause}"
-                        ) from error
+                        failure = give_up(shard, error, cause)
+                        continue
                     submit(shard, attempt + 1)
                     continue
                 executor.finished(future)
@@ -454,6 +469,8 @@ def run_shards(
             while following in early:
                 yield early.pop(following)
                 following += 1
+        if failure is not None:
+            raise failure
     finally:
         for future in outstanding:
             future.cancel()
