@@ -74,34 +74,62 @@ class Aborted(Exception):
 
 @dataclass
 class _State:
+    """What the searches and the serving thread share, guarded by ``lock``.
+
+    Each search sleeps on its own condition and the serving thread on ``ready``, all
+    over the one lock: a request wakes the serving thread only when it completes the
+    round, and an answer wakes only its search (one condition for everyone woke every
+    search at every request, a cost quadratic in the searches of a chunk).
+    """
+
     live: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: dict[int, tuple[str, object]] = field(default_factory=dict)
     answers: dict[int, object] = field(default_factory=dict)
     failures: dict[int, BaseException] = field(default_factory=dict)
     finished: list[int] = field(default_factory=list)
     aborted: bool = False
+    ready: threading.Condition = field(init=False)
+    wake: list[threading.Condition] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ready = threading.Condition(self.lock)
+        self.wake = [threading.Condition(self.lock) for _ in range(self.live)]
+
+    def round_complete(self) -> bool:
+        """Whether the serving thread has work: every live search waits, or one failed
+        (call with the lock held)."""
+        return len(self.waiting) >= self.live or bool(self.failures)
+
+    def abort(self) -> None:
+        """Wake every search to raise :class:`Aborted` (call with the lock held)."""
+        self.aborted = True
+        for cond in self.wake:
+            cond.notify()
 
 
 class Client:
     """A search's way to the handlers (one per search; used from its own thread only)."""
 
-    def __init__(self, index: int, state: _State, cond: threading.Condition) -> None:
+    def __init__(self, index: int, state: _State) -> None:
         self.index = index
         self._state = state
-        self._cond = cond
 
     def request(self, kind: str, payload: object) -> object:
         """Send one request and block until the round that serves it is done."""
-        with self._cond:
-            if self._state.aborted:
+        state = self._state
+        with state.lock:
+            if state.aborted:
                 raise Aborted
-            self._state.waiting[self.index] = (kind, payload)
-            self._cond.notify_all()
-            while self.index not in self._state.answers and not self._state.aborted:
-                self._cond.wait()
-            if self._state.aborted:
+            state.waiting[self.index] = (kind, payload)
+            if state.round_complete():
+                state.ready.notify()
+            mine = state.wake[self.index]
+            while self.index not in state.answers and not state.aborted:
+                mine.wait()
+            if state.aborted:
                 raise Aborted
-            answer = self._state.answers.pop(self.index)
+            answer = state.answers.pop(self.index)
         if isinstance(answer, _Failed):
             raise answer.error
         return answer
@@ -133,24 +161,24 @@ def run_rounds(
     """
     if not jobs:
         return []
-    cond = threading.Condition()
     state = _State(live=len(jobs))
     results: list[R | None] = [None] * len(jobs)
 
     def worker(i: int) -> None:
         try:
-            results[i] = jobs[i](Client(i, state, cond))
-            with cond:
+            results[i] = jobs[i](Client(i, state))
+            with state.lock:
                 state.finished.append(i)
         except Aborted:
             pass
         except BaseException as exc:  # handed to the calling thread
-            with cond:
+            with state.lock:
                 state.failures[i] = exc
         finally:
-            with cond:
+            with state.lock:
                 state.live -= 1
-                cond.notify_all()
+                if state.round_complete():
+                    state.ready.notify()
 
     threads = [
         threading.Thread(target=worker, args=(i,), name=f"search-{i}", daemon=True)
@@ -160,9 +188,9 @@ def run_rounds(
         t.start()
     try:
         while True:
-            with cond:
-                while len(state.waiting) < state.live and not state.failures:
-                    cond.wait()
+            with state.lock:
+                while not state.round_complete():
+                    state.ready.wait()
                 finished, state.finished = state.finished, []
                 stop = bool(state.failures) or state.live == 0
                 batch = sorted(state.waiting.items())
@@ -173,14 +201,14 @@ def run_rounds(
             if stop:
                 break
             answers = _serve(batch, handlers)
-            with cond:
+            with state.lock:
                 state.answers.update(answers)
-                cond.notify_all()
+                for i in answers:
+                    state.wake[i].notify()
     finally:
-        with cond:
+        with state.lock:
             if state.live:
-                state.aborted = True
-                cond.notify_all()
+                state.abort()
         for t in threads:
             t.join()
     if state.failures:
