@@ -173,9 +173,15 @@ def apply_perturbation(sentence: Sentence, p: Perturbation) -> Sentence:
         raise ValueError(f"perturbation is for {p.sentence_id!r}, not {sentence.sent_id!r}")
     if p.is_identity:
         return sentence
-    out = _reorder(sentence, p) if p.order is not None else _substitute(sentence, p)
-    out = out.with_metadata("text", out.surface_text())
-    return out.with_metadata("perturbation", describe(p, sentence))
+    if p.order is not None:
+        out = _reorder(sentence, p)
+        return out.with_words({}, metadata=_notes(out, p, sentence))
+    return _substitute(sentence, p)
+
+
+def _notes(perturbed: Sentence, p: Perturbation, original: Sentence) -> dict[str, str]:
+    """The comments every perturbed sentence carries: its new text and what changed."""
+    return {"text": perturbed.surface_text(), "perturbation": describe(p, original)}
 
 
 def _substitute(sentence: Sentence, p: Perturbation) -> Sentence:
@@ -190,20 +196,23 @@ def _substitute(sentence: Sentence, p: Perturbation) -> Sentence:
             raise ValueError(f"word {i + 1} is part of a multiword token")
         if not form or any(ch.isspace() for ch in form):
             raise ValueError(f"replacement {form!r} is empty or contains whitespace")
-        old = words[i]
         lemma = p.lemmas[k] if p.lemmas else "_"
-        new[i] = _changed(replace(old, form=form, lemma=lemma or "_"), old.form, p.method)
+        new[i] = _changed(words[i], form, lemma or "_", p.method)
     for j, article in article_repairs(sentence, p):
-        new[j] = _changed(replace(words[j], form=article), words[j].form, p.method)
-    return sentence.with_words(new)
+        new[j] = _changed(words[j], article, words[j].lemma, p.method)
+    out = sentence.with_words(new)
+    return out.with_words({}, metadata=_notes(out, p, sentence))
 
 
 _STALE: dict[str, None] = dict.fromkeys(FORM_MISC_KEYS)
 
 
-def _changed(tok: Token, old_form: str, method: str) -> Token:
-    """``tok`` (with its new FORM) marked as changed: stale keys dropped, origin added."""
-    return tok.with_misc(**_STALE).with_misc(OrigForm=old_form, Perturbation=method)
+def _changed(old: Token, form: str, lemma: str, method: str) -> Token:
+    """``old`` with a new FORM and LEMMA, marked as changed: stale MISC keys dropped,
+    its origin added."""
+    return replace(old, form=form, lemma=lemma).with_misc(
+        **_STALE, OrigForm=old.form, Perturbation=method
+    )
 
 
 _DEP_HEAD = re.compile(r"^(\d+)(:.*)$")

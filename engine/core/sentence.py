@@ -110,6 +110,29 @@ class Token:
         return replace(self, misc=_format_pairs(pairs))
 
 
+def _no_space_after(tok: Token) -> bool:
+    """Whether MISC says ``SpaceAfter=No``."""
+    misc = tok.misc
+    return "SpaceAfter=No" in misc and "SpaceAfter=No" in misc.split("|")
+
+
+def _set_metadata(comments: tuple[str, ...], items: Mapping[str, str]) -> tuple[str, ...]:
+    """``comments`` with each ``# key = value`` of ``items`` set: the first comment of
+    that key replaced in place, or the line appended (in ``items`` order)."""
+    from conllu.parser import parse_pair_value
+
+    out = list(comments)
+    missing = dict(items)
+    for i, comment in enumerate(out):
+        key = parse_pair_value(comment[1:])[0]
+        if key in missing:
+            out[i] = f"# {key} = {missing.pop(key)}"
+            if not missing:
+                break
+    out.extend(f"# {key} = {value}" for key, value in missing.items())
+    return tuple(out)
+
+
 def _parse_pairs(text: str) -> dict[str, str]:
     if text in ("_", ""):
         return {}
@@ -225,8 +248,17 @@ class Sentence:
     def surface_tokens(self) -> Iterator[Token]:
         """The tokens that make up the surface text, in order: multiword tokens stand for
         the words they cover, empty nodes are left out."""
+        rows = self.rows
+        for i, _ in self._surface_layout:
+            yield rows[i]
+
+    @cached_property
+    def _surface_layout(self) -> tuple[tuple[int, bool], ...]:
+        """For each token of :meth:`surface_tokens`: its index in ``rows`` and whether a
+        space follows it (no ``SpaceAfter=No``)."""
+        out: list[tuple[int, bool]] = []
         covered_until = 0
-        for tok in self.rows:
+        for i, tok in enumerate(self.rows):
             kind = tok.kind
             if kind == "empty":
                 continue
@@ -235,14 +267,16 @@ class Sentence:
                 continue
             if kind == "multiword":
                 covered_until = last
-            yield tok
+            out.append((i, not _no_space_after(tok)))
+        return tuple(out)
 
     def surface_text(self) -> str:
         """Surface text from the tokens: multiword tokens give their own form."""
+        rows = self.rows
         parts: list[str] = []
-        for tok in self.surface_tokens():
-            parts.append(tok.form)
-            if "SpaceAfter=No" not in tok.misc.split("|"):
+        for i, space in self._surface_layout:
+            parts.append(rows[i].form)
+            if space:
                 parts.append(" ")
         return "".join(parts).rstrip(" ")
 
@@ -276,13 +310,46 @@ class Sentence:
         return tree.tree_problems(self.heads)
 
     # --------------------------------------------------------------- editing
-    def with_words(self, words: Mapping[int, Token]) -> Sentence:
-        """A copy with some words replaced, keyed by 0-based word index."""
-        if not words:
+    @cached_property
+    def _word_rows(self) -> tuple[int, ...]:
+        """Index in ``rows`` of each word, in word order."""
+        return tuple(i for i, t in enumerate(self.rows) if t.kind == "word")
+
+    def with_words(
+        self, words: Mapping[int, Token], *, metadata: Mapping[str, str] | None = None
+    ) -> Sentence:
+        """A copy with some words replaced, keyed by 0-based word index (each token in
+        its word's row, whatever its ID column says), and optionally some ``# key =
+        value`` comments set as :meth:`with_metadata` sets them.
+
+        Editing is on the hot path of every search (each candidate is a new sentence), so
+        the copy keeps what it can of the original's derived views: the surface layout
+        when no replacement changes its ``SpaceAfter=No``.
+        """
+        if not words and not metadata:
             return self
-        by_id = {str(i + 1): tok for i, tok in words.items()}
-        rows = tuple(by_id.get(t.id, t) if t.kind == "word" else t for t in self.rows)
-        return replace(self, rows=rows)
+        rows = list(self.rows)
+        where = self._word_rows
+        same_ids = same_layout = True
+        for i, tok in words.items():
+            k = where[i]
+            old = rows[k]
+            if tok.id != old.id:
+                same_ids = same_layout = False
+            elif same_layout and _no_space_after(tok) != _no_space_after(old):
+                same_layout = False
+            rows[k] = tok
+        comments = _set_metadata(self.comments, metadata) if metadata else self.comments
+        out = Sentence(self.sent_id, comments, tuple(rows), self.source, self.line)
+        if same_ids:  # the same token IDs: the views that depend on IDs alone carry over
+            kept: tuple[str, ...] = ("_word_rows", "multiword_positions")
+            if same_layout:
+                kept += ("_surface_layout",)
+            mine, theirs = self.__dict__, out.__dict__
+            for name in kept:
+                if name in mine:
+                    theirs[name] = mine[name]
+        return out
 
     def with_comments(self, comments: tuple[str, ...]) -> Sentence:
         """A copy with other comment lines."""
@@ -290,17 +357,7 @@ class Sentence:
 
     def with_metadata(self, key: str, value: str) -> Sentence:
         """A copy whose ``# key = value`` comment is set (replaced in place or appended)."""
-        line = f"# {key} = {value}"
-        comments = list(self.comments)
-        from conllu.parser import parse_pair_value
-
-        for i, comment in enumerate(comments):
-            if parse_pair_value(comment[1:])[0] == key:
-                comments[i] = line
-                break
-        else:
-            comments.append(line)
-        return replace(self, comments=tuple(comments))
+        return replace(self, comments=_set_metadata(self.comments, {key: value}))
 
     def to_conllu(self) -> str:
         """The block as CoNLL-U text, ending with the blank line that closes it."""
