@@ -111,7 +111,8 @@ class Probe:
     def predict(self, words: FlatVectors, *, batch_size: int = 256) -> list[Prediction]:
         """Predictions for the word vectors of many sentences, in padded batches.
 
-        Sentences are batched longest first (little padding) and the predictions put
+        Sentences are batched longest first, each batch of similar lengths
+        (:func:`~brittle.scorers.probe_nets.length_batches`), and the predictions put
         back in order.
 
         Args:
@@ -127,20 +128,16 @@ class Probe:
         import torch
 
         # deferred: loads torch
-        from brittle.scorers.probe_nets import pad_flat
+        from brittle.scorers.probe_nets import length_batches, pad_flat
 
         if words.vectors.ndim != 2:
             shape = words.vectors.shape
             raise ConfigError(f"word vectors must be (words, dim), got shape {shape}")
         self._check_dim(int(words.vectors.shape[1]))
         n = len(words)
-        # sort by length so padding stays small, then restore the order
-        lengths = np.diff(words.offsets)
-        order = np.argsort(-lengths, kind="stable")
         results: list[Prediction | None] = [None] * n
         with torch.inference_mode():
-            for start in range(0, n, batch_size):
-                index = order[start : start + batch_size]
+            for index in length_batches(np.diff(words.offsets), batch_size):
                 batch = pad_flat(words, index).to(self.device)
                 for i, pred in zip(
                     index, self.task.predict(self.net, batch, self.spec), strict=True

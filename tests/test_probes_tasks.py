@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from probe_synthetic import synthetic
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.probe_data import ProbeData
 from brittle.engine.probe_training import TrainConfig, TrainResult, train_probe
 from brittle.scorers.probe_gold import Gold
-from brittle.scorers.probe_nets import pad_flat
+from brittle.scorers.probe_nets import length_batches, pad_flat
 from brittle.scorers.probe_tasks import (
     PROBE_TASKS,
     ProbeSpec,
@@ -166,3 +168,42 @@ def test_unknown_task_lists_the_known_ones() -> None:
     with pytest.raises(ConfigError, match="distance"):
         task_for("constituency")
     assert issubclass(PROBE_TASKS.get("pos"), ProbeTask)
+
+
+# ------------------------------------------------------------------ batching
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(1, 80), max_size=60),
+    st.integers(1, 20),
+    st.sampled_from([0.5, 0.75, 1.0]),
+)
+def test_length_batches_cover_every_sentence_in_similar_lengths(
+    lengths: list[int], max_rows: int, min_fill: float
+) -> None:
+    arr = np.asarray(lengths, dtype=np.int64)
+    batches = length_batches(arr, max_rows, min_fill)
+    flat = [int(i) for b in batches for i in b]
+    assert sorted(flat) == list(range(len(lengths)))
+    # longest first, ties in input order: the batches concatenate to the stable sort
+    assert flat == sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    for k, b in enumerate(batches):
+        sizes = arr[b]
+        assert 1 <= len(b) <= max_rows
+        assert sizes.min() >= min_fill * sizes[0]
+        if k + 1 < len(batches) and len(b) < max_rows:
+            # a batch ends early only where the next sentence is too short for it
+            assert arr[batches[k + 1][0]] < min_fill * sizes[0]
+
+
+@pytest.mark.parametrize("task", ["distance", "pos", "tree-depth"])
+def test_predictions_do_not_depend_on_the_batching(
+    task: str, data: tuple[ProbeData, ProbeData]
+) -> None:
+    probe = train(task, "linear", data).probe
+    together = probe.predict(data[1])
+    alone = [
+        probe.predict(FlatVectors.stack([np.asarray(data[1].sentence(i))]))[0]
+        for i in range(len(data[1]))
+    ]
+    for a, b in zip(together, alone, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
