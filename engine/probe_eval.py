@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 
 #: Originals whose vectors are kept for the distances (a round's worth and more).
 _ORIGINALS_KEPT = 256
+#: An annotation: HEAD bytes, UPOS and XPOS of each word.
+_Annotation = tuple[bytes, tuple[str, ...], tuple[str, ...]]
+#: Gold records kept across calls, by annotation (a search asks about the same
+#: original's candidates round after round; each record is built in about 0.2 ms).
+_GOLDS_KEPT = 512
 #: Bytes of the probes' predictions on scored candidates kept for the result rows (a
 #: chunk's worth: 200 candidates of 100 words take 8 MB with a distance probe).
 PREDICTIONS_KEPT_BYTES = 64 * 2**20
@@ -123,6 +128,7 @@ class ProbeEvaluator:
         self.primary = columns.primary
         self._tasks = columns.columns
         self._originals: dict[str, NDArray[np.float32]] = {}
+        self._golds: OrderedDict[_Annotation, Gold] = OrderedDict()
         #: Each probe's prediction on recently scored word sequences (oldest first).
         self._predicted: OrderedDict[tuple[str, ...], tuple[Prediction, ...]] = OrderedDict()
         self._predicted_bytes = 0
@@ -191,16 +197,7 @@ class ProbeEvaluator:
         candidates = [c for _, cands, _ in requests for c in cands]
         words = [c.forms for c in candidates]
         reps = self._encode(words)
-        # Substitutions keep the original's annotation, so a request usually has one
-        # gold: build it once (and the metric kernels then prepare it once).
-        by_annotation: dict[tuple[bytes, tuple[str, ...], tuple[str, ...]], Gold] = {}
-        golds = []
-        for c in candidates:
-            key = (c.heads.tobytes(), c.upos, c.xpos)
-            gold = by_annotation.get(key)
-            if gold is None:
-                gold = by_annotation[key] = gold_of(c)
-            golds.append(gold)
+        golds = [self._gold(c) for c in candidates]
         predicted = self._predict(reps)
         per_probe = [
             probe.score_predictions(preds, golds)
@@ -223,6 +220,18 @@ class ProbeEvaluator:
             out.append(Evaluation(metrics[start:stop], l2, cos))
             start = stop
         return out
+
+    def _gold(self, sentence: Sentence) -> Gold:
+        """The gold record of ``sentence``, shared by every sentence of the same
+        annotation: substitutions keep the original's, so a search's candidates share
+        one record, built once and prepared once by the metric kernels."""
+        key = (sentence.heads.tobytes(), sentence.upos, sentence.xpos)
+        gold = self._golds.get(key)
+        if gold is None:
+            gold = self._golds[key] = gold_of(sentence)
+            while len(self._golds) > _GOLDS_KEPT:
+                self._golds.popitem(last=False)
+        return gold
 
     def _original_vectors(
         self,

@@ -100,3 +100,25 @@ def test_an_attack_chunk_starts_without_kept_predictions(
     forgot.clear()
     search.searches(read_conllu(TREEBANK)[:2], 0)
     assert forgot == [True]
+
+
+def test_gold_records_are_built_once_per_annotation_across_calls(
+    evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[str] = []
+    gold_of = probe_eval.gold_of
+
+    def counted(sentence: Sentence) -> probe_eval.Gold:
+        built.append(sentence.sent_id)
+        return gold_of(sentence)
+
+    monkeypatch.setattr(probe_eval, "gold_of", counted)
+    monkeypatch.setattr(probe_eval, "_GOLDS_KEPT", 2)
+    a, b, c = read_conllu(TREEBANK)[:3]
+    first = evaluator.evaluate_many([(a, [a], [None])])
+    again = evaluator.evaluate_many([(a, [a, a], [None, None])])
+    assert built == [a.sent_id]  # the second call reuses the first call's record
+    assert (first[0].metrics == again[0].metrics[:1]).all()
+    _score(evaluator, [b, c])  # a third annotation pushes the oldest out
+    _score(evaluator, [a])
+    assert built == [a.sent_id, b.sent_id, c.sent_id, a.sent_id]
