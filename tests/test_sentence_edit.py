@@ -49,7 +49,7 @@ def test_with_words_matches_a_copy_computed_from_scratch(
 ) -> None:
     s, words, metadata = case
     original = _warm(_fresh(s)) if warm else _fresh(s)
-    edited = original.with_words(words, metadata=metadata)
+    edited = original.with_words(words).with_metadata_items(metadata)
     expected = _fresh(edited)
     assert edited == expected
     assert edited.surface_text() == expected.surface_text()

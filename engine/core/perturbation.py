@@ -137,7 +137,7 @@ def article_repairs(sentence: Sentence, p: Perturbation) -> tuple[tuple[int, str
         if j < 0 or j in substituted or j in blocked or i in blocked:
             continue
         article = words[j]
-        if article.upos not in _ARTICLE_UPOS or "SpaceAfter=No" in article.misc.split("|"):
+        if article.upos not in _ARTICLE_UPOS or article.no_space_after:
             continue
         new = agreeing_article(article.form, form)
         if new is not None:
@@ -175,7 +175,7 @@ def apply_perturbation(sentence: Sentence, p: Perturbation) -> Sentence:
         return sentence
     if p.order is not None:
         out = _reorder(sentence, p)
-        return out.with_words({}, metadata=_notes(out, p, sentence))
+        return out.with_metadata_items(_notes(out, p, sentence))
     return _substitute(sentence, p)
 
 
@@ -201,7 +201,7 @@ def _substitute(sentence: Sentence, p: Perturbation) -> Sentence:
     for j, article in article_repairs(sentence, p):
         new[j] = _changed(words[j], article, words[j].lemma, p.method)
     out = sentence.with_words(new)
-    return out.with_words({}, metadata=_notes(out, p, sentence))
+    return out.with_metadata_items(_notes(out, p, sentence))
 
 
 _STALE: dict[str, None] = dict.fromkeys(FORM_MISC_KEYS)

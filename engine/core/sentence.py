@@ -90,6 +90,13 @@ class Token:
         return "\t".join(self.columns())
 
     @property
+    def no_space_after(self) -> bool:
+        """Whether MISC says ``SpaceAfter=No`` (no space between this token and the
+        next in the surface text)."""
+        misc = self.misc
+        return "SpaceAfter=No" in misc and "SpaceAfter=No" in misc.split("|")
+
+    @property
     def feats_dict(self) -> dict[str, str]:
         """FEATS as a mapping (``{}`` for ``_``)."""
         return _parse_pairs(self.feats)
@@ -108,12 +115,6 @@ class Token:
             else:
                 pairs[key] = value
         return replace(self, misc=_format_pairs(pairs))
-
-
-def _no_space_after(tok: Token) -> bool:
-    """Whether MISC says ``SpaceAfter=No``."""
-    misc = tok.misc
-    return "SpaceAfter=No" in misc and "SpaceAfter=No" in misc.split("|")
 
 
 def _set_metadata(comments: tuple[str, ...], items: Mapping[str, str]) -> tuple[str, ...]:
@@ -147,6 +148,12 @@ def _format_pairs(pairs: Mapping[str, str]) -> str:
     if not pairs:
         return "_"
     return "|".join(f"{k}={v}" if v != "" else k for k, v in pairs.items())
+
+
+#: Cached views of a sentence that depend on its token IDs alone.
+_ID_VIEWS: tuple[str, ...] = ("_word_rows", "multiword_positions")
+#: Those and the surface layout, which also depends on each token's ``SpaceAfter=No``.
+_LAYOUT_VIEWS: tuple[str, ...] = (*_ID_VIEWS, "_surface_layout")
 
 
 @dataclass(frozen=True)
@@ -267,7 +274,7 @@ class Sentence:
                 continue
             if kind == "multiword":
                 covered_until = last
-            out.append((i, not _no_space_after(tok)))
+            out.append((i, not tok.no_space_after))
         return tuple(out)
 
     def surface_text(self) -> str:
@@ -315,18 +322,16 @@ class Sentence:
         """Index in ``rows`` of each word, in word order."""
         return tuple(i for i, t in enumerate(self.rows) if t.kind == "word")
 
-    def with_words(
-        self, words: Mapping[int, Token], *, metadata: Mapping[str, str] | None = None
-    ) -> Sentence:
+    def with_words(self, words: Mapping[int, Token]) -> Sentence:
         """A copy with some words replaced, keyed by 0-based word index (each token in
-        its word's row, whatever its ID column says), and optionally some ``# key =
-        value`` comments set as :meth:`with_metadata` sets them.
+        its word's row, whatever its ID column says).
 
         Editing is on the hot path of every search (each candidate is a new sentence), so
-        the copy keeps what it can of the original's derived views: the surface layout
-        when no replacement changes its ``SpaceAfter=No``.
+        the copy keeps what it can of the original's derived views: those of the token
+        IDs when every replacement keeps its word's ID, and the surface layout too when
+        none changes its ``SpaceAfter=No``.
         """
-        if not words and not metadata:
+        if not words:
             return self
         rows = list(self.rows)
         where = self._word_rows
@@ -336,20 +341,21 @@ class Sentence:
             old = rows[k]
             if tok.id != old.id:
                 same_ids = same_layout = False
-            elif same_layout and _no_space_after(tok) != _no_space_after(old):
+            elif same_layout and tok.no_space_after != old.no_space_after:
                 same_layout = False
             rows[k] = tok
-        comments = _set_metadata(self.comments, metadata) if metadata else self.comments
-        out = Sentence(self.sent_id, comments, tuple(rows), self.source, self.line)
-        if same_ids:  # the same token IDs: the views that depend on IDs alone carry over
-            kept: tuple[str, ...] = ("_word_rows", "multiword_positions")
-            if same_layout:
-                kept += ("_surface_layout",)
-            mine, theirs = self.__dict__, out.__dict__
-            for name in kept:
-                if name in mine:
-                    theirs[name] = mine[name]
+        out = Sentence(self.sent_id, self.comments, tuple(rows), self.source, self.line)
+        if same_ids:
+            self._lend(out, _LAYOUT_VIEWS if same_layout else _ID_VIEWS)
         return out
+
+    def _lend(self, other: Sentence, views: tuple[str, ...]) -> None:
+        """Give ``other`` (a fresh copy) the views named in ``views`` this sentence has
+        computed (cached properties live in the instance's ``__dict__``)."""
+        mine, theirs = self.__dict__, other.__dict__
+        for name in views:
+            if name in mine:
+                theirs[name] = mine[name]
 
     def with_comments(self, comments: tuple[str, ...]) -> Sentence:
         """A copy with other comment lines."""
@@ -357,7 +363,14 @@ class Sentence:
 
     def with_metadata(self, key: str, value: str) -> Sentence:
         """A copy whose ``# key = value`` comment is set (replaced in place or appended)."""
-        return replace(self, comments=_set_metadata(self.comments, {key: value}))
+        return self.with_metadata_items({key: value})
+
+    def with_metadata_items(self, items: Mapping[str, str]) -> Sentence:
+        """:meth:`with_metadata` for each item, in order, in one copy (the rows are the
+        same, so it keeps the token views :meth:`with_words` keeps)."""
+        out = replace(self, comments=_set_metadata(self.comments, items))
+        self._lend(out, _LAYOUT_VIEWS)
+        return out
 
     def to_conllu(self) -> str:
         """The block as CoNLL-U text, ending with the blank line that closes it."""

@@ -175,7 +175,7 @@ def hyphen_part_positions(sentence: Sentence) -> frozenset[int]:
     """0-based positions of the words written against a hyphen token with no space in
     between (``SpaceAfter=No``): the parts of a hyphenated word split into tokens."""
     words = sentence.words
-    glued = ["SpaceAfter=No" in w.misc.split("|") for w in words]
+    glued = [w.no_space_after for w in words]
     out: set[int] = set()
     for i, word in enumerate(words):
         if word.form not in _HYPHENS:

@@ -55,7 +55,7 @@ def surface_of(sentence: Sentence) -> SurfaceText:
             spans[tok.span[0] - 1] = (length, length + len(tok.form))
         parts.append(tok.form)
         length += len(tok.form)
-        if "SpaceAfter=No" not in tok.misc.split("|"):
+        if not tok.no_space_after:
             parts.append(" ")
             length += 1
     text = "".join(parts).rstrip(" ")
