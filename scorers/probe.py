@@ -30,6 +30,7 @@ from brittle.engine.core.atomic import atomic_directory
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.versions import versions
+from brittle.scorers.batching import length_batches
 from brittle.scorers.probe_gold import Gold
 from brittle.scorers.probe_tasks import ProbeSpec, ProbeTask, task_for
 from brittle.scorers.representations import BackendOptions, RepresentationKey
@@ -112,7 +113,7 @@ class Probe:
         """Predictions for the word vectors of many sentences, in padded batches.
 
         Sentences are batched longest first, each batch of similar lengths
-        (:func:`~brittle.scorers.probe_nets.length_batches`), and the predictions put
+        (:func:`~brittle.scorers.batching.length_batches`), and the predictions put
         back in order.
 
         Args:
@@ -128,7 +129,7 @@ class Probe:
         import torch
 
         # deferred: loads torch
-        from brittle.scorers.probe_nets import length_batches, pad_flat
+        from brittle.scorers.probe_nets import pad_flat
 
         if words.vectors.ndim != 2:
             shape = words.vectors.shape

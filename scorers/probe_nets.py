@@ -25,7 +25,7 @@ from brittle.engine.core.errors import ConfigError
 if TYPE_CHECKING:
     from brittle.scorers.representations import FlatVectors
 
-__all__ = ["ARCHITECTURES", "PaddedBatch", "length_batches", "make_net", "pad_flat"]
+__all__ = ["ARCHITECTURES", "PaddedBatch", "make_net", "pad_flat"]
 
 #: Architecture names.
 ARCHITECTURES: tuple[str, ...] = ("linear", "mlp")
@@ -76,45 +76,6 @@ class PaddedBatch:
     def to(self, device: str) -> PaddedBatch:
         """The batch on ``device``."""
         return PaddedBatch(self.x.to(device), self.mask.to(device), self.lengths.to(device))
-
-
-#: A batch ends before the first sentence shorter than this share of its longest.
-MIN_FILL = 0.75
-
-
-def length_batches(
-    lengths: NDArray[np.int64], max_rows: int, min_fill: float = MIN_FILL
-) -> list[NDArray[np.int64]]:
-    """Sentence indices in probe batches: longest first (ties in input order), a batch
-    cut after ``max_rows`` sentences or before the first one shorter than ``min_fill``
-    times its longest.
-
-    A padded batch costs its rows times its longest sentence (the linear map) or its
-    square (the distance probes' (b, n, n) matrices): one batch of a whole round's
-    candidates padded every short sentence to the longest, several times the work of
-    the real words on EWT. Hand-written: a single pass over the sorted lengths.
-
-    Args:
-        lengths: words of each sentence, shape (n,).
-        max_rows: most sentences per batch (at least 1).
-        min_fill: in (0, 1].
-
-    Returns:
-        Arrays of indices into ``lengths``; every index exactly once.
-    """
-    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
-    ordered = np.asarray(lengths, dtype=np.int64)[order]
-    out: list[NDArray[np.int64]] = []
-    start, n = 0, int(order.shape[0])
-    while start < n:
-        floor = min_fill * float(ordered[start])
-        stop = min(start + max(1, max_rows), n)
-        short = np.flatnonzero(ordered[start + 1 : stop] < floor)
-        if short.size:
-            stop = start + 1 + int(short[0])
-        out.append(order[start:stop])
-        start = stop
-    return out
 
 
 def pad_flat(

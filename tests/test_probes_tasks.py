@@ -11,8 +11,9 @@ from probe_synthetic import synthetic
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.probe_data import ProbeData
 from brittle.engine.probe_training import TrainConfig, TrainResult, train_probe
+from brittle.scorers.batching import length_batches
 from brittle.scorers.probe_gold import Gold
-from brittle.scorers.probe_nets import length_batches, pad_flat
+from brittle.scorers.probe_nets import pad_flat
 from brittle.scorers.probe_tasks import (
     PROBE_TASKS,
     ProbeSpec,
