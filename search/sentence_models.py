@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import numpy as np
 
 from brittle.engine.core import resources
+from brittle.engine.core.resources.loading import from_pretrained
 from brittle.scorers.representations import check_dtype, torch_dtype
 from brittle.search.embedding_store import EmbeddingStore, store_path
 
@@ -268,11 +269,15 @@ class SentenceEncoder:
             device = self.device or default_device()
             dtype = check_dtype(self.dtype, device)
             with _quiet_loading():
-                tokenizer = AutoTokenizer.from_pretrained(path)
+                tokenizer = from_pretrained(AutoTokenizer.from_pretrained, path)
                 if dtype is None:  # the checkpoint's own loading, as it always was
-                    model: nn.Module = AutoModel.from_pretrained(path)
+                    model: nn.Module = from_pretrained(
+                        AutoModel.from_pretrained, path, weights=True
+                    )
                 else:
-                    model = AutoModel.from_pretrained(path, dtype=torch_dtype(dtype))
+                    model = from_pretrained(
+                        AutoModel.from_pretrained, path, weights=True, dtype=torch_dtype(dtype)
+                    )
                 model = model.to(device).eval()
             self._loaded = (tokenizer, model, device)
         return self._loaded

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from brittle.engine.core import resources
+from brittle.engine.core.resources.loading import from_pretrained
 from brittle.scorers.representations import check_dtype, torch_dtype
 
 if TYPE_CHECKING:
@@ -64,7 +65,12 @@ def resolve_model_dir(name: str | None) -> str:
     ``None`` gives the bundled offline causal LM
     (:func:`brittle.engine.core.resources.causal_lm_path`); an existing directory is used as
     is; any other name goes through :func:`brittle.engine.core.resources.resolve_model`
-    (a hub id is returned unchanged when it is not available locally).
+    (a hub id gives its snapshot in the local Hugging Face cache; the hub is never
+    contacted).
+
+    Raises:
+        ResourceMissingError: the name is neither a directory, a bundled model nor a hub
+            id in the local cache.
     """
     if name is not None and Path(name).is_dir():
         return str(name)
@@ -77,7 +83,7 @@ def detect_kind(path: str) -> LMKind:
     """``masked`` or ``causal`` from the model's config (architectures, ``is_decoder``)."""
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(path)
+    config = from_pretrained(AutoConfig.from_pretrained, path)
     archs = " ".join(getattr(config, "architectures", None) or [])
     if "MaskedLM" in archs:
         return "masked"
@@ -104,8 +110,13 @@ def load_lm(
         dtype: ``float32``, ``float16`` (GPU only) or ``bfloat16``; ``None`` is
             ``float32``. Scores are computed in float32 from the logits either way.
 
+    Loading is offline and runs nothing from the directory
+    (:func:`~brittle.engine.core.resources.loading.from_pretrained`).
+
     Raises:
         ConfigError: an unknown ``dtype``, or ``float16`` on a device without CUDA.
+        ResourceMissingError: the model is not available locally.
+        BrittleInputError: the directory ships code of its own, or cannot be loaded.
     """
     import torch
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
@@ -118,9 +129,11 @@ def load_lm(
     hit = _LOADED.get(key)
     if hit is not None:
         return hit
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer = from_pretrained(AutoTokenizer.from_pretrained, path)
     auto = AutoModelForMaskedLM if resolved == "masked" else AutoModelForCausalLM
-    model: nn.Module = auto.from_pretrained(path, dtype=torch_dtype(precision))
+    model: nn.Module = from_pretrained(
+        auto.from_pretrained, path, weights=True, dtype=torch_dtype(precision)
+    )
     model = model.to(dev).eval()
     loaded = LoadedLM(path, resolved, tokenizer, model, dev, PieceTable.build(tokenizer))
     _LOADED[key] = loaded

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from brittle.engine.core import resources
+from brittle.engine.core.resources.loading import from_pretrained
 from brittle.engine.core.sentence import Sentence
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def load_tokenizer(name: str | None) -> PreTrainedTokenizerBase:
     if hit is None:
         from transformers import AutoTokenizer
 
-        hit = AutoTokenizer.from_pretrained(path)
+        hit = from_pretrained(AutoTokenizer.from_pretrained, path)
         _TOKENIZERS[path] = hit
     return hit
 

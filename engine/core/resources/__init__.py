@@ -29,7 +29,8 @@ One module per resource, plus what they share:
   shared helpers (package lookup, hub offline mode, the process-wide lock);
 - :mod:`.wordnet` (locate, install, load) and :mod:`.wordnet_install` (the files-only
   installer of WordNet 3.0 in NLTK's layout);
-- :mod:`.encoder` (bundled MiniLM) and :mod:`.models` (:func:`resolve_model`);
+- :mod:`.encoder` (bundled MiniLM), :mod:`.models` (:func:`resolve_model`) and
+  :mod:`.loading` (``from_pretrained`` offline, running no code of the directory);
 - :mod:`.glove`, :mod:`.spacy_model`;
 - :mod:`.causal_lm` (bundled SmolLM2) and :mod:`.gguf_convert` (GGUF to float32).
 

@@ -45,10 +45,17 @@ def convert_gguf(gguf: Path, target: Path) -> Path:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             tokenizer = AutoTokenizer.from_pretrained(
-                str(gguf.parent), gguf_file=gguf.name, local_files_only=True
+                str(gguf.parent),
+                gguf_file=gguf.name,
+                local_files_only=True,
+                trust_remote_code=False,
             )
             model = AutoModelForCausalLM.from_pretrained(
-                str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32, local_files_only=True
+                str(gguf.parent),
+                gguf_file=gguf.name,
+                dtype=torch.float32,
+                local_files_only=True,
+                trust_remote_code=False,
             )
             model.hf_quantizer = None  # type: ignore[assignment]  # drop the GGUF quantizer
             if hasattr(model.config, "quantization_config"):

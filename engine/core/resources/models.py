@@ -2,7 +2,7 @@
 
 Short names map to the bundled models (the MiniLM encoder, the converted SmolLM2),
 existing directories are used as they are, and anything else is a Hugging Face hub id,
-checked against the local hub cache when the hub is switched off.
+used only when the local hub cache already holds it: nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pathlib import Path
 from brittle.engine.core.errors import ResourceMissingError
 from brittle.engine.core.resources.causal_lm import causal_lm_path
 from brittle.engine.core.resources.encoder import default_encoder_path
-from brittle.engine.core.resources.home import hub_offline_requested
 
 #: Names :func:`resolve_model` maps to the bundled encoder (compared case-insensitively).
 #: The hub id is included because the bundled files are that model's own weights.
@@ -46,9 +45,9 @@ def resolve_model(name_or_path: str) -> str:
       converting it on first use).
     - A path-like string (``/``, ``./``, ``~`` ...) that is not a directory raises
       :class:`ResourceMissingError`.
-    - Anything else is returned unchanged as a Hugging Face hub id, for users with
-      internet access. With ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` set, it must
-      already be in the local Hugging Face cache, else :class:`ResourceMissingError`.
+    - Anything else is a Hugging Face hub id: the directory of its snapshot in the local
+      Hugging Face cache (the hub is never contacted), else :class:`ResourceMissingError`
+      naming it and how to provide it.
     """
     name = name_or_path.strip()
     path = Path(name).expanduser()
@@ -65,23 +64,37 @@ def resolve_model(name_or_path: str) -> str:
             [str(Path(os.path.abspath(path)))],
             f"pass an existing model directory, or {DEFAULT_ENCODER!r} for the bundled encoder",
         )
-    if hub_offline_requested() and not _in_hub_cache(name):
+    cached = _hub_snapshot(name)
+    if cached is None:
         raise ResourceMissingError(
-            f"hub model {name!r} (HF_HUB_OFFLINE is set)",
-            ["the local Hugging Face cache"],
-            f"HF_HUB_OFFLINE=0 hf download {name}",
+            f"model {name!r} (a Hugging Face hub id; brittle downloads nothing at run time)",
+            [f"the local Hugging Face cache ({_hub_cache()})", f"a directory named {name!r}"],
+            f"download it once where there is internet (hf download {name}) or pass the "
+            "directory of a saved model",
         )
-    return name
+    return cached
 
 
-def _in_hub_cache(repo_id: str) -> bool:
+def _hub_cache() -> str:
+    """Where the local Hugging Face cache is."""
+    try:
+        # Deferred: huggingface_hub comes with transformers; only hub ids need it.
+        from huggingface_hub import constants
+    except ImportError:  # pragma: no cover - transformers depends on it
+        return "~/.cache/huggingface/hub"
+    return str(constants.HF_HUB_CACHE)
+
+
+def _hub_snapshot(repo_id: str) -> str | None:
+    """The directory of ``repo_id``'s snapshot in the local Hugging Face cache (the one
+    its ``main`` reference names), or ``None``; looks at files only."""
     try:
         # Deferred: huggingface_hub comes with transformers; only hub ids need it.
         from huggingface_hub import try_to_load_from_cache
     except ImportError:  # pragma: no cover - transformers depends on it
-        return False
+        return None
     try:
         found = try_to_load_from_cache(repo_id=repo_id, filename="config.json")
-    except Exception:
-        return False
-    return isinstance(found, str)
+    except Exception:  # a name that is no valid hub id is simply not there
+        return None
+    return str(Path(found).parent) if isinstance(found, str) else None

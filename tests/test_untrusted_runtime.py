@@ -1,0 +1,143 @@
+"""Mistakes of the user and of the environment at run time: each is one line and exit 2.
+
+Devices, model names and model directories, cluster addresses, termination signals and
+their left-overs, damaged caches, report pages and attack directories in use. Every file
+a test needs is written by the test.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from brittle.cli.main import main
+from brittle.engine.core import resources
+from brittle.engine.core.errors import BrittleInputError, ResourceMissingError
+from brittle.engine.core.resources.loading import from_pretrained, refuse_custom_code
+
+from support import FIXTURES
+
+TREEBANK = FIXTURES / "mwt_empty.conllu"
+
+
+def one_error_line(result: Result) -> str:
+    """The one ``error:`` line of a run that ended with exit status 2."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+def perturb(tmp_path: Path, *extra: str) -> Result:
+    """``brittle perturb`` of the small fixture treebank, without quality models."""
+    args = ["perturb", str(TREEBANK), "--parser", "gold", "--no-quality", "--quiet"]
+    return CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out.conllu"), *extra])
+
+
+# --------------------------------------------------------------- models: hub and directory
+
+
+def test_a_hub_id_not_in_the_local_cache_is_missing_without_contacting_the_hub(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import huggingface_hub.file_download as download
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the hub was contacted")
+
+    monkeypatch.setattr(download, "hf_hub_download", no_network)
+    monkeypatch.setattr(download, "get_hf_file_metadata", no_network)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    with pytest.raises(ResourceMissingError) as info:
+        resources.resolve_model("some-org/model")
+    message = str(info.value)
+    assert "'some-org/model'" in message and "hf download some-org/model" in message
+    result = perturb(tmp_path, "--method", "coco", "--lm", "some-org/model")
+    assert "'some-org/model'" in one_error_line(result)
+
+
+def test_a_hub_id_in_the_local_cache_gives_its_snapshot_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from huggingface_hub import constants
+
+    repo = tmp_path / "hub" / "models--some-org--model"
+    snapshot = repo / "snapshots" / "abc123"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("abc123")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    assert resources.resolve_model("some-org/model") == str(snapshot)
+
+
+def write_bert_dir(directory: Path) -> Path:
+    """A tiny BERT masked LM's configuration and tokenizer, without weights."""
+    from transformers import BertConfig, BertTokenizer
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "."]
+    directory.mkdir(parents=True)
+    BertTokenizer(vocab={w: i for i, w in enumerate(words)}).save_pretrained(directory)
+    config = BertConfig(
+        vocab_size=len(words),
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=8,
+        architectures=["BertForMaskedLM"],
+    )
+    config.save_pretrained(directory)
+    return directory
+
+
+class _WritesAFile:
+    """Unpickling this runs code: it writes the file ``target``."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (f"open({str(self.target)!r}, 'w').write('pwned')",))
+
+
+def test_pickled_weights_that_run_code_are_refused_not_run(tmp_path: Path) -> None:
+    model = write_bert_dir(tmp_path / "model")
+    target = tmp_path / "pwned.txt"
+    (model / "pytorch_model.bin").write_bytes(pickle.dumps(_WritesAFile(target)))
+    from transformers import AutoModelForMaskedLM
+
+    with pytest.raises(BrittleInputError) as info:
+        from_pretrained(AutoModelForMaskedLM.from_pretrained, model, weights=True)
+    assert "pickle" in str(info.value) and str(model) in str(info.value)
+    assert not target.exists()
+    line = one_error_line(perturb(tmp_path, "--method", "coco", "--lm", str(model)))
+    assert str(model) in line and "pickle" in line
+    assert not target.exists()
+
+
+def test_a_model_directory_with_its_own_code_is_refused(tmp_path: Path) -> None:
+    model = write_bert_dir(tmp_path / "model")
+    config = json.loads((model / "config.json").read_text())
+    config["auto_map"] = {"AutoModelForMaskedLM": "modeling_evil.EvilModel"}
+    (model / "config.json").write_text(json.dumps(config))
+    (model / "modeling_evil.py").write_text(
+        f"open({str(tmp_path / 'pwned.txt')!r}, 'w').write('pwned')\n"
+    )
+    with pytest.raises(BrittleInputError) as info:
+        refuse_custom_code(model)
+    assert "auto_map" in str(info.value)
+    line = one_error_line(perturb(tmp_path, "--method", "coco", "--lm", str(model)))
+    assert "config.json" in line and "auto_map" in line
+    assert not (tmp_path / "pwned.txt").exists()
+
+
+def test_a_model_directory_without_weights_is_one_line(tmp_path: Path) -> None:
+    model = write_bert_dir(tmp_path / "model")
+    line = one_error_line(perturb(tmp_path, "--method", "coco", "--lm", str(model)))
+    assert str(model) in line and "cannot be loaded as a model" in line
