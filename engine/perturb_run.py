@@ -51,7 +51,7 @@ from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parse, Parser
-from brittle.scorers.representations import DTYPES
+from brittle.scorers.representations import DTYPES, check_device
 from brittle.search.best_of_b import SampleOutcome, best_of_batch, distinct_candidates
 from brittle.search.constraints import (
     Constraint,
@@ -189,7 +189,9 @@ class PerturbConfig:
             ``None``: each model's own).
 
     Raises:
-        ConfigError: a value out of range, an unknown or repeated constraint.
+        ConfigError: a value out of range, an unknown or repeated constraint, an unknown
+            device or one this machine does not have (``device`` is kept normalised,
+            ``CUDA:0`` as ``cuda:0``).
     """
 
     method: str
@@ -209,6 +211,8 @@ class PerturbConfig:
     dtype: str | None = None
 
     def __post_init__(self) -> None:
+        # before anything loads: an unknown device, or one this machine lacks
+        object.__setattr__(self, "device", check_device(self.device))
         if self.dtype is not None and self.dtype not in DTYPES:
             raise ConfigError(f"unknown --dtype {self.dtype!r} (known: {', '.join(DTYPES)})")
         if self.budget < 1:

@@ -40,6 +40,42 @@ def perturb(tmp_path: Path, *extra: str) -> Result:
     return CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out.conllu"), *extra])
 
 
+# --------------------------------------------------------------- devices
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        ("nope", "unknown device 'nope'"),
+        ("cpu:1", "unknown device 'cpu:1'"),
+        pytest.param(
+            "cuda",
+            "device 'cuda' is not available",
+            marks=pytest.mark.skipif(cuda_available(), reason="this machine has CUDA"),
+        ),
+    ],
+)
+def test_perturb_checks_the_device_before_anything_loads(
+    tmp_path: Path, device: str, message: str
+) -> None:
+    line = one_error_line(perturb(tmp_path, "--method", "copos", "--device", device))
+    assert message in line
+    assert not (tmp_path / "out.conllu").exists()
+
+
+def test_perturb_config_keeps_the_device_normalised() -> None:
+    from brittle.engine.perturb_run import PerturbConfig
+
+    assert PerturbConfig(method="shuffle", device=" CPU ").device == "cpu"
+    assert PerturbConfig(method="shuffle").device is None
+
+
 # --------------------------------------------------------------- models: hub and directory
 
 
