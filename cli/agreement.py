@@ -28,6 +28,7 @@ from brittle.engine.agreement.run import (
 )
 from brittle.engine.core.atomic import check_output
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.search.strategies.base import STRATEGIES
 
 _VERBS = [p.singular for p in VERB_PAIRS]
@@ -142,6 +143,7 @@ def score_command(
     paired t-tests of S(correct) < S(wrong) per condition and per verb; accuracy at E4
     with mismatching attractors per verb and model).
     """
+    check_no_overlap(named("STIMULI", stimuli), named("--out", out))
     check_output(out, directory=True)
     items = read_stimuli(stimuli)
     names: list[str | None] = list(models) or [None]
@@ -354,6 +356,7 @@ def probe_command(
     (`brittle evaluate STIMULI --probe DIR` gives the overall metrics beside the
     baselines.)
     """
+    check_no_overlap([*named("STIMULI", stimuli), *named("--probe", probes)], named("--out", out))
     check_output(out, directory=True)
     for p in probes:
         if not (p / "probe.json").is_file():

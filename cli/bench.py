@@ -11,6 +11,7 @@ from brittle.cli.group import main
 from brittle.engine.bench.records import StageResult
 from brittle.engine.bench.run import DEFAULT_STAGES, BenchConfig, run_bench, write_bench_json
 from brittle.engine.core.atomic import atomic_write, check_output
+from brittle.engine.core.overlap import check_no_overlap, named
 
 
 @main.command("bench")
@@ -84,6 +85,10 @@ def bench_command(
 
       brittle bench --treebank en_ewt-ud-test.conllu --json bench.json
     """
+    check_no_overlap(
+        named("--treebank", treebank),
+        [*named("--json", json_path), *named("--markdown", markdown_path)],
+    )
     for path in (json_path, markdown_path):
         if path is not None:
             check_output(path)

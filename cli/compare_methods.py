@@ -24,6 +24,7 @@ from brittle.cli.group import main
 from brittle.engine.compare_report import markdown_table, write_compare_outputs
 from brittle.engine.compare_run import compare_methods
 from brittle.engine.core.atomic import check_output
+from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.registry import Registry
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
@@ -165,6 +166,7 @@ def compare_methods_command(
         methods, lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
     )
     options = {m: parse_options(GENERATORS.get(m), specs) for m, specs in shorthands.items()}
+    check_no_overlap(named("TREEBANK", treebank), named("--out", out))
     check_output(out, directory=True)
     columns = (
         TextColumn("[bold]{task.description}[/]"),

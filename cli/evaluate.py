@@ -139,7 +139,14 @@ def evaluate_command(
     if not probes and no_baselines:
         raise click.UsageError("nothing to do: give --probe or drop --no-baselines")
     reporter = RichReporter(quiet=quiet, verbose=verbose)
-    check_evaluation(treebank, majority_from=majority_from, device=device, json_path=json_path)
+    check_evaluation(
+        treebank,
+        majority_from=majority_from,
+        device=device,
+        json_path=json_path,
+        probes=probes,
+        paired=paired,
+    )
     if threads is not None:
         import torch
 

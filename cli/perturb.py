@@ -28,6 +28,7 @@ from brittle.cli.common import (
     workers_options,
 )
 from brittle.cli.group import main
+from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.perturb_html import write_perturb_set
 from brittle.engine.perturb_run import (
     DEFAULT_MAX_SYNTAX_DISTANCE,
@@ -266,6 +267,8 @@ def perturb_command(
         device=device,
         dtype=dtype,
     )
+    outputs = [*named("--out", out), *named("--report", report), *named("--html", html)]
+    check_no_overlap(named("TREEBANK", treebank), outputs)
     check_perturb_outputs(out, report=report, html=html)
     columns = (
         TextColumn(f"[bold]{method}[/] tau={budget_label(budget)}"),

@@ -12,6 +12,7 @@ from rich.table import Table
 from brittle.cli.common import DASH_HELP, console, err_console, message_console
 from brittle.cli.group import main
 from brittle.engine.core.atomic import check_output
+from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.stats import TreebankStats, treebank_stats, write_stats_json
 
 
@@ -69,6 +70,7 @@ def stats_command(treebanks: tuple[Path, ...], skip_invalid: bool, json_path: Pa
 
     Example: brittle stats ../shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu
     """
+    check_no_overlap(named("TREEBANKS", treebanks), named("--json", json_path))
     if json_path is not None:
         check_output(json_path)
     with warnings.catch_warnings():

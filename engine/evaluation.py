@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brittle.engine.core.atomic import write_json
+from brittle.engine.core.atomic import check_output, write_json
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONLike, JSONObject, JSONValue
+from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.probe_data import read_treebanks
 from brittle.engine.probe_jobs import NullReporter, Reporter
 from brittle.engine.probe_sweep import SUMMARY as SWEEP_SUMMARY
@@ -200,17 +201,31 @@ def check_evaluation(
     majority_from: Sequence[Path] = (),
     device: str | None = None,
     json_path: Path | None = None,
+    probes: Sequence[Path] = (),
+    paired: Path | None = None,
 ) -> None:
     """The mistakes of an evaluation that show before anything is read or loaded: the
-    device, the treebanks, and a ``--json`` path that cannot become a file.
+    device, the treebanks, a ``--json`` path that cannot be written, and a ``--json``
+    that would replace an input (the treebanks or a probe's files).
 
     Raises:
         ConfigError: the first mistake found, as one line naming the option.
+        OutputError: ``--json`` cannot be written (a directory, under a file, in a
+            directory that takes no new files).
     """
     check_device(device)
     _check_input(Path(treebank), "treebank")
     for path in majority_from:
         _check_input(Path(path), "--majority-from treebank")
+    if paired is not None:
+        _check_input(Path(paired), "--paired treebank")
+    inputs = [
+        *named("TREEBANK", treebank),
+        *named("--paired", paired),
+        *named("--probe", probes),
+        *named("--majority-from", majority_from),
+    ]
+    check_no_overlap(inputs, named("--json", json_path))
     if json_path is not None:
         target = Path(json_path)
         if target.is_dir():
@@ -220,6 +235,7 @@ def check_evaluation(
                 if not parent.is_dir():
                     raise ConfigError(f"--json {target}: {parent} is a file, not a directory")
                 break
+        check_output(json_path)  # and it takes new files (not read-only, permitted)
 
 
 def evaluate_probes(

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from brittle.engine.core.atomic import check_output
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.resources import data_home
 from brittle.engine.probe_data import encode_split, oov_info, read_treebanks
 from brittle.engine.probe_training import TrainConfig, train_probe
@@ -30,6 +32,7 @@ __all__ = [
     "NullReporter",
     "Reporter",
     "TrainJob",
+    "check_job_paths",
     "check_train_job",
     "default_cache",
     "run_train_job",
@@ -140,8 +143,26 @@ def _check_treebank(path: Path, what: str) -> None:
         raise ConfigError(f"{what} {path} is a directory, not a CoNLL-U file")
 
 
+def check_job_paths(job: TrainJob, out: Path) -> None:
+    """``out`` (the probe directory, or a sweep's directory of them) neither is nor
+    holds nor lies inside one of ``job``'s inputs (treebanks, a model file or
+    directory).
+
+    Raises:
+        ConfigError: the overlap, naming both options.
+    """
+    model = job.request.model
+    inputs = [
+        *named("TREEBANKS", job.train),
+        *named("--dev", job.dev),
+        *named("--model", model if model is not None and Path(model).exists() else None),
+    ]
+    check_no_overlap(inputs, named("--out", out))
+
+
 def _check_out(out: Path) -> None:
-    """``out`` can become the probe directory: absent, empty, or a probe to replace."""
+    """``out`` can become the probe directory: absent, empty, or a probe to replace, in
+    a place that takes new files."""
     if out.is_file():
         raise ConfigError(f"--out {out} is a file; give a directory")
     if out.is_dir():
@@ -156,6 +177,7 @@ def _check_out(out: Path) -> None:
             if not parent.is_dir():
                 raise ConfigError(f"--out {out}: {parent} is a file, not a directory")
             break
+    check_output(out, directory=True)
 
 
 def check_train_job(job: TrainJob) -> None:
@@ -186,6 +208,7 @@ def check_train_job(job: TrainJob) -> None:
     for path in job.train:
         _check_treebank(Path(path), "training treebank")
     _check_treebank(Path(job.dev), "--dev treebank")
+    check_job_paths(job, Path(job.out))
     _check_out(Path(job.out))
 
 

@@ -33,6 +33,7 @@ from brittle.engine.probe_jobs import (
     NullReporter,
     Reporter,
     TrainJob,
+    check_job_paths,
     check_train_job,
     default_cache,
     train_on_vectors,
@@ -177,6 +178,7 @@ def check_sweep(sweep: SweepJob) -> None:
     """
     if sweep.layers is not None and not sweep.layers:
         raise ConfigError("--layer: no layer given")
+    check_job_paths(sweep.job, Path(sweep.job.out))
     check_train_job(replace(sweep.job, out=layer_directory(Path(sweep.job.out), 0)))
     _check_sweep_out(Path(sweep.job.out))
 

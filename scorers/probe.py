@@ -18,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle  # only for its error type: weights load through torch's safe loader
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,10 +234,25 @@ class Probe:
         task = task_for(spec.task)
         net = task.build(spec)
         try:
-            state = torch.load(path / WEIGHTS, map_location="cpu", weights_only=True)
+            # weights_only: torch's restricted unpickler, which builds tensors and plain
+            # containers and refuses every other object, so a crafted file runs no code
+            with warnings.catch_warnings():  # a refused file is an error, not a warning
+                warnings.simplefilter("ignore")
+                state = torch.load(path / WEIGHTS, map_location="cpu", weights_only=True)
+            if not isinstance(state, Mapping):  # decoded data, not a declared type
+                raise TypeError(f"holds a {type(state).__name__}, not a state_dict")
             net.load_state_dict(state)
-        except (OSError, RuntimeError, KeyError) as err:
-            raise ConfigError(f"{path / WEIGHTS}: cannot load the probe weights ({err})") from err
+        except pickle.UnpicklingError:
+            raise ConfigError(
+                f"{path / WEIGHTS}: cannot load the probe weights (the file holds Python "
+                "objects other than tensors, which brittle never loads: retrain the probe "
+                "or get it from someone you trust)"
+            ) from None
+        except _UNREADABLE as err:
+            reason = " ".join(str(err).split())[:200] or type(err).__name__
+            raise ConfigError(
+                f"{path / WEIGHTS}: cannot load the probe weights ({reason})"
+            ) from None
         reserved = {
             "format",
             "task",
@@ -317,18 +334,36 @@ def describe_probe(directory: str | os.PathLike[str]) -> ProbeDescription:
             "train one with `brittle train-probe ... --out DIR`",
         )
     try:
-        meta = json.loads(meta_path.read_text())
-        if not isinstance(meta, dict):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if not isinstance(meta, dict):  # decoded JSON: any value
             raise TypeError("not a JSON object")
+        version = meta.get("format", 0)
+        if type(version) is not int:  # bool is an int too
+            raise TypeError(f"format {version!r} is not a version number")
         spec = ProbeSpec.from_dict(meta["spec"])
         key = RepresentationKey.from_dict(meta["representation"])
-    except (KeyError, ValueError, TypeError, OSError) as err:
-        raise ConfigError(f"{meta_path}: not a probe description ({err})") from err
-    if int(meta.get("format", 0)) > FORMAT_VERSION:
-        raise ConfigError(f"{path} was written by a newer brittle (format {meta['format']})")
+        task_for(spec.task)
+    except (KeyError, ValueError, TypeError, OSError, AttributeError, ConfigError) as err:
+        raise ConfigError(f"{meta_path}: not a probe description ({err})") from None
+    if version > FORMAT_VERSION:
+        raise ConfigError(f"{path} was written by a newer brittle (format {version})")
     if not (path / WEIGHTS).is_file():
         raise ConfigError(f"{path} has no {WEIGHTS}: the probe was not saved completely")
     return ProbeDescription(path, spec, key, meta)
+
+
+#: What reading a damaged ``weights.pt`` raises besides a refused pickle: a file that
+#: is not a torch archive, one that is empty or cut short, or tensors that do not fit
+#: the network.
+_UNREADABLE: tuple[type[Exception], ...] = (
+    OSError,
+    RuntimeError,
+    KeyError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    EOFError,
+)
 
 
 def _json_default(obj: object) -> JSONValue:

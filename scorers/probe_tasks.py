@@ -60,6 +60,7 @@ non-punctuation word. Definitions of every metric: :mod:`brittle.scorers.metrics
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
@@ -105,6 +106,11 @@ Prediction: TypeAlias = "NDArray[np.float32] | NDArray[np.int64]"
 #: Keeps the perceptron's distance unit away from zero.
 _EPS = 1e-6
 
+#: Largest vector size, rank or hidden width a probe may declare (the widest models'
+#: hidden states are a few thousand): a larger one in a ``probe.json`` is refused
+#: rather than allocated.
+MAX_PROBE_SIZE = 1 << 16
+
 #: Most classes of the tree-depth task.
 MAX_TREE_DEPTH_CLASSES = 16
 
@@ -132,6 +138,18 @@ class ProbeSpec:
     labels: tuple[str, ...] = ()
     tagset: str = "upos"
     margin: float = 1.0
+
+    def __post_init__(self) -> None:
+        sizes = {"dim": self.dim, "rank": self.rank, "hidden": self.hidden}
+        for name, size in sizes.items():
+            if size is not None and not 1 <= size <= MAX_PROBE_SIZE:
+                raise ConfigError(
+                    f"probe {name} must be between 1 and {MAX_PROBE_SIZE}, got {size}"
+                )
+        if not 0 <= self.margin < math.inf:  # also NaN
+            raise ConfigError(f"probe margin must be a finite number >= 0, got {self.margin}")
+        if self.arch not in ("linear", "mlp"):
+            raise ConfigError(f"unknown probe architecture {self.arch!r} (known: linear, mlp)")
 
     def to_dict(self) -> dict[str, str | int | float | list[str] | None]:
         """JSON-ready form."""

@@ -534,14 +534,31 @@ def reopen_backend(
 ) -> RepresentationBackend:
     """Open the backend a probe recorded (``Probe.backend``: ``describe()`` output, read
     back from JSON), in the precision it recorded unless ``dtype`` names another."""
-    pooling = description.get("pooling", "mean")
-    request = BackendRequest(
-        model=description.get("model"),
-        pooling=pooling if pooling != "-" else "mean",
-        device=device,
-        dtype=dtype if dtype is not None else description.get("dtype", "float32"),
-        oov=description.get("oov", "zero"),
-        lowercase=bool(description.get("lowercase", True)),
-        seed=int(description.get("seed", 0)),
-    )
-    return open_backend(request, backend=str(description.get("backend", "auto")))
+    try:
+        pooling = _text(description, "pooling", "mean")
+        model = description.get("model")
+        request = BackendRequest(
+            model=None if model is None else _text(description, "model", ""),
+            pooling=pooling if pooling != "-" else "mean",
+            device=device,
+            dtype=dtype if dtype is not None else _text(description, "dtype", "float32"),
+            oov=_text(description, "oov", "zero"),
+            lowercase=bool(description.get("lowercase", True)),
+            seed=int(description.get("seed", 0)),
+        )
+        backend = _text(description, "backend", "auto")
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"the probe's backend options are damaged ({err})") from None
+    return open_backend(request, backend=backend)
+
+
+def _text(description: Mapping[str, Any], key: str, default: str) -> str:  # Any: JSON
+    """The string ``description[key]`` (``default`` when absent).
+
+    Raises:
+        TypeError: the value is not a string.
+    """
+    value = description.get(key, default)
+    if not isinstance(value, str):  # decoded JSON: any value
+        raise TypeError(f"{key} {value!r} is not a string")
+    return value

@@ -142,7 +142,7 @@ class _StaticBase(RepresentationBackend):
         return FlatReps(np.ascontiguousarray(vectors), offsets, idx)
 
 
-@REPRESENTATIONS.register("static", help="GloVe or word2vec vectors (gensim KeyedVectors)")
+@REPRESENTATIONS.register("static", help="GloVe or word2vec vectors (text or binary files)")
 class StaticVectors(_StaticBase):
     """Static word vectors from a word-to-row index and a matrix.
 
@@ -197,29 +197,45 @@ class StaticVectors(_StaticBase):
         lowercase: bool = True,
         seed: int = 0,
     ) -> StaticVectors:
-        """Vectors from a word2vec text/binary file, a GloVe text file or a gensim ``.kv``.
+        """Vectors from a word2vec text or binary file or a GloVe text file.
 
-        GloVe text files (no header line) are recognised by their first line.
+        GloVe text files (no header line) are recognised by their first line. These
+        formats are parsed, never executed; gensim's own ``.kv`` format is refused
+        because loading it unpickles the file, and a vectors file can come from anyone
+        (a shared probe directory names one).
+
+        Raises:
+            ResourceMissingError: no such file.
+            ConfigError: a ``.kv`` file, a file gensim cannot parse, or a header that
+                announces more vectors than the file can hold.
         """
         p = Path(path)
         if not p.is_file():
             raise ResourceMissingError(
                 f"word vectors {str(path)!r}",
                 [str(p.resolve())],
-                "give an existing word2vec/GloVe text or binary file, or a gensim .kv file",
+                "give an existing word2vec/GloVe text or binary file",
+            )
+        if p.suffix.lower() in PICKLED_SUFFIXES:
+            raise ConfigError(
+                f"{p}: gensim's {p.suffix} format is a pickle, which can run code when "
+                "loaded, so brittle does not read it; convert it once where you trust it: "
+                "KeyedVectors.load(PATH).save_word2vec_format('vectors.bin', binary=True)"
             )
         from gensim.models import KeyedVectors
 
+        binary = p.suffix.lower() == ".bin"
+        header = _header(p) if not binary else _binary_header(p)
+        if header is not None:
+            _check_header_fits(p, header, binary=binary)
         try:
-            if p.suffix == ".kv":
-                kv = KeyedVectors.load(str(p), mmap="r")
-            elif p.suffix == ".bin":
+            if binary:
                 kv = KeyedVectors.load_word2vec_format(str(p), binary=True)
             else:
                 kv = KeyedVectors.load_word2vec_format(
-                    str(p), binary=False, no_header=not _has_header(p)
+                    str(p), binary=False, no_header=header is None
                 )
-        except (ValueError, UnicodeDecodeError, EOFError) as err:
+        except (ValueError, UnicodeDecodeError, EOFError, MemoryError) as err:
             raise ConfigError(f"{p}: not a word-vector file gensim can read ({err})") from err
         matrix = np.asarray(kv.vectors, dtype=np.float32)
         return cls(
@@ -295,14 +311,49 @@ class RandomVectors(_StaticBase):
         return {"backend": self.name, "model": self.model, "pooling": "-", "seed": self.seed}
 
 
-def _has_header(path: Path) -> bool:
-    """Whether a text vectors file starts with a word2vec ``count dim`` header."""
+#: Suffixes of gensim's pickle-based formats (``KeyedVectors.save``), never loaded.
+PICKLED_SUFFIXES = frozenset({".kv", ".model", ".pkl", ".pickle"})
+
+
+def _header(path: Path) -> tuple[int, int] | None:
+    """The ``count dim`` header of a text vectors file, or ``None`` (GloVe: no header)."""
     import gzip
 
     if path.suffix == ".gz":
         with gzip.open(path, "rt", encoding="utf-8", errors="replace") as handle:
-            first = handle.readline().split()
+            first = handle.readline(256).split()
     else:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            first = handle.readline().split()
-    return len(first) == 2 and all(part.isdigit() for part in first)
+            first = handle.readline(256).split()
+    if len(first) == 2 and all(part.isdigit() for part in first):
+        return int(first[0]), int(first[1])
+    return None
+
+
+def _binary_header(path: Path) -> tuple[int, int] | None:
+    """The ``count dim`` header line of a word2vec binary file (``None``: unreadable)."""
+    with open(path, "rb") as handle:
+        first = handle.readline(256).split()
+    if len(first) == 2 and all(part.isdigit() for part in first):
+        return int(first[0]), int(first[1])
+    return None
+
+
+def _check_header_fits(path: Path, header: tuple[int, int], *, binary: bool) -> None:
+    """Refuse a header that announces more numbers than the file could hold.
+
+    gensim allocates the (count, dim) matrix the header announces before reading a
+    row, so a lying header of a few bytes would ask for terabytes. Each number takes
+    at least 4 bytes in a binary file and 2 (a digit and a space) in a text file;
+    gzip files are not checked (their size says little about what they hold).
+    """
+    count, dim = header
+    if path.suffix == ".gz":
+        return
+    least = count * dim * (4 if binary else 2)
+    size = path.stat().st_size
+    if count < 1 or dim < 1 or least > size:
+        raise ConfigError(
+            f"{path}:1: the header announces {count} vectors of {dim} numbers, "
+            f"which a file of {size} bytes cannot hold"
+        )

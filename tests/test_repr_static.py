@@ -44,16 +44,17 @@ def test_text_files(tmp_path: Path, header: bool) -> None:
     assert report.policy == "zero after lowercase"
 
 
-def test_binary_and_kv(tmp_path: Path) -> None:
+def test_binary_loads_and_kv_is_refused(tmp_path: Path) -> None:
     from gensim.models import KeyedVectors
 
     kv = KeyedVectors(3)
     kv.add_vectors(list(VOCAB), np.asarray(list(VOCAB.values()), dtype=np.float32))
     kv.save_word2vec_format(str(tmp_path / "v.bin"), binary=True)
     kv.save(str(tmp_path / "v.kv"))
-    for name in ("v.bin", "v.kv"):
-        backend = StaticVectors.from_file(tmp_path / name)
-        np.testing.assert_array_equal(backend.encode([["cat"]])[0], [[0, 1, 0]])
+    backend = StaticVectors.from_file(tmp_path / "v.bin")
+    np.testing.assert_array_equal(backend.encode([["cat"]])[0], [[0, 1, 0]])
+    with pytest.raises(ConfigError, match="pickle"):  # gensim's own format unpickles
+        StaticVectors.from_file(tmp_path / "v.kv")
 
 
 def test_oov_policies(tmp_path: Path) -> None:

@@ -12,15 +12,16 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from brittle.engine.attack.config import AttackConfig
+from brittle.engine.core.atomic import check_output
 from brittle.engine.core.conllu import iter_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
+from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.probe_eval import ProbeColumns, probe_columns
 from brittle.scorers.probe import ProbeDescription, describe_probe
@@ -107,12 +108,16 @@ def file_sha256(path: Path) -> str:
 
 
 def check_out_path(out: Path) -> None:
-    """``out`` must be a directory or not exist yet, in a place that can be written."""
+    """``out`` must be a directory or not exist yet, in a place that can be written.
+
+    Raises:
+        ConfigError: ``out`` is a file.
+        OutputError: files cannot be created there (permission denied, a read-only
+            file system), as writing would say.
+    """
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; an attack writes a directory")
-    parent = next((p for p in (out, *out.parents) if p.exists()), Path("."))
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"--out {out}: cannot write in {parent} (permission denied)")
+    check_output(out, directory=True)
 
 
 def preflight(config: AttackConfig, out: Path | None = None) -> Preflight:
@@ -124,6 +129,8 @@ def preflight(config: AttackConfig, out: Path | None = None) -> Preflight:
         ConfigError: any other mistake, one line.
     """
     if out is not None:
+        inputs = [*named("TREEBANK", config.treebank), *named("--probe", config.probes)]
+        check_no_overlap(inputs, named("--out", out))
         check_out_path(out)
     probes = tuple(describe_probe(p) for p in config.probes)
     if not probes:

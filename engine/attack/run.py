@@ -45,11 +45,21 @@ from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.lock import locked_directory
+from brittle.engine.core.overlap import Named, check_no_overlap, named
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
-from brittle.engine.html_report import write_html_report
-from brittle.engine.report import CONFIG_JSON, Digest, Summary, render_reports, write_json
+from brittle.engine.html_report import REPORT_HTML, write_html_report
+from brittle.engine.report import (
+    CONFIG_JSON,
+    PLOTS,
+    SUMMARY_JSON,
+    SUMMARY_MD,
+    Digest,
+    Summary,
+    render_reports,
+    write_json,
+)
 from brittle.engine.results import RESULTS, ResultRow, read_rows, repair_results
 from brittle.engine.shards import LocalProcesses, Shard, ShardExecutor, run_shards
 from brittle.search.quality import QualityMeter
@@ -401,6 +411,11 @@ def rerender(out: str | os.PathLike[str]) -> Summary:
         config = AttackConfig.from_dict(_json_object(saved))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{saved}: not an attack configuration ({exc})") from None
+    written = (ADVERSARIAL, SUMMARY_JSON, SUMMARY_MD, REPORT_HTML, PLOTS)
+    check_no_overlap(
+        named("the attack's treebank", config.treebank),
+        [Named(name, out_dir / name) for name in written],
+    )
     digest = Digest()
     total = [0]
     write_conllu(_replayed(config, out_dir / RESULTS, digest, total), out_dir / ADVERSARIAL)
