@@ -20,6 +20,7 @@ from brittle.cli.common import (
     generator_options_option,
     lm_and_sense_options,
     make_executor,
+    parse_budgets,
     shorthand_generator_options,
     workers_options,
 )
@@ -35,7 +36,7 @@ from brittle.engine.attack import (
     Progress as AttackProgress,
 )
 from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
-from brittle.engine.core.lock import locked_directory
+from brittle.engine.core.lock import check_unlocked, locked_directory
 from brittle.engine.html_report import REPORT_HTML, write_budget_index
 from brittle.engine.report import Summary, plot_drop_vs_budget
 from brittle.engine.shards import ShardExecutor, ShardFailed
@@ -43,16 +44,6 @@ from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device, check_dtype
 from brittle.search.generators.base import GENERATORS
 from brittle.search.strategies.base import STRATEGIES
-
-
-def _parse_budgets(text: str) -> list[int]:
-    try:
-        budgets = sorted({int(x) for x in text.split(",") if x.strip()})
-    except ValueError:
-        raise click.BadParameter(f"expected integers like 3 or 1,2,3, got {text!r}") from None
-    if not budgets or min(budgets) < 1:
-        raise click.BadParameter("budgets must be positive integers")
-    return budgets
 
 
 def print_summary(summary: Summary) -> None:
@@ -374,7 +365,9 @@ def attack_command(
     processes (four copies of the models in memory); on a Ray cluster, --ray auto
     --workers 8 runs eight actors. The files are the same as with one process.
     """
-    budgets = _parse_budgets(budget)
+    if resume and overwrite:
+        raise click.UsageError("--resume continues OUT and --overwrite discards it: give one")
+    budgets = parse_budgets(budget)
     device = check_device(device)
     dtype = check_dtype(dtype, device)
     shorthands = shorthand_generator_options(
@@ -411,8 +404,10 @@ def attack_command(
     checked = preflight(first, out)
     for warning in checked.warnings:
         err_console.print(f"warning: {warning}")
+    check_unlocked(out)  # a second run into OUT is refused before the models load
     for tau in budgets:
         check_out_path(targets[tau])
+        check_unlocked(targets[tau])
         if targets[tau].is_dir() and not overwrite:
             check_out_dir(targets[tau], configs[tau], resume=resume, overwrite=False)
     with contextlib.ExitStack() as stack:

@@ -118,12 +118,36 @@ def progress_bar(
     return LogProgress(on)
 
 
+def parse_budgets(text: str) -> list[int]:
+    """The word budgets of ``--budget``: ``3`` or ``1,2,3`` (sorted, each once).
+
+    Raises:
+        click.BadParameter: an item that is empty (``1,,2``) or not a positive integer.
+    """
+    items = [item.strip() for item in text.split(",")]
+    if not all(item.isdigit() for item in items):
+        raise click.BadParameter(
+            f"expected positive integers like 3 or 1,2,3, got {text!r}", param_hint="--budget"
+        )
+    budgets = sorted({int(item) for item in items})
+    if budgets[0] < 1:
+        raise click.BadParameter(
+            f"budgets must be positive integers, got {text!r}", param_hint="--budget"
+        )
+    return budgets
+
+
 def representation_run_options(command: F) -> F:
     """``--threads``, ``--cache-dir``, ``--no-cache`` and ``--quiet``, for the commands
     that compute representations (``train-probe``, ``evaluate``)."""
     for option in reversed(
         [
-            click.option("--threads", default=None, type=int, help="CPU threads for torch."),
+            click.option(
+                "--threads",
+                default=None,
+                type=click.IntRange(min=1),
+                help="CPU threads for torch.",
+            ),
             click.option(
                 "--cache-dir",
                 default=None,

@@ -14,6 +14,7 @@ from brittle.cli.common import (
     dtype_option,
     lm_and_sense_options,
     make_executor,
+    parse_budgets,
     progress_bar,
     quality_options,
     quiet_option,
@@ -56,16 +57,6 @@ class RegistryList(click.ParamType):
         if not names:
             self.fail("give at least one name", param, ctx)
         return tuple(dict.fromkeys(self.choice.convert(n, param, ctx) for n in names))
-
-
-def _split_budgets(text: str) -> list[int]:
-    try:
-        budgets = sorted({int(x) for x in text.split(",") if x.strip()})
-    except ValueError:
-        raise click.BadParameter(f"expected integers like 1,2,3, got {text!r}") from None
-    if not budgets or budgets[0] < 1:
-        raise click.BadParameter("budgets must be positive integers")
-    return budgets
 
 
 @main.command("compare-methods")
@@ -160,7 +151,7 @@ def compare_methods_command(
       brittle compare-methods en_ewt-ud-test.conllu --methods copos,coco,random \\
           --budget 1,2,3 --limit 300 --out compare-ewt
     """
-    budget_list = _split_budgets(budgets)
+    budget_list = parse_budgets(budgets)
     dtype = check_dtype(dtype, device)  # before anything loads
     shorthands = shorthand_generator_options(
         methods, lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype

@@ -94,6 +94,10 @@ def one_error_line(output: str) -> str:
         (["--objective", "distance.nope"], "distance, pos, distance.uuas"),
         (["--constraint", "syntax:wide"], "syntax: expected a number"),
         (["--method", "shuffle"], "cannot search it"),
+        (["--budget", "1,,2"], "expected positive integers like 3 or 1,2,3, got '1,,2'"),
+        (["--budget", "0,1"], "budgets must be positive integers"),
+        (["--budget", "-1"], "expected positive integers"),
+        (["--resume", "--overwrite"], "--resume continues OUT and --overwrite discards it"),
     ],
 )
 def test_option_mistakes_stop_before_anything_loads(
@@ -224,9 +228,12 @@ def test_a_second_run_into_a_locked_directory_is_refused(
     out = tmp_path / "out"
     with locked_directory(out, "brittle attack"):
         result = attack(probes, out, "--overwrite")
+        multi = attack(probes, out, "--overwrite", "--budget", "1,2")
     assert result.exit_code == 2
     line = one_error_line(result.output)
     assert f"{out} is in use by brittle attack (pid {os.getpid()}" in line
+    assert f"{out} is in use by" in one_error_line(multi.output)
+    assert loads == []  # refused before any model loads
     assert not (out / "results.jsonl").exists()
     assert attack(probes, out).exit_code == 0  # released
 

@@ -385,3 +385,24 @@ def test_overlap_rules(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="lies inside --a"):
         check_no_overlap([], [Named("--a", tmp_path), Named("--b", tmp_path / "o")])
     assert named("X", None) == [] and named("X", [None, src]) == [Named("X", src)]
+
+
+# ------------------------------------------------------------------ strict options
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["evaluate", TREEBANK, "--threads", "0"], "--threads"),
+        (
+            ["train-probe", TREEBANK, "--dev", TREEBANK, "--out", "p", "--threads", "-2"],
+            "--threads",
+        ),
+        (["compare-methods", TREEBANK, "--budget", "1,,2", "--out", "o"], "got '1,,2'"),
+        (["compare-methods", TREEBANK, "--budget", "2,x", "--out", "o"], "got '2,x'"),
+    ],
+)
+def test_lenient_values_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str | Path], problem: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert problem in one_error(run(*args))
+    assert not (tmp_path / "p").exists() and not (tmp_path / "o").exists()

@@ -59,3 +59,27 @@ def locked_directory(directory: Path, command: str) -> Iterator[Path]:
         yield directory
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def check_unlocked(directory: Path) -> None:
+    """Fail now, before a long set-up, when a live run holds the lock of ``directory``.
+
+    Nothing is created: a directory without a lock file is free. The lock is only
+    tried, and released at once; :func:`locked_directory` takes it for the run.
+
+    Raises:
+        ConfigError: another live process holds the lock (the message names it).
+    """
+    try:
+        fd = os.open(directory / LOCK_NAME, os.O_RDONLY)
+    except OSError:  # no lock file (or no directory): nobody holds it
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ConfigError(
+            f"{directory} is in use by {holder(directory)}; wait for it to finish "
+            "or choose another --out"
+        ) from None
+    finally:
+        os.close(fd)
