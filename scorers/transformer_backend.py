@@ -13,8 +13,6 @@ torch and transformers are imported when a model is opened, not before.
 from __future__ import annotations
 
 import copy
-import pickle  # only for its error type: see _UNLOADABLE
-import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -22,6 +20,7 @@ import numpy as np
 
 from brittle.engine.core import resources
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
+from brittle.engine.core.resources.loading import from_pretrained
 from brittle.scorers.alignment import (
     POOLINGS,
     Alignment,
@@ -135,15 +134,6 @@ class TransformerEncoder(RepresentationBackend):
                 "give a local model directory (config.json, weights, tokenizer files) "
                 "or a hub id on a machine with internet access",
             ) from err
-        except pickle.UnpicklingError:
-            raise ConfigError(
-                f"cannot load the transformer model {name!r}: its weights hold Python "
-                "objects other than tensors, which brittle never loads (use a model saved "
-                "as safetensors, from someone you trust)"
-            ) from None
-        except _UNLOADABLE as err:
-            reason = " ".join(str(err).split())[:300] or type(err).__name__
-            raise ConfigError(f"cannot load the transformer model {name!r}: {reason}") from None
         if getattr(net.config, "is_encoder_decoder", False):
             net = net.get_encoder()
         net.eval()
@@ -419,36 +409,18 @@ def _load(source: str, *, dtype: torch.dtype) -> tuple[PreTrainedTokenizerBase, 
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
-        # trust_remote_code=False: a directory's own Python (config.json's auto_map) is
-        # refused, never run nor asked about; weights load as safetensors or through
-        # torch's weights-only unpickler (transformers' default), so a model directory
-        # a probe names is data, never code. The unpickler's warnings about a file it
-        # then refuses are left out: the refusal is the message.
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", module="torch._weights_only_unpickler")
-            tokenizer = AutoTokenizer.from_pretrained(source, trust_remote_code=False)
-            if getattr(tokenizer, "add_prefix_space", None) is False:
-                # byte-level BPE (GPT-2, RoBERTa): pre-split words need their space marker
-                tokenizer = AutoTokenizer.from_pretrained(
-                    source, add_prefix_space=True, trust_remote_code=False
-                )
-            net = AutoModel.from_pretrained(source, dtype=dtype, trust_remote_code=False)
+        # resources.from_pretrained: offline, no code from the directory, tensors only
+        tokenizer = from_pretrained(AutoTokenizer.from_pretrained, source)
+        if getattr(tokenizer, "add_prefix_space", None) is False:
+            # byte-level BPE (GPT-2, RoBERTa): pre-split words need their space marker
+            tokenizer = from_pretrained(
+                AutoTokenizer.from_pretrained, source, add_prefix_space=True
+            )
+        net = from_pretrained(AutoModel.from_pretrained, source, weights=True, dtype=dtype)
     finally:
         if bars:
             hf_logging.enable_progress_bar()
     return tokenizer, net
-
-
-#: What transformers raises for a model directory it cannot load besides a checkpoint
-#: the weights-only unpickler refuses (``UnpicklingError``): custom code it will not
-#: run (``ValueError``), damaged or mismatched files. A missing one is an ``OSError``.
-_UNLOADABLE: tuple[type[Exception], ...] = (
-    ValueError,
-    KeyError,
-    TypeError,
-    RuntimeError,
-    EOFError,
-)
 
 
 def _model_max_length(tokenizer: PreTrainedTokenizerBase, config: PreTrainedConfig) -> int:
