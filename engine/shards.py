@@ -30,8 +30,11 @@ it does nothing.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import signal
+import socket
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -282,6 +285,178 @@ class LocalProcesses(ShardExecutor):
         return f"{self.workers} local processes ({self.threads} torch threads each)"
 
 
+#: Seconds a ``--ray`` address has to answer before the run gives up on it.
+RAY_CONNECT_TIMEOUT = 5.0
+#: A host name: letters, digits and inner hyphens in dot-separated labels.
+_LABEL = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*\.?")
+#: What an HTTP/2 client sends first (the preface and an empty SETTINGS frame); Ray's
+#: GCS and client server speak gRPC, so they answer with a SETTINGS frame of their own.
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_HTTP2_SETTINGS = 4
+_RAY_ADDRESS_FORMS = "auto, local, HOST:PORT or ray://HOST:PORT, with a port from 1 to 65535"
+
+
+@dataclass(frozen=True)
+class RayAddress:
+    """A ``--ray`` address, parsed.
+
+    Attributes:
+        text: the address as given.
+        kind: ``local`` (a new instance on this machine), ``auto`` (the cluster this
+            machine belongs to), ``cluster`` (``HOST:PORT`` of a cluster's head) or
+            ``client`` (``ray://HOST:PORT``, Ray Client).
+        host: the head's host name or IP address (``cluster`` and ``client``).
+        port: its port, 1 to 65535 (``cluster`` and ``client``).
+    """
+
+    text: str
+    kind: Literal["local", "auto", "cluster", "client"]
+    host: str = ""
+    port: int = 0
+
+    @property
+    def target(self) -> str | None:
+        """What ``ray.init(address=...)`` gets (``None``: start a local instance)."""
+        if self.kind == "local":
+            return None
+        if self.kind == "auto":
+            return "auto"
+        where = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        return f"ray://{where}" if self.kind == "client" else where
+
+
+def parse_ray_address(text: str | None) -> RayAddress:
+    """The address ``--ray`` names (``None``: ``local``).
+
+    Raises:
+        ConfigError: neither ``auto``, ``local``, ``HOST:PORT`` nor ``ray://HOST:PORT``
+            (a host that is no valid name or IP address, a port outside 1-65535).
+    """
+    if text is None:
+        return RayAddress("local", "local")
+    value = text.strip()
+    if value.lower() in ("auto", "local"):
+        return RayAddress(text, "auto" if value.lower() == "auto" else "local")
+    kind: Literal["cluster", "client"] = "cluster"
+    if value.lower().startswith("ray://"):
+        kind, value = "client", value[len("ray://") :]
+    host, port = _host_and_port(text, value)
+    return RayAddress(text, kind, host, port)
+
+
+def _host_and_port(text: str, value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[V6]:PORT`` for an IPv6 address) split and checked."""
+
+    def bad(why: str) -> ConfigError:
+        return ConfigError(f"--ray {text!r}: {why}; expected {_RAY_ADDRESS_FORMS}")
+
+    host, colon, port_text = value.rpartition(":")
+    if not colon or not host:
+        raise bad("no HOST:PORT")
+    if not port_text.isascii() or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise bad(f"port {port_text!r} is not a number from 1 to 65535")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise bad(f"{host!r} is not an IPv6 address") from None
+        return host, int(port_text)
+    if all(part.isdigit() for part in host.split(".")):  # dotted numbers: an IPv4 address
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise bad(f"{host!r} is not an IPv4 address") from None
+    elif not _HOST_NAME.fullmatch(host):
+        raise bad(f"{host!r} is not a host name")
+    return host, int(port_text)
+
+
+def check_ray_answers(address: RayAddress, *, timeout: float | None = None) -> None:
+    """Make sure a Ray head answers at ``address`` (``cluster`` and ``client`` only)
+    within ``timeout`` seconds (default :data:`RAY_CONNECT_TIMEOUT`), so that a wrong
+    address fails at once instead of Ray waiting for it forever.
+
+    The head must accept a TCP connection and, unless Ray runs with TLS
+    (``RAY_USE_TLS``), answer an HTTP/2 preface as a gRPC server does.
+
+    Raises:
+        ConfigError: nothing answers there, or something that is no gRPC server (the
+            message says which).
+    """
+    if address.kind not in ("cluster", "client"):
+        return
+    wait = RAY_CONNECT_TIMEOUT if timeout is None else timeout
+    where = f"{address.host}:{address.port}"
+    try:
+        conn = socket.create_connection((address.host, address.port), timeout=wait)
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        raise ConfigError(
+            f"--ray {address.text}: nothing answers at {where} within {wait:g} s ({reason}); "
+            "start the cluster (ray start --head) or check the address"
+        ) from None
+    with conn:
+        if os.environ.get("RAY_USE_TLS", "").strip().lower() in ("1", "true"):
+            return
+        try:
+            conn.sendall(_HTTP2_PREFACE)
+            frame = _read_exactly(conn, 9)
+        except OSError:
+            frame = b""
+    if len(frame) < 9 or frame[3] != _HTTP2_SETTINGS:
+        raise ConfigError(
+            f"--ray {address.text}: {where} answers, but not as a Ray head (no gRPC reply "
+            f"within {wait:g} s); give the port of the cluster's GCS (ray start --head "
+            "prints it, default 6379) or of its Ray Client server (ray://HOST:10001)"
+        )
+
+
+def _read_exactly(conn: socket.socket, size: int) -> bytes:
+    """Up to ``size`` bytes from ``conn``: fewer only when the peer closes first."""
+    data = b""
+    while len(data) < size:
+        more = conn.recv(size - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def _connect_ray(ray: Any, address: RayAddress) -> None:
+    """``ray.init`` at ``address`` once it is known to answer; every way it fails is a
+    :class:`ConfigError` naming the address."""
+    resolved = address
+    if address.kind == "auto":
+        resolved = _running_cluster(address)
+    check_ray_answers(resolved)
+    try:
+        ray.init(address=resolved.target, include_dashboard=False, log_to_driver=False)
+    except (ConnectionError, ValueError) as exc:
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise ConfigError(f"--ray {address.text}: cannot connect ({first.strip()})") from None
+
+
+def _running_cluster(address: RayAddress) -> RayAddress:
+    """The head ``auto`` stands for (``RAY_ADDRESS``, else the cluster this machine
+    last started or joined), as Ray finds it; ``address`` itself when Ray's lookup is
+    not available."""
+    try:
+        from ray._private.services import canonicalize_bootstrap_address_or_die
+    except ImportError:  # another Ray version: ray.init looks it up itself
+        return address
+    try:
+        found = canonicalize_bootstrap_address_or_die("auto")
+    except (ConnectionError, ValueError) as exc:
+        raise ConfigError(
+            f"--ray {address.text}: no Ray cluster found on this machine ({exc}); start one "
+            "with ray start --head, or give its HOST:PORT"
+        ) from None
+    host, port = _host_and_port(address.text, str(found))
+    return RayAddress(address.text, "cluster", host, port)
+
+
 class _RayShardActor:
     """A Ray actor: one worker process that holds the task's components."""
 
@@ -296,8 +471,10 @@ class RayActors(ShardExecutor):
     """``workers`` Ray actors, each holding the components (one model copy each).
 
     Connects to the cluster at ``address`` (``auto``: the one this machine belongs to;
-    ``local``: a new instance on this machine; or ``HOST:PORT``), unless Ray is
-    initialised already (then that connection is used and left open). Each actor asks
+    ``local``: a new instance on this machine; ``HOST:PORT`` or ``ray://HOST:PORT``;
+    checked by :func:`parse_ray_address`, and a head is given
+    :data:`RAY_CONNECT_TIMEOUT` seconds to answer), unless Ray is initialised already
+    (then that connection is used and left open). Each actor asks
     for an equal share of the cluster's CPUs (torch uses as many threads) and, when the
     cluster has GPUs, one GPU; actors are spread over the nodes. ``workers`` ``None``:
     one actor per GPU, or per node without GPUs.
@@ -306,6 +483,7 @@ class RayActors(ShardExecutor):
     """
 
     def __init__(self, address: str | None, workers: int | None = None) -> None:
+        where = parse_ray_address(address)
         try:
             import ray  # deferred: heavy and optional
         except ImportError:
@@ -315,11 +493,7 @@ class RayActors(ShardExecutor):
         self._ray = ray
         self._owns = not ray.is_initialized()
         if self._owns:
-            target = None if address in (None, "local") else address
-            try:
-                ray.init(address=target, include_dashboard=False, log_to_driver=False)
-            except ConnectionError as exc:
-                raise ConfigError(f"--ray {address}: no Ray cluster there ({exc})") from None
+            _connect_ray(ray, where)
         resources = ray.cluster_resources()
         gpus = int(resources.get("GPU", 0))
         nodes = sum(1 for node in ray.nodes() if node.get("Alive"))

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import json
 import pickle
+import socket
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from brittle.cli.main import main
+from brittle.engine import shards
 from brittle.engine.core import resources
-from brittle.engine.core.errors import BrittleInputError, ResourceMissingError
+from brittle.engine.core.errors import BrittleInputError, ConfigError, ResourceMissingError
 from brittle.engine.core.resources.loading import from_pretrained, refuse_custom_code
+from brittle.engine.shards import parse_ray_address
 
 from support import FIXTURES
 
@@ -177,3 +181,100 @@ def test_a_model_directory_without_weights_is_one_line(tmp_path: Path) -> None:
     model = write_bert_dir(tmp_path / "model")
     line = one_error_line(perturb(tmp_path, "--method", "coco", "--lm", str(model)))
     assert str(model) in line and "cannot be loaded as a model" in line
+
+
+# --------------------------------------------------------------- Ray addresses
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        (None, None),
+        ("local", None),
+        ("AUTO", "auto"),
+        ("10.0.0.1:6379", "10.0.0.1:6379"),
+        ("head-node.example.org:6379", "head-node.example.org:6379"),
+        ("[::1]:6379", "[::1]:6379"),
+        ("ray://head:10001", "ray://head:10001"),
+    ],
+)
+def test_ray_addresses_that_are_well_formed(text: str | None, target: str | None) -> None:
+    assert parse_ray_address(text).target == target
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("garbage", "no HOST:PORT"),
+        ("256.1.1.1:99999", "port '99999' is not a number from 1 to 65535"),
+        ("256.1.1.1:6379", "'256.1.1.1' is not an IPv4 address"),
+        ("head:0", "port '0'"),
+        ("head:", "port ''"),
+        ("http://head:8265", "'http://head' is not a host name"),
+        ("ray://", "no HOST:PORT"),
+        ("[nope]:6379", "'nope' is not an IPv6 address"),
+    ],
+)
+def test_malformed_ray_addresses_are_one_line(tmp_path: Path, text: str, why: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_ray_address(text)
+    assert why in str(info.value)
+    line = one_error_line(perturb(tmp_path, "--method", "shuffle", "--ray", text))
+    assert why in line and "expected auto, local, HOST:PORT or ray://HOST:PORT" in line
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_ray_address_where_nothing_answers_fails_at_once(tmp_path: Path) -> None:
+    address = f"127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    line = one_error_line(perturb(tmp_path, "--method", "shuffle", "--ray", address))
+    assert f"nothing answers at {address}" in line
+    assert time.monotonic() - started < 30
+
+
+def test_a_ray_address_that_answers_but_is_no_ray_head_fails_in_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shards, "RAY_CONNECT_TIMEOUT", 0.5)
+    with socket.socket() as silent:  # accepts connections (the kernel does), says nothing
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = f"127.0.0.1:{silent.getsockname()[1]}"
+        line = one_error_line(perturb(tmp_path, "--method", "shuffle", "--ray", address))
+    assert f"{address} answers, but not as a Ray head" in line
+
+
+def test_ray_auto_without_a_cluster_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    services = pytest.importorskip("ray._private.services")
+
+    def none_running(address: str) -> str:
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(services, "canonicalize_bootstrap_address_or_die", none_running)
+    with pytest.raises(ConfigError) as info:
+        shards._running_cluster(parse_ray_address("auto"))
+    assert "no Ray cluster found on this machine" in str(info.value)
+
+
+def test_a_real_ray_head_passes_the_check() -> None:
+    ray = pytest.importorskip("ray")
+    if ray.is_initialized():
+        pytest.skip("Ray is already initialised in this process")
+    ray.init(
+        num_cpus=1,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=80 * 1024 * 1024,
+    )
+    try:
+        host, _, port = ray.get_runtime_context().gcs_address.rpartition(":")
+        shards.check_ray_answers(parse_ray_address(f"{host}:{port}"))
+        shards.check_ray_answers(parse_ray_address(f"127.0.0.1:{port}"))
+    finally:
+        ray.shutdown()
