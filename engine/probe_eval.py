@@ -127,7 +127,9 @@ class ProbeEvaluator:
         #: The primary task of each probe: what an attack lowers by default.
         self.primary = columns.primary
         self._tasks = columns.columns
-        self._originals: dict[str, NDArray[np.float32]] = {}
+        #: The first probe's vectors of recent clean sentences, by their words (never by
+        #: sentence ID: two sentences may share one).
+        self._originals: dict[tuple[str, ...], NDArray[np.float32]] = {}
         self._golds: OrderedDict[_Annotation, Gold] = OrderedDict()
         #: Each probe's prediction on recently scored word sequences (oldest first).
         self._predicted: OrderedDict[tuple[str, ...], tuple[Prediction, ...]] = OrderedDict()
@@ -240,19 +242,22 @@ class ProbeEvaluator:
         words: Sequence[tuple[str, ...]],
         rows: range,
     ) -> NDArray[np.float32]:
-        """The first probe's word vectors of ``original`` (n, dim), cached by sentence."""
-        hit = self._originals.get(original.sent_id)
+        """The first probe's word vectors of ``original`` (n, dim), cached by its words
+        (what the vectors depend on), so two sentences with one ``sent_id`` each get
+        their own."""
+        forms = original.forms
+        hit = self._originals.get(forms)
         if hit is not None:
             return hit
         vec = None
         for i in rows:
-            if words[i] == original.forms:
+            if words[i] == forms:
                 # The clean sentence is in this batch: no extra forward needed.
                 vec = self._first_layer(reps, i)
                 break
         if vec is None:
-            vec = self._first_layer(self._encode([original.forms]), 0)
-        self._originals[original.sent_id] = vec
+            vec = self._first_layer(self._encode([forms]), 0)
+        self._originals[forms] = vec
         while len(self._originals) > _ORIGINALS_KEPT:
             self._originals.pop(next(iter(self._originals)))
         return vec
