@@ -9,11 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from brittle.cli.common import (
     RegistryChoice,
+    apply_preset,
     console,
     dtype_option,
     err_console,
@@ -22,6 +24,7 @@ from brittle.cli.common import (
     make_executor,
     parse_budgets,
     shorthand_generator_options,
+    validity_option,
     workers_options,
 )
 from brittle.cli.group import main
@@ -221,6 +224,7 @@ def run_with_progress(
     help="Candidate generator (`brittle list generators` says what each does). "
     "Reorderings (shuffle, phrase-shuffle, neighbour-flip) need --search sample.",
 )
+@validity_option
 @click.option(
     "--search",
     default="beam",
@@ -323,6 +327,7 @@ def attack_command(
     treebank: Path,
     probes: tuple[Path, ...],
     method: str,
+    validity: str | None,
     search: str,
     beam_width: int,
     budget: str,
@@ -368,6 +373,13 @@ def attack_command(
     if resume and overwrite:
         raise click.UsageError("--resume continues OUT and --overwrite discards it: give one")
     budgets = parse_budgets(budget)
+    chosen = click.get_current_context().get_parameter_source("method")
+    method, constraints, generator_options = apply_preset(
+        validity,
+        method if validity is None or chosen is not ParameterSource.DEFAULT else None,
+        constraints,
+        generator_options,
+    )
     device = check_device(device)
     dtype = check_dtype(dtype, device)
     shorthands = shorthand_generator_options(
@@ -404,6 +416,10 @@ def attack_command(
     checked = preflight(first, out)
     for warning in checked.warnings:
         err_console.print(f"warning: {warning}")
+    if not quiet:
+        err_console.print(
+            f"attack {method}: constraints {', '.join(first.constraint_specs)}", markup=False
+        )
     check_unlocked(out)  # a second run into OUT is refused before the models load
     for tau in budgets:
         check_out_path(targets[tau])

@@ -21,6 +21,7 @@ from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor
 from brittle.scorers.representations import DTYPES
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import option_help, shorthand_options
+from brittle.search.presets import PRESETS, resolve_preset
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -135,6 +136,42 @@ def parse_budgets(text: str) -> list[int]:
             f"budgets must be positive integers, got {text!r}", param_hint="--budget"
         )
     return budgets
+
+
+def validity_option(command: F) -> F:
+    """``--validity NAME``: a generator with the options and constraints that keep what
+    the preset is named for (:data:`~brittle.search.presets.PRESETS`)."""
+    option = click.option(
+        "--validity",
+        default=None,
+        type=RegistryChoice(PRESETS),
+        help="A preset valid by construction, instead of --method: tree (Jabberwocky "
+        "nonwords in regularly inflected slots; the gold tree stays right) or meaning "
+        "(in-sense coPOS synonyms with the meaning constraints). Extra --constraint and "
+        "-o options are added to the preset's.",
+    )
+    return option(command)
+
+
+def apply_preset(
+    validity: str | None,
+    method: str | None,
+    constraints: tuple[str, ...],
+    generator_options: tuple[str, ...],
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The method, constraints and generator options of a run: ``--validity``'s preset
+    with the user's additions, or ``--method`` and the options as given.
+
+    Raises:
+        click.UsageError: neither ``--method`` nor ``--validity`` given.
+        ConfigError: a ``--method`` other than the preset's.
+    """
+    if validity is None:
+        if method is None:
+            raise click.UsageError("give --method, or --validity for a preset")
+        return method, constraints, generator_options
+    preset, applied = resolve_preset(validity, method=method, constraints=constraints)
+    return preset.method, applied, (*preset.generator_options, *generator_options)
 
 
 def representation_run_options(command: F) -> F:

@@ -14,6 +14,7 @@ from rich.table import Table
 from brittle.cli.common import (
     DASH_HELP,
     RegistryChoice,
+    apply_preset,
     console,
     dtype_option,
     generator_options_option,
@@ -25,6 +26,7 @@ from brittle.cli.common import (
     quiet_option,
     shorthand_generator_options,
     shown,
+    validity_option,
     workers_options,
 )
 from brittle.cli.group import main
@@ -105,10 +107,12 @@ def budget_label(budget: int) -> str:
 @click.argument("treebank", type=click.Path(path_type=Path))
 @click.option(
     "--method",
-    required=True,
+    default=None,
     type=RegistryChoice(GENERATORS),
-    help="How words change (`brittle list generators` says what each does).",
+    help="How words change (`brittle list generators` says what each does); or give "
+    "--validity for a preset.",
 )
+@validity_option
 @click.option(
     "--budget",
     "-t",
@@ -197,7 +201,8 @@ def budget_label(budget: int) -> str:
 @quiet_option
 def perturb_command(
     treebank: Path,
-    method: str,
+    method: str | None,
+    validity: str | None,
     budget: int,
     candidates: int,
     max_syntax_distance: float,
@@ -223,10 +228,12 @@ def perturb_command(
     """Perturb every sentence of TREEBANK while keeping its syntax, and write CoNLL-U.
 
     For each sentence, --candidates random perturbations of at most --budget words are
-    drawn with --method. Candidates whose re-parse (--parser) moves further than
-    --max-syntax-distance from the parse of the original are rejected; of the rest, the
-    one changing the most words and, among those, disturbing the parse least is kept
-    (La Malfa et al., Algorithm 1).
+    drawn with --method (or the preset --validity names: `tree`, nonwords that keep the
+    gold tree by construction; `meaning`, in-sense synonyms under the meaning checks).
+    Candidates that fail a constraint are rejected (by default, a re-parse by --parser
+    further than --max-syntax-distance from the parse of the original); of the rest,
+    the one changing the most words and, among those, disturbing the parse least is
+    kept (La Malfa et al., Algorithm 1). The constraints applied are printed first.
 
     The output keeps every gold column but FORM (and LEMMA, `_` when unknown), marks
     changed words in MISC (OrigForm=movie|Perturbation=copos), updates `# text` and
@@ -248,6 +255,9 @@ def perturb_command(
           --html ewt-copos.html
     """
     dtype = check_dtype(dtype, device)  # before anything loads
+    method, constraints, generator_options = apply_preset(
+        validity, method, constraints, generator_options
+    )
     shorthands = shorthand_generator_options(
         [method], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
     )
@@ -277,6 +287,9 @@ def perturb_command(
         TimeElapsedColumn(),
     )
     say = message_console(out, report, html)
+    if not quiet:
+        applied = config.constraints or config.default_constraints
+        say.print(f"perturb {method}: constraints {', '.join(applied)}", markup=False)
     # Local workers start at the first chunk, once the treebank has been checked.
     executor = make_executor(workers, ray_address)
     with contextlib.ExitStack() as stack, progress_bar(*columns, on=say, quiet=quiet) as bar:

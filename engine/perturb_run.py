@@ -64,6 +64,7 @@ from brittle.search.constraints import (
 )
 from brittle.search.generators.base import GENERATORS, Generator, stable_hash
 from brittle.search.generators.options import parse_options
+from brittle.search.presets import MEANING_CONSTRAINTS
 from brittle.search.quality import PairQuality, QualityMeter
 
 __all__ = [
@@ -103,10 +104,9 @@ DEFAULT_MAX_SYNTAX_DISTANCE = 0.1
 #: The constraints of a run that names none: bare names take the run's tau and
 #: syntax threshold (``pos`` is enforced when ``enforce_pos`` is set).
 DEFAULT_CONSTRAINTS: tuple[str, ...] = ("budget", "pos", "syntax")
-#: Added to the default for generators that mean to keep the meaning (coPOS, coCO):
-#: the sentence stays as likely under the causal LM and as close in meaning
-#: (docs/constraints.md has the measurements behind both thresholds).
-MEANING_CONSTRAINTS: tuple[str, ...] = ("similarity", "fluency", "word-similarity")
+# Added to the default for generators that mean to keep the meaning (coPOS, coCO):
+# MEANING_CONSTRAINTS (search.presets), the sentence as likely under the causal LM and
+# as close in meaning (docs/constraints.md has the measurements behind the thresholds).
 
 Status = Literal["perturbed", "unchanged", "rejected"]
 

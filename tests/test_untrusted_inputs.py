@@ -127,7 +127,14 @@ def test_a_pickled_kv_given_directly_is_refused(tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(payload(marker))
         with pytest.raises(ConfigError, match="pickle"):
             StaticVectors.from_file(tmp_path / name)
-    args = ["--dev", TREEBANK, "--out", tmp_path / "p", "--model", tmp_path / "v.kv"]
+    args: list[str | Path] = [
+        "--dev",
+        TREEBANK,
+        "--out",
+        tmp_path / "p",
+        "--model",
+        tmp_path / "v.kv",
+    ]
     line = one_error(run("train-probe", TREEBANK, *args, "--quiet"))
     assert "pickle" in line
     assert not marker.exists()

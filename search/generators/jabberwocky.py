@@ -1,10 +1,33 @@
 """jabberwocky: pronounceable pseudowords in place of content words (Hall Maudslay & Cotterell).
 
-Stems come from a character n-gram model (:class:`~brittle.search.generators.charlm.CharNgramModel`)
-trained, per part of speech, on the one-word lowercase WordNet lemmas of that part of
-speech (nouns for NOUN slots, verbs for VERB, adjectives for ADJ, adverbs for ADV; all
-lemmas for any other tag), so a verb slot gets a verb-shaped stem. Each stem is inflected
-by regular English morphology
+Two ways to build stems (``stems``) and two sets of slots (``slots``):
+
+- ``stems=syllable``: short monosyllabic nonwords built from English onsets and rhymes
+  (:class:`~brittle.search.generators.syllables.SyllableStems`), as the paper's ARC
+  nonwords are; ``stems=ngram`` (the default): stems of 3-9 letters from a character
+  n-gram model, described below.
+- ``slots=regular``: only common words (lowercase, or capitalised at the start of the
+  sentence; not parts of names or headings) in slots whose form English inflects
+  regularly, so that the
+  pseudoword carries the slot's fine tag and features unambiguously: common nouns
+  (``NN``, ``NNS``), lexical verbs in every regular form (``VB``, ``VBP``, ``VBZ``,
+  ``VBG``, ``VBD``, ``VBN``), adjectives (``JJ``, ``JJR``, ``JJS``) and manner adverbs
+  written with ``-ly`` (``RB``; the pseudoword gets ``-ly`` too). ``slots=paper`` is
+  the paper's footnote 4 exactly: the same without the past forms (``VBD``, ``VBN``).
+  Other adverbs (*where*, *also*, *soon*) keep their word: a bare pseudoword in their
+  place does not read as an adverb. ``slots=content`` (the default) takes every
+  eligible content word.
+
+With ``stems=syllable`` and ``slots=regular`` the substitution keeps the gold tree by
+construction (the ``tree`` validity preset): the new word is a nonword, so it brings no
+lexical knowledge a parser or reader could use to analyse the sentence differently, and
+its shape states the slot's tag.
+
+N-gram stems come from a character n-gram model
+(:class:`~brittle.search.generators.charlm.CharNgramModel`) trained, per part of speech,
+on the one-word lowercase WordNet lemmas of that part of speech (nouns for NOUN slots,
+verbs for VERB, adjectives for ADJ, adverbs for ADV; all lemmas for any other tag), so a
+verb slot gets a verb-shaped stem. Each stem is inflected by regular English morphology
 (:func:`~brittle.search.generators.inflection.regular_inflection`) to the PTB tag of the
 original word (``NNS`` -> ``-s``/``-es``/``-ies``, ``VBZ``, ``VBG``, ``VBD``/``VBN``,
 ``JJR``/``JJS``, ``RBR``/``RBS``; from XPOS, or UPOS + FEATS) and given the original's
@@ -19,25 +42,71 @@ pseudowords in any batch.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, TypedDict
+from typing import TYPE_CHECKING, ClassVar, Literal, TypedDict
 
 from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.charlm import CharNgramModel
+from brittle.search.generators.eligibility import FUNCTION_ADVERBS
 from brittle.search.generators.inflection import match_case, regular_inflection, target_tag
 from brittle.search.generators.lexicon import WORDNET_POS
+from brittle.search.generators.syllables import SyllableStems
 from brittle.search.generators.vocabulary import glove
 from brittle.search.table import Candidate, SubstitutionTable
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-__all__ = ["Jabberwocky", "RealWords"]
+__all__ = ["PAPER_TAGS", "REGULAR_TAGS", "Jabberwocky", "RealWords", "common_case", "slot_tag"]
 
 _MODELS: dict[tuple[int, str, int, float], CharNgramModel] = {}
+_SYLLABLES = SyllableStems()
+
+#: Fine tags of the paper's footnote 4 (Hall Maudslay & Cotterell), by UPOS: the slots
+#: whose regular forms a pseudoword can take (adverbs: ``-ly`` manner adverbs only).
+PAPER_TAGS: dict[str, frozenset[str]] = {
+    "NOUN": frozenset({"NN", "NNS"}),
+    "VERB": frozenset({"VB", "VBP", "VBZ", "VBG"}),
+    "ADJ": frozenset({"JJ", "JJR", "JJS"}),
+    "ADV": frozenset({"RB"}),
+}
+#: :data:`PAPER_TAGS` with the regular past forms (``-ed``) of verbs.
+REGULAR_TAGS: dict[str, frozenset[str]] = {
+    **PAPER_TAGS,
+    "VERB": PAPER_TAGS["VERB"] | {"VBD", "VBN"},
+}
+
+Stems = Literal["ngram", "syllable"]
+Slots = Literal["content", "regular", "paper"]
+
+
+def common_case(form: str, position: int) -> bool:
+    """Whether ``form`` is written as a common word: lowercase, or capitalised as the
+    first word of the sentence. A capital elsewhere marks a name or a title (*United*
+    States, *Southern* Senegal, the *F* statistic), a word in capitals a heading or an
+    acronym: a pseudoword there changes what kind of expression it is."""
+    return form.islower() or (position == 0 and form.istitle())
+
+
+def slot_tag(upos: str, xpos: str, feats: Mapping[str, str], form: str, slots: Slots) -> str | None:
+    """The fine tag a pseudoword in this slot takes, or ``None`` when ``slots`` leaves
+    the slot alone (see the module docstring); ``content`` takes every slot, with the
+    tag of :func:`~brittle.search.generators.inflection.target_tag` (``None`` there:
+    the bare stem)."""
+    tag = target_tag(upos, xpos, feats)
+    if slots == "content":
+        return tag
+    allowed = (PAPER_TAGS if slots == "paper" else REGULAR_TAGS).get(upos, frozenset())
+    if tag not in allowed:
+        return None
+    if upos == "ADV":
+        low = form.lower()
+        if not low.endswith("ly") or low in FUNCTION_ADVERBS or len(low) < 4:
+            return None
+    return tag
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,6 +162,8 @@ class Jabberwocky(SubstitutionGenerator):
             ``None`` loads the offline one.
         real_words: extra words treated as English (lowercase); ``None`` adds the GloVe
             vocabulary.
+        stems: ``ngram`` or ``syllable`` (see the module docstring).
+        slots: ``content``, ``regular`` or ``paper`` (see the module docstring).
     """
 
     method: ClassVar[str] = "jabberwocky"
@@ -107,6 +178,8 @@ class Jabberwocky(SubstitutionGenerator):
     max_tries: int = 200
     wordnet: WordNetCorpusReader | None = None
     real_words: Collection[str] | None = None
+    stems: Stems = "ngram"
+    slots: Slots = "content"
     _state: _Loaded = field(default_factory=_Loaded, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -134,8 +207,11 @@ class Jabberwocky(SubstitutionGenerator):
         known: RealWords = self._state["known"]
         return known
 
-    def model(self, upos: str) -> CharNgramModel:
-        """The n-gram model for stems of ``upos`` (cached per process)."""
+    def model(self, upos: str) -> CharNgramModel | SyllableStems:
+        """What stems for ``upos`` are drawn from: the syllable inventory, or the n-gram
+        model of the part of speech (cached per process)."""
+        if self.stems == "syllable":
+            return _SYLLABLES
         pos = WORDNET_POS.get(upos, "*")
         wn = self._wordnet()
         key = (id(wn), pos, self.order, self.smoothing)
@@ -160,6 +236,8 @@ class Jabberwocky(SubstitutionGenerator):
             if stem is None or stem in seen:
                 continue
             seen.add(stem)
+            if upos == "ADV" and self.slots != "content":
+                stem += "ly"  # a manner adverb: the suffix is what makes it one
             form = regular_inflection(stem, tag) if tag is not None else stem
             if stem in known or form in known:
                 continue
@@ -176,7 +254,9 @@ class Jabberwocky(SubstitutionGenerator):
 
         def options_at(sentence: Sentence, i: int) -> list[Candidate]:
             word = sentence.words[i]
-            tag = target_tag(word.upos, word.xpos, word.feats_dict)
+            tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
+            if self.slots != "content" and (tag is None or not common_case(word.form, i)):
+                return []
             found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k)
             return [(match_case(word.form, f), stem) for f, stem in found]
 

@@ -1,0 +1,113 @@
+"""Validity presets: a generator, its options and its constraints, named for what they keep.
+
+A perturbation is *tree-valid* when the original gold tree (heads, relations, UPOS) is
+still the right analysis of the new sentence, *grammatical* when it is also good
+English, and *meaning-keeping* when it says the same thing. Generators alone do not
+say which of these their output is: a preset does, by construction.
+
+- ``tree``: Jabberwocky as Hall Maudslay & Cotterell built it, short pronounceable
+  nonwords (``stems=syllable``) in the slots whose fine tag a regular English form
+  shows (``slots=regular``: common nouns, lexical verbs, adjectives, ``-ly`` manner
+  adverbs). A nonword carries no lexical meaning, so the gold tree stays the analysis
+  by construction; no re-parse is asked for (a parser's guess about a nonword would
+  reject exactly the sentences the preset is for), only the word budget.
+- ``meaning``: coPOS synonyms of the sense each word has in its sentence, kept only
+  when the re-parse stays within the syntax threshold and the sentence stays as likely
+  and as close in meaning (``similarity``, ``fluency``, ``word-similarity``).
+
+``attack``, ``perturb`` and the demo resolve ``--validity NAME`` through
+:data:`PRESETS` and print the resolved generator and constraints when they start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.registry import Registry
+
+__all__ = ["MEANING_CONSTRAINTS", "PRESETS", "ValidityLevel", "ValidityPreset", "resolve_preset"]
+
+#: What a preset keeps, from the weakest to the strictest.
+ValidityLevel = Literal["tree", "grammatical", "meaning"]
+
+#: The constraints that keep a sentence as likely and as close in meaning (coPOS, coCO).
+MEANING_CONSTRAINTS: tuple[str, ...] = ("similarity", "fluency", "word-similarity")
+
+
+@dataclass(frozen=True, slots=True)
+class ValidityPreset:
+    """A generator with its options and constraints, valid at ``level`` by construction.
+
+    Attributes:
+        level: what every perturbation it keeps preserves.
+        method: the registered generator.
+        generator_options: ``NAME=VALUE`` options of the generator.
+        constraints: constraint specs (``NAME[:VALUE]``); a bare ``syntax`` or
+            ``budget`` takes the run's threshold and budget.
+        summary: one line for ``--help`` and the start of a run.
+    """
+
+    level: ValidityLevel
+    method: str
+    generator_options: tuple[str, ...]
+    constraints: tuple[str, ...]
+    summary: str
+
+    def describe(self) -> str:
+        """``method -o options... constraints: ...``, as a run prints it."""
+        options = "".join(f" -o {o}" for o in self.generator_options)
+        return f"{self.method}{options}; constraints: {', '.join(self.constraints)}"
+
+
+#: The presets, by name (``--validity NAME``).
+PRESETS: Registry[ValidityPreset] = Registry(
+    "validity presets", contract=ValidityPreset, item="validity preset"
+)
+
+PRESETS.register("tree", help="nonwords in regularly inflected slots: the gold tree holds")(
+    ValidityPreset(
+        level="tree",
+        method="jabberwocky",
+        generator_options=("stems=syllable", "slots=regular"),
+        constraints=("budget",),
+        summary="Jabberwocky nonwords (one syllable, the slot's regular inflection) in "
+        "common nouns, lexical verbs, adjectives and -ly adverbs",
+    )
+)
+PRESETS.register("meaning", help="in-sense WordNet synonyms, checked for sense and syntax")(
+    ValidityPreset(
+        level="meaning",
+        method="copos",
+        generator_options=(),
+        constraints=("budget", "syntax", *MEANING_CONSTRAINTS),
+        summary="coPOS synonyms of each word's sense in context, the re-parse within the "
+        "syntax threshold, the sentence as likely and as close in meaning",
+    )
+)
+
+
+def resolve_preset(
+    name: str, *, method: str | None, constraints: tuple[str, ...]
+) -> tuple[ValidityPreset, tuple[str, ...]]:
+    """The preset ``name`` and the constraints a run applies with it.
+
+    Args:
+        name: the preset (``--validity``).
+        method: a ``--method`` the user gave as well (``None``: none); it must be the
+            preset's own.
+        constraints: ``--constraint`` specs the user gave; they are added after the
+            preset's.
+
+    Raises:
+        ConfigError: an unknown preset, or a ``--method`` that is not the preset's.
+    """
+    preset = PRESETS.get(name)
+    if method is not None and method != preset.method:
+        raise ConfigError(
+            f"--validity {name} uses --method {preset.method}; drop --method {method} "
+            "or drop --validity"
+        )
+    extra = tuple(c for c in constraints if c not in preset.constraints)
+    return preset, preset.constraints + extra

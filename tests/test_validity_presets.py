@@ -1,0 +1,158 @@
+"""Validity presets (``--validity tree|meaning``) and the nonwords of the ``tree`` preset."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
+
+from brittle.cli.main import main
+from brittle.engine.core.conllu import iter_conllu
+from brittle.engine.core.errors import ConfigError
+from brittle.search.generators.inflection import regular_inflection
+from brittle.search.generators.jabberwocky import Jabberwocky, common_case, slot_tag
+from brittle.search.generators.syllables import ONSETS, RHYMES, SyllableStems
+from brittle.search.presets import PRESETS, resolve_preset
+
+TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
+OPEN_CLASS = ("NOUN", "VERB", "ADJ", "ADV")
+#: One syllable as English spells it: a consonant onset (or none), one vowel group,
+#: a consonant coda, and at most a silent e.
+SYLLABLE = re.compile(r"^[b-df-hj-np-tv-z]*(a|e|i|o|u|ai|ea|ee|oa|oo)[b-df-hj-np-tv-z]+e?$")
+
+
+def test_every_stem_is_one_pronounceable_syllable() -> None:
+    stems = SyllableStems().stems
+    assert len(stems) > 2000 and len(set(stems)) == len(stems)
+    for stem in stems:
+        assert SYLLABLE.match(stem), stem
+        assert not stem.endswith(("s", "y", "w", "x")), stem
+    assert len(ONSETS) > 30 and len(RHYMES) > 50
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_stems_inflect_regularly(seed: int) -> None:
+    stem = SyllableStems().sample(np.random.default_rng(seed))
+    assert stem is not None
+    plural = regular_inflection(stem, "NNS")
+    ing = regular_inflection(stem, "VBG")
+    past = regular_inflection(stem, "VBD")
+    assert plural in (stem + "s", stem + "es")
+    assert ing.endswith("ing") and past.endswith("ed")
+    base = stem[:-1] if stem.endswith("e") else stem
+    assert ing.startswith(base) and past.startswith(base)  # the stem stays readable
+    if stem.endswith("e"):  # silent e drops: blate -> blating, blated
+        assert ing == base + "ing" and past == base + "ed"
+
+
+def test_slots_of_the_paper_and_the_regular_forms() -> None:
+    verb = {"VerbForm": "Fin", "Mood": "Ind", "Tense": "Past"}
+    assert slot_tag("VERB", "VBD", verb, "walked", "paper") is None
+    assert slot_tag("VERB", "VBD", verb, "walked", "regular") == "VBD"
+    assert slot_tag("VERB", "VBD", verb, "walked", "content") == "VBD"
+    assert slot_tag("NOUN", "NNS", {"Number": "Plur"}, "dogs", "paper") == "NNS"
+    assert slot_tag("ADJ", "JJR", {"Degree": "Cmp"}, "bigger", "regular") == "JJR"
+    assert slot_tag("ADV", "RB", {}, "quickly", "regular") == "RB"
+    for adverb in ("where", "soon", "also", "only", "fly"):
+        assert slot_tag("ADV", "RB", {}, adverb, "regular") is None, adverb
+    assert slot_tag("ADV", "RBR", {"Degree": "Cmp"}, "faster", "regular") is None
+    assert slot_tag("PROPN", "NNP", {}, "Paris", "regular") is None
+    assert common_case("dog", 3) and common_case("Dogs", 0)
+    assert not common_case("States", 4) and not common_case("NEIGHBOURS", 0)
+
+
+def test_the_tree_generator_keeps_tag_shapes(ewt_test: Path) -> None:
+    sentences = [s for _, s in zip(range(120), iter_conllu(ewt_test), strict=False)]
+    tables = Jabberwocky(stems="syllable", slots="regular").candidates(sentences, top_k=3)
+    seen = 0
+    for sentence, table in zip(sentences, tables, strict=True):
+        for position, options in table.entries:
+            word = sentence.words[position]
+            assert word.upos in OPEN_CLASS and common_case(word.form, position)
+            for form, lemma in options:
+                seen += 1
+                low = form.lower()
+                if word.xpos in ("NNS", "VBZ"):
+                    assert low.endswith("s")
+                if word.xpos == "VBG":
+                    assert low.endswith("ing")
+                if word.xpos in ("VBD", "VBN"):
+                    assert low.endswith("ed")
+                if word.upos == "ADV":
+                    assert low.endswith("ly") and lemma.endswith("ly")
+                if word.xpos == "NN":
+                    assert form.lower() == lemma
+    assert seen > 1000
+
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_perturb_tree_replaces_most_open_class_words(tmp_path: Path) -> None:
+    out = tmp_path / "t.conllu"
+    result = run(
+        "perturb", TREEBANK, "--validity", "tree", "--budget", "all", "--limit", "40",
+        "--no-quality", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "perturb jabberwocky: constraints budget" in result.output
+    originals = [s for _, s in zip(range(40), iter_conllu(TREEBANK), strict=False)]
+    changed = total = 0
+    for before, after in zip(originals, iter_conllu(out), strict=True):
+        for a, b in zip(before.words, after.words, strict=True):
+            assert (a.head, a.deprel, a.upos, a.xpos) == (b.head, b.deprel, b.upos, b.xpos)
+            if a.upos in OPEN_CLASS:
+                total += 1
+                changed += a.form != b.form
+    assert changed / total >= 0.8, (changed, total)
+
+
+def test_presets_resolve_and_refuse_another_method() -> None:
+    tree, constraints = resolve_preset("tree", method=None, constraints=("retag",))
+    assert tree.method == "jabberwocky" and constraints == ("budget", "retag")
+    meaning, constraints = resolve_preset("meaning", method="copos", constraints=("budget",))
+    assert constraints == meaning.constraints and "similarity" in constraints
+    with pytest.raises(ConfigError, match="--validity tree uses --method jabberwocky"):
+        resolve_preset("tree", method="copos", constraints=())
+    assert set(PRESETS.names()) >= {"tree", "meaning"}
+
+
+def test_perturb_needs_a_method_or_a_preset(tmp_path: Path) -> None:
+    result = run("perturb", TREEBANK, "--out", tmp_path / "o.conllu")
+    assert result.exit_code == 2 and "give --method, or --validity" in result.output
+    result = run("perturb", TREEBANK, "--validity", "nope", "--out", tmp_path / "o.conllu")
+    assert result.exit_code == 2 and "unknown validity preset 'nope'" in result.output
+    result = run(
+        "perturb", TREEBANK, "--validity", "tree", "--method", "random",
+        "--out", tmp_path / "o.conllu",
+    )  # fmt: skip
+    assert result.exit_code == 2 and "uses --method jabberwocky" in result.output
+
+
+def test_attack_with_the_tree_preset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("3 4\nthe 1 0 0 0\ncat 0 1 0 0\nsat 0 0 1 0\n")
+    probe = tmp_path / "root"
+    trained = run(
+        "train-probe", TREEBANK, "--dev", TREEBANK, "--out", probe, "--model", vectors,
+        "--task", "root", "--epochs", "1", "--quiet",
+    )  # fmt: skip
+    assert trained.exit_code == 0, trained.output
+    out = tmp_path / "out"
+    result = run(
+        "attack", TREEBANK, "--probe", probe, "--validity", "tree", "--budget", "2",
+        "--limit", "3", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "attack jabberwocky: constraints budget" in result.output
+    config = json.loads((out / "config.json").read_text())
+    assert config["method"] == "jabberwocky" and config["constraints"] == ["budget"]
+    assert config["generator_options"] == ["stems=syllable", "slots=regular"]
