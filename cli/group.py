@@ -8,17 +8,24 @@ command raises into an exit status and at most one line on stderr:
 - 2: a user or environment problem: bad input, a bad option or usage, a missing
   resource, probe or model, an output that cannot be written. One line,
   ``error: <message>``, no traceback.
-- 130: Ctrl-C. The line is the interruption's own message, else ``interrupted``.
+- 130: Ctrl-C, or SIGTERM (what ``timeout``, Slurm and ``docker stop`` send), which
+  takes the same way: every command stops as on Ctrl-C (an attack says how far it got
+  and how to resume). The line is the interruption's own message, else ``interrupted``.
 - 1: an internal error (a bug): the traceback, then one line asking to report it with
   the command line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shlex
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 from importlib import metadata
+from types import FrameType
 from typing import Any, NoReturn
 
 import click
@@ -32,8 +39,10 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USER",
     "BrittleGroup",
+    "Terminated",
     "issue_tracker",
     "main",
+    "terminate_as_interrupt",
 ]
 
 EXIT_OK = 0
@@ -102,7 +111,8 @@ class BrittleGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            with terminate_as_interrupt():
+                return super().invoke(ctx)
         except BrittleError as err:
             _say(f"error: {err}")
             ctx.exit(EXIT_USER)
@@ -125,6 +135,30 @@ class BrittleGroup(click.Group):
                 f"the command line: {_command_line(ctx)}"
             )
             ctx.exit(EXIT_INTERNAL)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C's :class:`KeyboardInterrupt` would be."""
+
+
+def _on_terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated("terminated (SIGTERM)")
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` (a :class:`KeyboardInterrupt`) while the block
+    runs, so that a command stopped by ``timeout``, Slurm or ``docker stop`` cleans up and
+    reports as on Ctrl-C; the previous handler is put back afterwards. Outside the main
+    thread (where no handler can be set) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _interrupted(ctx: click.Context, err: BaseException | None) -> NoReturn:

@@ -35,10 +35,12 @@ import os
 import re
 import signal
 import socket
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Self, TypeVar
 
@@ -431,11 +433,28 @@ def _connect_ray(ray: Any, address: RayAddress) -> None:
     if address.kind == "auto":
         resolved = _running_cluster(address)
     check_ray_answers(resolved)
+    with _keeping_sigterm():
+        try:
+            ray.init(address=resolved.target, include_dashboard=False, log_to_driver=False)
+        except (ConnectionError, ValueError) as exc:
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            why = lines[0] if lines else type(exc).__name__
+            raise ConfigError(f"--ray {address.text}: cannot connect ({why})") from None
+
+
+@contextmanager
+def _keeping_sigterm() -> Iterator[None]:
+    """Put SIGTERM's handler back after the block: ``ray.init`` sets one that exits at
+    once, where the run's own stops it as Ctrl-C does (and closes the actors)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
     try:
-        ray.init(address=resolved.target, include_dashboard=False, log_to_driver=False)
-    except (ConnectionError, ValueError) as exc:
-        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-        raise ConfigError(f"--ray {address.text}: cannot connect ({first.strip()})") from None
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _running_cluster(address: RayAddress) -> RayAddress:

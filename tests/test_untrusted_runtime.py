@@ -8,19 +8,26 @@ a test needs is written by the test.
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import signal
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+from brittle.cli.group import Terminated, terminate_as_interrupt
 from brittle.cli.main import main
 from brittle.engine import shards
 from brittle.engine.core import resources
+from brittle.engine.core.atomic import remove_stale_temporaries, stale_temporaries
 from brittle.engine.core.errors import BrittleInputError, ConfigError, ResourceMissingError
 from brittle.engine.core.resources.loading import from_pretrained, refuse_custom_code
+from brittle.engine.report import PLOTS
 from brittle.engine.shards import parse_ray_address
 
 from support import FIXTURES
@@ -278,3 +285,115 @@ def test_a_real_ray_head_passes_the_check() -> None:
         shards.check_ray_answers(parse_ray_address(f"127.0.0.1:{port}"))
     finally:
         ray.shutdown()
+
+
+# --------------------------------------------------------------- SIGTERM and left-overs
+
+
+def test_sigterm_is_raised_as_an_interruption_and_the_handler_restored() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt) as info, terminate_as_interrupt():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises before this ends
+    assert isinstance(info.value, Terminated) and "SIGTERM" in str(info.value)
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_only_the_atomic_writers_temporaries_of_the_named_outputs_are_swept(
+    tmp_path: Path,
+) -> None:
+    stale = [
+        ".adversarial.conllu.k3x_9ab2.tmp",  # a file being written
+        ".report.html-a1b2c3d4.tmp",  # a directory being built
+        ".summary.json.4242-123456789.bak",  # a replaced file kept to undo a set
+    ]
+    kept = [
+        "adversarial.conllu",
+        ".adversarial.conllu.k3x_9ab2.tmp.keep",
+        ".adversarial.conllu.TOOLONG12.tmp",
+        ".notes.txt.k3x_9ab2.tmp",  # not one of the outputs named
+        "adversarial.conllu.k3x_9ab2.tmp",
+    ]
+    for name in [*stale, *kept]:
+        if name.endswith("-a1b2c3d4.tmp"):
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "part").write_text("x")
+        else:
+            (tmp_path / name).write_text("x")
+    names = ("adversarial.conllu", "report.html", "summary.json")
+    assert [p.name for p in stale_temporaries(tmp_path, names)] == sorted(stale)
+    removed = remove_stale_temporaries(tmp_path, names)
+    assert sorted(p.name for p in removed) == sorted(stale)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
+
+
+_TERMINATED_ATTACK = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from test_attack import components
+import brittle.cli.attack as cli_attack
+from brittle.cli.group import Terminated, terminate_as_interrupt
+from brittle.cli.main import main
+from brittle.engine.attack.run import AttackRun
+
+cli_attack.build_components = lambda config, **options: components(config.search)
+search_chunk = AttackRun._search_chunk
+
+def slow(self, searches, done):
+    rows = search_chunk(self, searches, done)
+    print("searched", flush=True)
+    time.sleep(60)
+    return rows
+
+AttackRun._search_chunk = slow
+main({args!r}, prog_name="brittle")
+"""
+
+
+def test_sigterm_during_an_attack_says_how_to_resume_and_resume_sweeps_left_overs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_attack import components
+    from test_attack_reliability import make_probe
+
+    import brittle.cli.attack as cli_attack
+
+    probes = [make_probe(tmp_path / "dist"), make_probe(tmp_path / "pos", "pos")]
+    out = tmp_path / "out"
+    args = ["attack", str(TREEBANK), "--parser", "gold", "--budget", "2", "--out", str(out)]
+    for probe in probes:
+        args += ["--probe", str(probe)]
+    script = _TERMINATED_ATTACK.format(tests=str(Path(__file__).parent), args=args)
+    run = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert run.stdout is not None and run.stdout.readline().strip() == "searched"
+        run.send_signal(signal.SIGTERM)
+        _, stderr = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 130, stderr
+    assert "interrupted after 3/3 sentences; rerun with --resume to finish" in stderr
+    assert "Traceback" not in stderr
+    assert not list(out.glob(".adversarial.conllu.*.tmp"))  # removed on the way out
+    # What kill -9 leaves: the temporaries of outputs being written.
+    left = [
+        out / ".adversarial.conllu.ab12cd34.tmp",
+        out / PLOTS / ".clean_vs_perturbed.png.x_y_z_12.tmp",
+    ]
+    (out / PLOTS).mkdir(exist_ok=True)
+    for path in left:
+        path.write_text("half written")
+    (out / "my-notes.tmp").write_text("not brittle's")
+    monkeypatch.setattr(
+        cli_attack, "build_components", lambda config, **options: components(config.search)
+    )
+    resumed = CliRunner().invoke(main, [*args, "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert not any(path.exists() for path in left)
+    assert (out / "my-notes.tmp").exists() and (out / "adversarial.conllu").exists()

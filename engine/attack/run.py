@@ -41,6 +41,7 @@ from brittle.engine.attack.preflight import (
     treebank_inputs,
 )
 from brittle.engine.attack.sentence_search import SentenceSearch
+from brittle.engine.core.atomic import remove_stale_temporaries
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.json_types import JSONObject
@@ -49,7 +50,7 @@ from brittle.engine.core.overlap import Named, check_no_overlap, named
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
-from brittle.engine.html_report import REPORT_HTML, write_html_report
+from brittle.engine.html_report import PLOT_FILES, REPORT_HTML, write_html_report
 from brittle.engine.report import (
     CONFIG_JSON,
     PLOTS,
@@ -66,6 +67,17 @@ from brittle.search.quality import QualityMeter
 from brittle.search.scoring import Objective
 
 ADVERSARIAL = "adversarial.conllu"
+#: The files an attack (re)writes in its output directory, besides ``results.jsonl``.
+OUTPUTS = (ADVERSARIAL, CONFIG_JSON, INPUTS_JSON, SUMMARY_JSON, SUMMARY_MD, REPORT_HTML)
+
+
+def sweep_left_overs(out_dir: Path) -> list[Path]:
+    """Remove the temporaries a killed run left of the attack's outputs (in ``out_dir``
+    and its ``plots/``); the paths removed. Only while holding ``out_dir``'s lock."""
+    return [
+        *remove_stale_temporaries(out_dir, OUTPUTS),
+        *remove_stale_temporaries(out_dir / PLOTS, PLOT_FILES),
+    ]
 
 
 @dataclass
@@ -353,6 +365,7 @@ def run_attack(
     inputs = checked.inputs(config) if checked is not None else treebank_inputs(config, total)
     with locked_directory(out_dir, "brittle attack"), contextlib.ExitStack() as stack:
         check_out_dir(out_dir, config, resume=resume, overwrite=overwrite)
+        sweep_left_overs(out_dir)  # of a run killed before it could remove them
         if resume:
             check_inputs(out_dir, inputs)
         if sharded:

@@ -27,6 +27,10 @@ files untouched). Outputs to devices, FIFOs and standard output are buffered and
 written when the set commits, before the renames.
 
 :func:`atomic_directory` yields a staging directory and swaps it for a whole directory.
+
+A process killed at the wrong moment (``kill -9``, a lost node) leaves its temporaries;
+:func:`remove_stale_temporaries` removes those of given outputs once the caller knows
+no other process writes them.
 """
 
 from __future__ import annotations
@@ -35,12 +39,13 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -60,6 +65,8 @@ __all__ = [
     "atomic_write",
     "check_output",
     "output_set",
+    "remove_stale_temporaries",
+    "stale_temporaries",
     "write_json",
 ]
 
@@ -749,3 +756,51 @@ def write_json(path: str | os.PathLike[str], data: object, *, sort_keys: bool = 
     with atomic_write(path) as handle:
         json.dump(data, handle, indent=2, sort_keys=sort_keys)
         handle.write("\n")
+
+
+# ------------------------------------------------------------------ left-overs
+#: The random part of a name made by ``tempfile.mkstemp``/``mkdtemp``.
+_RANDOM = r"[a-z0-9_]{8}"
+
+
+def _left_over_pattern(name: str) -> re.Pattern[str]:
+    """What this module names the temporaries of output ``name``: a file being written
+    (``.NAME.XXXXXXXX.tmp``), a directory being built (``.NAME-XXXXXXXX.tmp``), a
+    replaced file kept to undo a set (``.NAME.PID-NS.bak``) and a replaced directory
+    being deleted (``.NAME-PID-NS.old``)."""
+    n = re.escape(name)
+    return re.compile(
+        rf"\.{n}\.{_RANDOM}\.tmp|\.{n}-{_RANDOM}\.tmp|\.{n}\.\d+-\d+\.bak|\.{n}-\d+-\d+\.old"
+    )
+
+
+def stale_temporaries(directory: Path, names: Iterable[str]) -> list[Path]:
+    """The temporaries of the outputs ``names`` (file names in ``directory``) that
+    writers of this module left in ``directory``, sorted; nothing else in it matches.
+    """
+    patterns = [_left_over_pattern(name) for name in names]
+    try:
+        entries = sorted(directory.iterdir())
+    except OSError:
+        return []
+    return [e for e in entries if any(p.fullmatch(e.name) for p in patterns)]
+
+
+def remove_stale_temporaries(directory: Path, names: Iterable[str]) -> list[Path]:
+    """Remove :func:`stale_temporaries` of ``names`` in ``directory``; the paths removed.
+
+    Call it only while no other process can be writing these outputs: holding the
+    directory's lock (:func:`brittle.engine.core.lock.locked_directory`). A temporary
+    that cannot be removed is left (the run goes on; it never reads them).
+    """
+    removed = []
+    for path in stale_temporaries(directory, names):
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
