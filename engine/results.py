@@ -10,6 +10,7 @@ field.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
@@ -196,7 +197,7 @@ class ResultRow:
                 )
                 for t, v in data["tasks"].items()
             },
-            damage=float(data["damage"]),
+            damage=_finite(data["damage"], "damage"),
             syntax_distance=data["syntax_distance"],
             hamming=int(data["hamming"]),
             eligible_positions=int(data["eligible_positions"]),
@@ -205,7 +206,7 @@ class ResultRow:
             syntax_checked=int(data["syntax_checked"]),
             epsilon_l2=data["epsilon_l2"],
             epsilon_cosine=data["epsilon_cosine"],
-            seconds=float(data["seconds"]),
+            seconds=_finite(data["seconds"], "seconds"),
             dnd=_optional_float(data.get("dnd")),
             idc=_optional_float(data.get("idc")),
             rejected=_optional_counts(data.get("rejected")),
@@ -220,6 +221,20 @@ class ResultRow:
 _OPTIONAL = frozenset(
     {"dnd", "idc", "rejected", "surprisal_increase", "similarity", "retag", "predictions"}
 )
+
+
+def _finite(value: object, field: str) -> float:
+    """``value`` as a finite number (the attack never writes NaN or an infinity).
+
+    Raises:
+        ValueError: naming ``field``, when ``value`` is no finite number.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{field} is not a number: {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{field} is {value!r}, not a finite number")
+    return number
 
 
 def _optional_float(value: object) -> float | None:

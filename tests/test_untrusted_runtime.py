@@ -26,6 +26,7 @@ from brittle.engine import shards
 from brittle.engine.core import resources
 from brittle.engine.core.atomic import remove_stale_temporaries, stale_temporaries
 from brittle.engine.core.errors import BrittleInputError, ConfigError, ResourceMissingError
+from brittle.engine.core.lock import locked_directory
 from brittle.engine.core.resources.loading import from_pretrained, refuse_custom_code
 from brittle.engine.report import PLOTS
 from brittle.engine.shards import parse_ray_address
@@ -397,3 +398,63 @@ def test_sigterm_during_an_attack_says_how_to_resume_and_resume_sweeps_left_over
     assert resumed.exit_code == 0, resumed.output
     assert not any(path.exists() for path in left)
     assert (out / "my-notes.tmp").exists() and (out / "adversarial.conllu").exists()
+
+
+# --------------------------------------------------------------- brittle report
+
+
+@pytest.fixture
+def attacked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An attack directory of the fixture treebank (stand-in probes and components)."""
+    from test_attack import components
+    from test_attack_reliability import make_probe
+
+    import brittle.cli.attack as cli_attack
+
+    monkeypatch.setattr(
+        cli_attack, "build_components", lambda config, **options: components(config.search)
+    )
+    out = tmp_path / "out"
+    args = ["attack", str(TREEBANK), "--parser", "gold", "--budget", "2", "--out", str(out)]
+    args += ["--probe", str(make_probe(tmp_path / "dist"))]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def report(out: Path) -> Result:
+    return CliRunner().invoke(main, ["report", str(out)])
+
+
+def test_report_refuses_a_directory_an_attack_is_running_in(attacked: Path) -> None:
+    before = (attacked / "summary.json").read_bytes()
+    with locked_directory(attacked, "brittle attack"):
+        line = one_error_line(report(attacked))
+    assert f"{attacked} is in use by brittle attack (pid {os.getpid()}" in line
+    assert "an attack is running there" in line
+    assert (attacked / "summary.json").read_bytes() == before
+    assert report(attacked).exit_code == 0  # released
+
+
+def test_report_refuses_a_budget_of_a_multi_budget_attack_that_is_running(
+    attacked: Path,
+) -> None:
+    budget = attacked.parent / "multi" / "tau=2"
+    budget.parent.mkdir()
+    attacked.rename(budget)
+    with locked_directory(budget.parent, "brittle attack"):
+        line = one_error_line(report(budget))
+    assert f"{budget.parent} is in use by brittle attack" in line
+    assert "an attack is running there" in line
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+def test_report_refuses_a_damage_that_is_no_finite_number(attacked: Path, value: str) -> None:
+    results = attacked / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    row = json.loads(lines[1])
+    row["damage"] = float(value.replace("Infinity", "inf"))
+    lines[1] = json.dumps(row, sort_keys=True) + "\n"
+    results.write_text("".join(lines))
+    line = one_error_line(report(attacked))
+    assert line.startswith(f"error: {results}:2: ") and "damage" in line

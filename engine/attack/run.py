@@ -45,7 +45,7 @@ from brittle.engine.core.atomic import remove_stale_temporaries
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.json_types import JSONObject
-from brittle.engine.core.lock import locked_directory
+from brittle.engine.core.lock import DirectoryInUse, held, holder, locked_directory
 from brittle.engine.core.overlap import Named, check_no_overlap, named
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
@@ -413,13 +413,43 @@ def run_attack(
 
 def rerender(out: str | os.PathLike[str]) -> Summary:
     """Render summary.json, summary.md, plots and adversarial.conllu again from
-    ``results.jsonl`` and the treebank; ``results.jsonl`` is only read."""
+    ``results.jsonl`` and the treebank; ``results.jsonl`` is only read.
+
+    The directory is locked while its files are written: a directory an attack is
+    running in (or, for a budget's ``tau=K``, the multi-budget directory above it) is
+    refused.
+
+    Raises:
+        ConfigError: not an attack directory, or one in use.
+        BrittleInputError: a malformed ``results.jsonl`` or configuration (file, line).
+    """
     out_dir = Path(out)
     saved = out_dir / CONFIG_JSON
     if not saved.exists():
         raise ConfigError(f"{out_dir} has no {CONFIG_JSON}: not an attack output directory")
     if not (out_dir / RESULTS).exists():
         raise ConfigError(f"{out_dir} has no {RESULTS}: not an attack output directory")
+    above = out_dir.resolve().parent
+    if out_dir.resolve().name.startswith("tau=") and held(above):
+        raise _in_use(above, holder(above))
+    try:
+        with locked_directory(out_dir, "brittle report"):
+            sweep_left_overs(out_dir)
+            return _rerender_locked(out_dir, saved)
+    except DirectoryInUse as busy:
+        raise _in_use(out_dir, busy.holder) from None
+
+
+def _in_use(directory: Path, who: str) -> ConfigError:
+    """The refusal of ``brittle report`` in a directory another run holds."""
+    running = "an attack is running there" if "attack" in who else "another run is writing it"
+    return ConfigError(
+        f"{directory} is in use by {who}: {running}; run brittle report once it has finished"
+    )
+
+
+def _rerender_locked(out_dir: Path, saved: Path) -> Summary:
+    """:func:`rerender` once ``out_dir`` is locked."""
     try:
         config = AttackConfig.from_dict(_json_object(saved))
     except (KeyError, TypeError, ValueError) as exc:

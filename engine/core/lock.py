@@ -16,19 +16,65 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.errors import ConfigError, OutputError
 
 #: File name of the lock inside the locked directory.
 LOCK_NAME = ".brittle.lock"
 
 
-def holder(directory: Path) -> str:
-    """Who holds (or last held) the lock of ``directory``, as one phrase."""
+class DirectoryInUse(ConfigError):
+    """Another live process holds the lock of a directory.
+
+    Attributes:
+        directory: the directory.
+        holder: who holds it, as one phrase (see :func:`holder`).
+        command: the holder's command (``brittle attack``), ``""`` when unknown.
+    """
+
+    def __init__(self, directory: Path, message: str) -> None:
+        super().__init__(message)
+        self.directory = directory
+        self.holder = holder(directory)
+        self.command = holder_command(directory)
+
+
+def _record(directory: Path) -> dict[str, object]:
+    """What the lock file of ``directory`` says about its holder (empty: nothing)."""
     try:
         info = json.loads((directory / LOCK_NAME).read_text())
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def holder(directory: Path) -> str:
+    """Who holds (or last held) the lock of ``directory``, as one phrase."""
+    info = _record(directory)
+    try:
         return f"{info['command']} (pid {info['pid']}, started {info['started']})"
-    except (OSError, ValueError, KeyError, TypeError):
+    except KeyError:
         return "another brittle run"
+
+
+def holder_command(directory: Path) -> str:
+    """The command that holds (or last held) the lock of ``directory`` (``""``: unknown)."""
+    command = _record(directory).get("command")
+    return command if isinstance(command, str) else ""
+
+
+def held(directory: Path) -> bool:
+    """Whether a live process holds the lock of ``directory`` now (creates nothing)."""
+    try:
+        fd = os.open(directory / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing releases the probe's own lock
+    return False
 
 
 @contextmanager
@@ -36,18 +82,23 @@ def locked_directory(directory: Path, command: str) -> Iterator[Path]:
     """Hold the exclusive lock of ``directory`` (created if needed) while the block runs.
 
     Raises:
-        ConfigError: another live process holds the lock (the message names it).
+        DirectoryInUse: another live process holds the lock (the message names it).
+        OutputError: the directory or its lock file cannot be created.
     """
-    directory.mkdir(parents=True, exist_ok=True)
     path = directory / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise OutputError.of(path, err) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ConfigError(
+            raise DirectoryInUse(
+                directory,
                 f"{directory} is in use by {holder(directory)}; wait for it to finish "
-                "or choose another --out"
+                "or choose another --out",
             ) from None
         record = {
             "command": command,
@@ -62,24 +113,16 @@ def locked_directory(directory: Path, command: str) -> Iterator[Path]:
 
 
 def check_unlocked(directory: Path) -> None:
-    """Fail now, before a long set-up, when a live run holds the lock of ``directory``.
-
-    Nothing is created: a directory without a lock file is free. The lock is only
-    tried, and released at once; :func:`locked_directory` takes it for the run.
+    """Fail now, before a long set-up, when a live run holds the lock of ``directory``
+    (nothing is created; :func:`locked_directory` takes the lock for the run).
 
     Raises:
-        ConfigError: another live process holds the lock (the message names it).
+        DirectoryInUse: another live process holds the lock (the message names it).
+        OutputError: the directory or its lock file cannot be created.
     """
-    try:
-        fd = os.open(directory / LOCK_NAME, os.O_RDONLY)
-    except OSError:  # no lock file (or no directory): nobody holds it
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise ConfigError(
+    if held(directory):
+        raise DirectoryInUse(
+            directory,
             f"{directory} is in use by {holder(directory)}; wait for it to finish "
-            "or choose another --out"
-        ) from None
-    finally:
-        os.close(fd)
+            "or choose another --out",
+        )
