@@ -88,7 +88,8 @@ def run_attack(out: Path, probes: Sequence[Path], method: str, limit: int, b: in
     resume = ("--resume",) if out.exists() else ()
     brittle(
         "attack", TEST, *[x for p in probes for x in ("--probe", p)], "--method", method,
-        *OPTIONS.get(method, ()), "--search", "sample", "-b", b, "--check-all",
+        *OPTIONS.get(method, ()), "--constraint", "syntax:0.2",  # the tables' constraint
+        "--search", "sample", "-b", b, "--check-all",
         "--budget", ",".join(map(str, BUDGETS)), "--limit", limit, "--seed", 0,
         "--quiet", "--out", out, *resume,
     )  # fmt: skip

@@ -280,7 +280,9 @@ def run_with_progress(
     help="A constraint every kept perturbation satisfies, e.g. syntax:0.2, pos:1, budget, "
     "similarity:0.8, fluency:0.7,12/changed, word-similarity:0.6, retag (repeat for "
     "several; `brittle list "
-    "constraints`, docs/constraints.md). Default: syntax at --max-syntax-distance.",
+    "constraints`, docs/constraints.md). Default: syntax at --max-syntax-distance; "
+    "for copos and coco, which mean to keep the meaning, also similarity, fluency and "
+    "word-similarity (as perturb). The applied list is printed at start.",
 )
 @click.option(
     "--query-budget",

@@ -13,6 +13,7 @@ from brittle.scorers.representations import DTYPES
 from brittle.search.constraints import ConstraintSpec
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import parse_options
+from brittle.search.presets import MEANING_CONSTRAINTS
 from brittle.search.strategies.base import STRATEGIES
 
 
@@ -103,8 +104,14 @@ class AttackConfig:
 
     @property
     def constraint_specs(self) -> tuple[str, ...]:
-        """The constraints applied: ``constraints``, or ``syntax`` at the default threshold."""
-        return self.constraints or (f"syntax:{self.max_syntax_distance}",)
+        """The constraints applied: ``constraints``, or the default: ``syntax`` at
+        ``max_syntax_distance``, and for generators that mean to keep the meaning (coPOS,
+        coCO) the meaning constraints too, as ``perturb`` applies them
+        (:data:`~brittle.search.presets.MEANING_CONSTRAINTS`)."""
+        if self.constraints:
+            return self.constraints
+        keeps = GENERATORS.get(self.method).keeps_meaning
+        return (f"syntax:{self.max_syntax_distance}",) + (MEANING_CONSTRAINTS if keeps else ())
 
     def parsed_generator_options(self) -> dict[str, object]:
         """``generator_options`` as the generator's keyword arguments (checked)."""

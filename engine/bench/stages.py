@@ -474,6 +474,7 @@ def _attack_config(ctx: BenchContext, count: int) -> AttackConfig:
         candidates=5,
         beam_width=2,
         parser="spacy",
+        constraints=("syntax:0.2",),  # pinned: the workload stays the one measured before
         limit=count,
         generator_options=tuple(f"{k}={v}" for k, v in BENCH_COPOS.items()),
     )
