@@ -8,15 +8,18 @@ a test needs is written by the test.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pickle
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
@@ -30,8 +33,9 @@ from brittle.engine.core.lock import locked_directory
 from brittle.engine.core.resources.loading import from_pretrained, refuse_custom_code
 from brittle.engine.report import PLOTS
 from brittle.engine.shards import parse_ray_address
+from brittle.search.embedding_store import EmbeddingStore, row_sum
 
-from support import FIXTURES
+from support import FIXTURES, missing_sentence_models
 
 TREEBANK = FIXTURES / "mwt_empty.conllu"
 
@@ -458,3 +462,110 @@ def test_report_refuses_a_damage_that_is_no_finite_number(attacked: Path, value:
     results.write_text("".join(lines))
     line = one_error_line(report(attacked))
     assert line.startswith(f"error: {results}:2: ") and "damage" in line
+
+
+# --------------------------------------------------------------- the embedding store
+
+
+def tamper(path: Path, text: str, vector: np.ndarray, *, checksum: bool) -> None:
+    """Overwrite ``text``'s stored vector, with a matching checksum or keeping the old."""
+    blob = np.asarray(vector, np.float32).tobytes()
+    with sqlite3.connect(path) as db:
+        if checksum:
+            db.execute(
+                "UPDATE vectors SET v = ?, sum = ? WHERE text = ?",
+                (blob, row_sum(text, blob), text),
+            )
+        else:
+            db.execute("UPDATE vectors SET v = ? WHERE text = ?", (blob, text))
+    db.close()
+
+
+def damaged_files(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(f"{path.name}.damaged-*"))
+
+
+def warnings_about(caplog: pytest.LogCaptureFixture, word: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records if word in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    ("vector", "checksum"),
+    [
+        ([np.nan, np.nan, np.nan], True),  # not finite, though its checksum matches
+        ([np.inf, 0.0, 1.0], True),
+        ([0.25, -3.5, 7.0], False),  # another vector under the old checksum
+    ],
+)
+def test_a_damaged_store_is_set_aside_once_and_built_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, vector: list[float], checksum: bool
+) -> None:
+    path = tmp_path / "e.sqlite"
+    store = EmbeddingStore(path, dim=3)
+    store.put_many({"a": np.array([1, 2, 3], np.float32), "b": np.array([4, 5, 6], np.float32)})
+    store.close()
+    tamper(path, "b", np.array(vector), checksum=checksum)
+    with caplog.at_level(logging.WARNING):
+        later = EmbeddingStore(path, dim=3)
+        assert later.get_many(["a", "b"]) == {}  # nothing of it is trusted
+        later.put_many({"a": np.array([1, 2, 3], np.float32)})  # computed again
+        assert later.get_many(["a", "b"])["a"].tolist() == [1, 2, 3]
+        again = EmbeddingStore(path, dim=3)  # a later run: no second warning
+        assert set(again.get_many(["a", "b"])) == {"a"}
+    assert len(warnings_about(caplog, "damaged")) == 1
+    assert len(damaged_files(path)) == 1
+
+
+def test_a_file_that_is_no_store_is_set_aside(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "e.sqlite"
+    path.write_bytes(b"\x00garbage that is not an SQLite database" * 100)
+    with caplog.at_level(logging.WARNING):
+        assert EmbeddingStore(path, dim=2).get_many(["a"]) == {}
+        fresh = EmbeddingStore(path, dim=2)
+        fresh.put_many({"a": np.zeros(2, np.float32)})
+        assert set(EmbeddingStore(path, dim=2).get_many(["a"])) == {"a"}
+    assert len(warnings_about(caplog, "damaged")) == 1
+    assert [p.read_bytes()[:1] for p in damaged_files(path)] == [b"\x00"]
+
+
+def test_a_store_of_another_layout_is_set_aside(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "e.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE vectors (text TEXT PRIMARY KEY, v BLOB)")
+        db.execute(
+            "INSERT INTO vectors VALUES ('a', ?)", (np.full(2, np.nan, np.float32).tobytes(),)
+        )
+    db.close()
+    with caplog.at_level(logging.WARNING):
+        assert EmbeddingStore(path, dim=2).get_many(["a"]) == {}
+    assert "columns text, v" in " ".join(warnings_about(caplog, "damaged"))
+    assert len(damaged_files(path)) == 1
+
+
+def test_vectors_that_are_not_finite_are_not_stored(tmp_path: Path) -> None:
+    store = EmbeddingStore(tmp_path / "e.sqlite", dim=2)
+    store.put_many({"a": np.array([np.nan, 1], np.float32), "b": np.ones(2, np.float32)})
+    assert len(store) == 1
+
+
+@pytest.mark.skipif(missing_sentence_models() is not None, reason="no bundled encoder")
+def test_a_tampered_store_gives_the_vectors_of_a_clean_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from brittle.search.sentence_models import SentenceEncoder
+
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    glosses = ["a piece of furniture for one person to sit on", "a legislative position"]
+    first = SentenceEncoder(device="cpu")
+    clean = first.embed_alone(glosses)
+    path = first._store().path
+    first._store().close()
+    tamper(path, glosses[1], np.full(clean.shape[1], np.nan), checksum=True)
+    with caplog.at_level(logging.WARNING):
+        later = SentenceEncoder(device="cpu").embed_alone(glosses)
+    assert np.array_equal(later, clean)
+    assert len(warnings_about(caplog, "damaged")) == 1
