@@ -16,15 +16,19 @@ The page has three parts:
 
 Nothing is fetched: style and script are inline (``report.css`` and ``report.js`` next
 to this module), and a Content-Security-Policy forbids any request other than inline
-data. The sentences go in one ``application/json`` script block, compactly (labels
-interned, one array per field), streamed to the file one row at a time, so a large run
-is written without holding it in memory. The page is a function of the run's files: the
-same results give the same bytes.
+data. The policy names the one style sheet and the one script by their SHA-256 hash
+(:func:`content_policy`), so no other script runs and no other style sheet applies even
+if some text ever reached the page unescaped; only style attributes (the legend's
+colours) are allowed inline. The sentences go in one ``application/json`` script
+block, compactly (labels interned, one array per field), streamed to the file one row
+at a time, so a large run is written without holding it in memory. The page is a
+function of the run's files: the same results give the same bytes.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -49,6 +53,7 @@ __all__ = [
     "LabelIndex",
     "SentenceRecords",
     "code_spans",
+    "content_policy",
     "html_table",
     "png_figure",
     "render_overview",
@@ -63,7 +68,34 @@ REPORT_HTML = "report.html"
 #: Plots inlined in the overview, in order, when the run directory has them.
 PLOT_FILES = ("clean_vs_perturbed.png", "drop_vs_budget.png")
 
-_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+
+def _source_hash(text: str) -> str:
+    """The CSP source of an inline element whose content is ``text``: ``'sha256-...'``."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_policy(style: str, script: str | None = None) -> str:
+    """The Content-Security-Policy of a page whose one ``<style>`` element holds
+    ``style`` and whose one script (if any) holds ``script``, exactly as written.
+
+    Nothing may be fetched (``default-src 'none'``; images are ``data:`` URIs). The
+    style element and the script are allowed by their hash, so an injected ``<script>``,
+    ``<style>``, event-handler attribute or ``javascript:`` URL is refused. Style
+    attributes stay allowed (``style-src-attr``: the page's script colours legends with
+    them); ``style-src`` is the fallback of browsers without the CSP 3 directives.
+    """
+    policy = [
+        "default-src 'none'",
+        "img-src data:",
+        "style-src 'unsafe-inline'",
+        f"style-src-elem {_source_hash(style)}",
+        "style-src-attr 'unsafe-inline'",
+    ]
+    if script is not None:
+        policy.append(f"script-src {_source_hash(script)}")
+    return "; ".join(policy)
+
 
 _HEAD = Template(
     """<!DOCTYPE html>
@@ -73,8 +105,7 @@ _HEAD = Template(
 <meta http-equiv="Content-Security-Policy" content="$csp">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>$title</title>
-<style>
-$css</style>
+<style>$css</style>
 </head>
 <body>
 <header>
@@ -169,8 +200,7 @@ ATTACK_FILTERS = (
 
 _TAIL = Template(
     """</script>
-<script>
-$js</script>
+<script>$js</script>
 </body>
 </html>
 """
@@ -214,8 +244,7 @@ _STATIC = Template(
 <meta http-equiv="Content-Security-Policy" content="$csp">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>$title</title>
-<style>
-$css</style>
+<style>$css</style>
 </head>
 <body>
 <header>
@@ -233,7 +262,13 @@ $body
 def static_page(title: str, body: str) -> str:
     """A self-contained page with the report's style and no script around ``body``
     (HTML); ``title`` is text."""
-    return _STATIC.substitute(csp=_CSP, title=_e(title), css=_asset("report.css"), body=body)
+    css = _inline(_asset("report.css"))
+    return _STATIC.substitute(csp=content_policy(css), title=_e(title), css=css, body=body)
+
+
+def _inline(text: str) -> str:
+    """An asset as it is written inside its element: on lines of its own."""
+    return "\n" + text
 
 
 def code_spans(text: str) -> str:
@@ -508,19 +543,20 @@ def write_sentence_page(
         for code, value, text in filters
     )
     heads = "\n".join(c.heading(sorted_by=k == 0) for k, c in enumerate(columns))
+    css, js = _inline(_asset("report.css")), _inline(_asset("report.js"))
     with atomic_write(target) as handle:
         handle.write(
             _HEAD.substitute(
-                csp=_CSP,
+                csp=content_policy(css, js),
                 title=_e(title),
-                css=_asset("report.css"),
+                css=css,
                 overview=overview,
                 filters=options,
                 columns=heads,
             )
         )
         _write_data(handle, meta, records, labels)
-        handle.write(_TAIL.substitute(js=_asset("report.js")))
+        handle.write(_TAIL.substitute(js=js))
 
 
 def write_html_report(

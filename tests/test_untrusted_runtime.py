@@ -7,6 +7,8 @@ a test needs is written by the test.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import logging
 import os
@@ -17,10 +19,12 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from browser import Browser, find_chromium
 from click.testing import CliRunner, Result
 
 from brittle.cli.group import Terminated, terminate_as_interrupt
@@ -31,6 +35,7 @@ from brittle.engine.core.atomic import remove_stale_temporaries, stale_temporari
 from brittle.engine.core.errors import BrittleInputError, ConfigError, ResourceMissingError
 from brittle.engine.core.lock import locked_directory
 from brittle.engine.core.resources.loading import from_pretrained, refuse_custom_code
+from brittle.engine.html_report import content_policy, static_page
 from brittle.engine.report import PLOTS
 from brittle.engine.shards import parse_ray_address
 from brittle.search.embedding_store import EmbeddingStore, row_sum
@@ -569,3 +574,81 @@ def test_a_tampered_store_gives_the_vectors_of_a_clean_run(
         later = SentenceEncoder(device="cpu").embed_alone(glosses)
     assert np.array_equal(later, clean)
     assert len(warnings_about(caplog, "damaged")) == 1
+
+
+# --------------------------------------------------------------- report pages: CSP
+
+_RECORD_VIOLATIONS = (
+    "window.__violations = [];"
+    "document.addEventListener('securitypolicyviolation',"
+    " e => window.__violations.push(e.violatedDirective));"
+)
+_INJECTED = (
+    "<script>document.body.dataset.pwned = 'script'</script>"
+    "<style>body { display: none }</style>"
+    '<img src="data:," onerror="document.body.dataset.pwned = \'handler\'">'
+)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip("no Chromium found (install Debian's `chromium` package)")
+    with Browser(binary) as browser:
+        # Runs before the page's own script, and the page's policy does not apply to it.
+        browser.send("Page.addScriptToEvaluateOnNewDocument", source=_RECORD_VIOLATIONS)
+        yield browser
+
+
+def test_every_page_names_its_script_and_style_by_hash(probed_attack: Path, tmp_path: Path) -> None:
+    css = "\nbody { color: red }\n"
+    js = "\nvar x = 1;\n"
+    policy = content_policy(css, js)
+    assert "unsafe-inline" not in policy.split("script-src")[1]
+    assert (
+        f"script-src 'sha256-{base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()}'"
+        in policy
+    )
+    page = (probed_attack / "report.html").read_text()
+    assert "script-src 'unsafe-inline'" not in page and "script-src 'sha256-" in page
+    assert "script-src" not in static_page("t", "<p>x</p>")  # no script at all
+
+
+def test_the_report_pages_run_under_their_policy(
+    chromium: Browser, probed_attack: Path, perturb_page: Path
+) -> None:
+    chromium.open(probed_attack / "report.html")
+    assert chromium.evaluate("document.querySelectorAll('#sentence-table tbody tr').length") > 0
+    k = chromium.evaluate(
+        "Array.from(document.querySelectorAll('#sentence-table tbody tr td:last-child'))"
+        ".findIndex(td => td.textContent === 'success')"
+    )
+    chromium.evaluate(f"document.querySelectorAll('#sentence-table tbody tr')[{k}].click()")
+    chromium.wait_until("!document.getElementById('sentence-view').hidden")
+    swatch = "getComputedStyle(document.querySelector('#sentence-view .legend .sw'))"
+    assert chromium.evaluate(f"{swatch}.borderTopStyle") in ("solid", "dashed", "dotted")
+    assert chromium.evaluate("window.__violations") == []
+    chromium.open(perturb_page)
+    assert chromium.evaluate("window.__violations") == []
+    assert chromium.errors == []
+
+
+def test_injected_script_style_and_handlers_do_not_run(
+    chromium: Browser, probed_attack: Path, tmp_path: Path
+) -> None:
+    page = (probed_attack / "report.html").read_text()
+    injected = tmp_path / "report.html"
+    injected.write_text(page.replace("</body>", _INJECTED + "</body>"))
+    chromium.open(injected)  # the page's own script still runs: it sets data-ready
+    time.sleep(0.2)
+    assert chromium.evaluate("document.body.dataset.pwned || ''") == ""
+    assert chromium.evaluate("getComputedStyle(document.body).display") == "block"
+    violations = set(chromium.evaluate("window.__violations"))
+    assert {"script-src-elem", "style-src-elem", "script-src-attr"} <= violations
+    static = tmp_path / "static.html"
+    static.write_text(static_page("t", "<p>x</p>").replace("</body>", _INJECTED + "</body>"))
+    chromium.open(static, ready="document.readyState === 'complete'")
+    time.sleep(0.2)
+    assert chromium.evaluate("document.body.dataset.pwned || ''") == ""
+    assert chromium.evaluate("getComputedStyle(document.body).margin") == "0px"  # its sheet
