@@ -11,6 +11,11 @@ say which of these their output is: a preset does, by construction.
   adverbs). A nonword carries no lexical meaning, so the gold tree stays the analysis
   by construction; no re-parse is asked for (a parser's guess about a nonword would
   reject exactly the sentences the preset is for), only the word budget.
+- ``grammatical``: random real words in the same regularly inflected slots, drawn
+  only among content words (no function word in or out), verbs with a WordNet frame
+  for the use the tree shows, count or mass nouns as the slot needs, inflected to
+  agree; the ``retag`` constraint then asks the parser to tag each new word with the
+  gold UPOS (a word the parser reads as another class would change the analysis).
 - ``meaning``: coPOS synonyms of the sense each word has in its sentence, kept only
   when the re-parse stays within the syntax threshold and the sentence stays as likely
   and as close in meaning (``similarity``, ``fluency``, ``word-similarity``).
@@ -74,6 +79,23 @@ PRESETS.register("tree", help="nonwords in regularly inflected slots: the gold t
         constraints=("budget",),
         summary="Jabberwocky nonwords (one syllable, the slot's regular inflection) in "
         "common nouns, lexical verbs, adjectives and -ly adverbs",
+    )
+)
+PRESETS.register("grammatical", help="real words of the slot's class, frame and count")(
+    ValidityPreset(
+        level="grammatical",
+        method="random",
+        generator_options=(
+            "slots=regular",
+            "function_words=false",
+            "frames=true",
+            "countability=true",
+            "oversample=10",
+        ),
+        constraints=("budget", "retag"),
+        summary="random real words of the slot's fine tag, no function words, verbs "
+        "with a frame for the slot's use, count or mass nouns as the slot needs, and "
+        "the parser's tag of each new word the gold one",
     )
 )
 PRESETS.register("meaning", help="in-sense WordNet synonyms, checked for sense and syntax")(

@@ -15,9 +15,20 @@ from hypothesis import strategies as st
 from brittle.cli.main import main
 from brittle.engine.core.conllu import iter_conllu
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.sentence import Sentence
+from brittle.search.generators.closed_class import is_function_word
 from brittle.search.generators.inflection import regular_inflection
-from brittle.search.generators.jabberwocky import Jabberwocky, common_case, slot_tag
+from brittle.search.generators.jabberwocky import Jabberwocky
+from brittle.search.generators.random_words import (
+    RandomWords,
+    adjective_position,
+    adjective_positions,
+    slot_uses,
+    verb_fits,
+)
+from brittle.search.generators.slots import common_case, slot_tag
 from brittle.search.generators.syllables import ONSETS, RHYMES, SyllableStems
+from brittle.search.generators.usage import is_countable
 from brittle.search.presets import PRESETS, resolve_preset
 
 TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
@@ -156,3 +167,91 @@ def test_attack_with_the_tree_preset(tmp_path: Path, monkeypatch: pytest.MonkeyP
     config = json.loads((out / "config.json").read_text())
     assert config["method"] == "jabberwocky" and config["constraints"] == ["budget"]
     assert config["generator_options"] == ["stems=syllable", "slots=regular"]
+
+
+# ------------------------------------------------------------------ grammatical preset
+def sentence_of(text: str) -> Sentence:
+    """One sentence from CoNLL-U rows written as ``form upos xpos head deprel`` lines."""
+    rows = []
+    for n, line in enumerate(text.strip().splitlines(), 1):
+        form, upos, xpos, head, deprel = line.split()
+        rows.append(f"{n}\t{form}\t_\t{upos}\t{xpos}\t_\t{head}\t{deprel}\t_\t_")
+    return read_sentences("# sent_id = s\n# text = x\n" + "\n".join(rows) + "\n\n")[0]
+
+
+def read_sentences(text: str) -> list[Sentence]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "s.conllu"
+        path.write_text(text)
+        return list(iter_conllu(path))
+
+
+PASSIVE_PREDICATE = """
+they PRON PRP 4 nsubj:pass
+can AUX MD 4 aux
+be AUX VB 4 aux:pass
+considered VERB VBN 0 root
+representative ADJ JJ 4 xcomp
+"""
+TRANSITIVE = """
+we PRON PRP 2 nsubj
+examined VERB VBD 0 root
+the DET DT 5 det
+large ADJ JJ 5 amod
+proportions NOUN NNS 2 obj
+"""
+
+
+def test_verb_uses_and_frames() -> None:
+    assert slot_uses(sentence_of(PASSIVE_PREDICATE), 3) == {"transitive", "predicative"}
+    transitive = sentence_of(TRANSITIVE)
+    assert slot_uses(transitive, 1) == {"transitive"}
+    assert verb_fits("examine", frozenset({"transitive"}))
+    assert not verb_fits("arrive", frozenset({"transitive"}))  # no object frame
+    assert not verb_fits("parsley", frozenset({"intransitive"}))  # not a verb
+    assert verb_fits("consider", frozenset({"transitive", "predicative"}))
+    assert not verb_fits("examine", frozenset({"transitive", "predicative"}))
+
+
+def test_adjective_positions() -> None:
+    assert adjective_positions("afloat") == {"predicative"}
+    assert adjective_positions("former") == {"attributive"}
+    assert adjective_positions("large") == {"attributive", "predicative"}
+    assert adjective_position(sentence_of(TRANSITIVE), 3) == "attributive"
+
+
+def test_function_words_are_never_drawn_nor_replaced() -> None:
+    lexicon = RandomWords().lexicon
+    for word in ("could", "or", "where", "so", "can", "get", "might"):
+        assert is_function_word(word, lexicon), word
+    for word in ("dog", "examine", "large", "quickly"):
+        assert not is_function_word(word, lexicon), word
+
+
+def test_the_grammatical_generator_keeps_class_frame_and_count(ewt_test: Path) -> None:
+    sentences = [s for _, s in zip(range(150), iter_conllu(ewt_test), strict=False)]
+    options = dict(
+        slots="regular", function_words=False, frames=True, countability=True, oversample=10
+    )
+    generator = RandomWords(**options)  # type: ignore[arg-type]
+    tables = generator.candidates(sentences, top_k=4)
+    drawn = 0
+    for sentence, table in zip(sentences, tables, strict=True):
+        for position, entries in table.entries:
+            word = sentence.words[position]
+            assert not is_function_word(word.form, generator.lexicon)
+            if word.upos == "VERB":
+                assert slot_uses(sentence, position) <= {"transitive", "intransitive"}
+            for form, lemma in entries:
+                drawn += 1
+                assert not is_function_word(lemma, generator.lexicon), (form, word.form)
+                if word.upos == "VERB":
+                    assert verb_fits(lemma, slot_uses(sentence, position)), (lemma, word.form)
+                if word.upos == "ADV":
+                    assert form.lower().endswith("ly")
+                if word.upos == "NOUN" and word.xpos == "NNS":
+                    assert is_countable(lemma), lemma
+    assert drawn > 300
+    assert PRESETS.get("grammatical").method == "random"

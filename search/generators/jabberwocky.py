@@ -42,7 +42,7 @@ pseudowords in any batch.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal, TypedDict
 
@@ -50,9 +50,9 @@ from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.charlm import CharNgramModel
-from brittle.search.generators.eligibility import FUNCTION_ADVERBS
-from brittle.search.generators.inflection import match_case, regular_inflection, target_tag
+from brittle.search.generators.inflection import match_case, regular_inflection
 from brittle.search.generators.lexicon import WORDNET_POS
+from brittle.search.generators.slots import Slots, common_case, slot_tag
 from brittle.search.generators.syllables import SyllableStems
 from brittle.search.generators.vocabulary import glove
 from brittle.search.table import Candidate, SubstitutionTable
@@ -60,53 +60,12 @@ from brittle.search.table import Candidate, SubstitutionTable
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-__all__ = ["PAPER_TAGS", "REGULAR_TAGS", "Jabberwocky", "RealWords", "common_case", "slot_tag"]
+__all__ = ["Jabberwocky", "RealWords"]
 
 _MODELS: dict[tuple[int, str, int, float], CharNgramModel] = {}
 _SYLLABLES = SyllableStems()
 
-#: Fine tags of the paper's footnote 4 (Hall Maudslay & Cotterell), by UPOS: the slots
-#: whose regular forms a pseudoword can take (adverbs: ``-ly`` manner adverbs only).
-PAPER_TAGS: dict[str, frozenset[str]] = {
-    "NOUN": frozenset({"NN", "NNS"}),
-    "VERB": frozenset({"VB", "VBP", "VBZ", "VBG"}),
-    "ADJ": frozenset({"JJ", "JJR", "JJS"}),
-    "ADV": frozenset({"RB"}),
-}
-#: :data:`PAPER_TAGS` with the regular past forms (``-ed``) of verbs.
-REGULAR_TAGS: dict[str, frozenset[str]] = {
-    **PAPER_TAGS,
-    "VERB": PAPER_TAGS["VERB"] | {"VBD", "VBN"},
-}
-
 Stems = Literal["ngram", "syllable"]
-Slots = Literal["content", "regular", "paper"]
-
-
-def common_case(form: str, position: int) -> bool:
-    """Whether ``form`` is written as a common word: lowercase, or capitalised as the
-    first word of the sentence. A capital elsewhere marks a name or a title (*United*
-    States, *Southern* Senegal, the *F* statistic), a word in capitals a heading or an
-    acronym: a pseudoword there changes what kind of expression it is."""
-    return form.islower() or (position == 0 and form.istitle())
-
-
-def slot_tag(upos: str, xpos: str, feats: Mapping[str, str], form: str, slots: Slots) -> str | None:
-    """The fine tag a pseudoword in this slot takes, or ``None`` when ``slots`` leaves
-    the slot alone (see the module docstring); ``content`` takes every slot, with the
-    tag of :func:`~brittle.search.generators.inflection.target_tag` (``None`` there:
-    the bare stem)."""
-    tag = target_tag(upos, xpos, feats)
-    if slots == "content":
-        return tag
-    allowed = (PAPER_TAGS if slots == "paper" else REGULAR_TAGS).get(upos, frozenset())
-    if tag not in allowed:
-        return None
-    if upos == "ADV":
-        low = form.lower()
-        if not low.endswith("ly") or low in FUNCTION_ADVERBS or len(low) < 4:
-            return None
-    return tag
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,18 +15,38 @@ Person), and only lemmas whose inflected form is itself a vocabulary word are dr
 ``informations`` or ``overnicer``; a verb also needs a past or ``-ing`` form in the
 vocabulary). Without ``inflect``, any form of the class is drawn as is.
 
+Four options make the substitutions keep the sentence grammatical (the
+``grammatical`` validity preset turns them all on):
+
+- ``slots=regular`` fills only the regularly inflected slots of common words
+  (:mod:`~brittle.search.generators.slots`; adverbs: ``-ly`` manner adverbs, replaced
+  by ``-ly`` adverbs);
+- ``function_words=false`` neither draws a function word nor replaces one
+  (:mod:`~brittle.search.generators.closed_class`);
+- ``frames=true`` replaces a verb only when it is used with an object (or in the
+  passive) or with no complement, by a verb with a WordNet frame for that use
+  (:func:`slot_uses`); verbs with a clause, an infinitive, a gerund or a predicative
+  complement, and phrasal verbs (with a ``compound:prt`` particle), keep their word;
+  an adjective before a noun is never one WordNet marks predicate-only (*afloat*), nor
+  one after a copula prenominal-only (*former*);
+- ``countability=true`` draws count nouns where only a count noun fits (a plural, or
+  after *a*, *each*, *every*) and mass nouns for a bare singular.
+
 Draws are seeded per ``(seed, sentence id, position)``, so a sentence gets the same
 options in any batch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import ClassVar
 
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
+from brittle.search.generators.closed_class import is_function_word
+from brittle.search.generators.frames import VerbUse, synonym_fits, verb_use
 from brittle.search.generators.inflection import (
     TAG_FAMILY,
     is_lexicon_lemma,
@@ -34,10 +54,148 @@ from brittle.search.generators.inflection import (
     target_tag,
 )
 from brittle.search.generators.lexicon import PosLexicon
+from brittle.search.generators.slots import Slots, common_case, slot_tag
+from brittle.search.generators.usage import count_use, is_countable
 from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
 
-__all__ = ["RandomWords"]
+__all__ = [
+    "RandomWords",
+    "adjective_position",
+    "adjective_positions",
+    "bare_singular",
+    "slot_uses",
+    "verb_fits",
+    "verb_frames",
+]
+
+#: Dependents that let a singular count noun stand (a determiner, a possessor, a number).
+_LICENSERS = frozenset({"det", "det:poss", "nmod:poss", "nummod"})
+
+
+@cache
+def verb_frames(lemma: str) -> frozenset[int]:
+    """WordNet's frame numbers of every verb sense of ``lemma`` (empty: not a verb
+    WordNet knows)."""
+    from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
+
+    wordnet = load_wordnet()
+    frames: set[int] = set()
+    for synset in wordnet.synsets(lemma, pos="v"):
+        for entry in synset.lemmas():
+            if entry.name().lower() == lemma.lower():
+                frames.update(entry.frame_ids())
+    return frozenset(frames)
+
+
+#: WordNet frames of a verb with a predicative complement: "Something ----s something
+#: Adjective/Noun", "Something ----s Adjective/Noun", "Somebody ----s Adjective".
+PREDICATIVE_FRAMES = frozenset({5, 6, 7})
+
+
+def slot_uses(sentence: Sentence, index: int) -> frozenset[VerbUse | str]:
+    """Every use the verb at 0-based ``index`` has in the tree, for a new verb to allow
+    all of them: ``transitive`` (an object, or passive), ``clause``, ``infinitive``,
+    ``gerund``, ``predicative`` (an adjective or noun complement: "can be *considered*
+    representative"), else ``intransitive``. Unlike
+    :func:`~brittle.search.generators.frames.verb_use`, which names the one use a
+    sense must allow, a passive with a predicative complement gives both."""
+    head = str(index + 1)
+    uses: set[VerbUse | str] = set()
+    first = verb_use(sentence, index)
+    if first in ("transitive", "clause", "infinitive", "gerund"):
+        uses.add(first)
+    for word in sentence.words:
+        if word.head != head:
+            continue
+        relation = word.deprel.split(":")[0]
+        if relation in ("obj", "iobj") or word.deprel in ("nsubj:pass", "aux:pass"):
+            uses.add("transitive")
+        elif relation == "ccomp":
+            uses.add("clause")
+        elif relation == "xcomp":
+            uses.add("predicative" if word.upos != "VERB" else "complement")
+    return frozenset(uses or {"intransitive"})
+
+
+def verb_fits(lemma: str, uses: frozenset[VerbUse | str]) -> bool:
+    """Whether WordNet knows ``lemma`` as a verb with a frame for each of ``uses``
+    (frames of any of its senses)."""
+    frames = verb_frames(lemma)
+    if not frames:
+        return False
+    for use in uses:
+        if use == "predicative":
+            if not PREDICATIVE_FRAMES & frames:
+                return False
+        elif use in _JUDGED and not synonym_fits(lemma, frames, _JUDGED[use]):
+            return False
+    return True
+
+
+#: The uses for which a drawn verb is judged by its frames; other slots keep their verb.
+_PLAIN_USES = frozenset({"transitive", "intransitive"})
+
+#: The uses :func:`~brittle.search.generators.frames.fits` judges, by name.
+_JUDGED: dict[str, VerbUse] = {
+    "intransitive": "intransitive",
+    "transitive": "transitive",
+    "clause": "clause",
+    "infinitive": "infinitive",
+    "gerund": "gerund",
+}
+
+
+def _counted(sentence: Sentence, index: int) -> bool:
+    """Whether the noun at 0-based ``index`` has a number of its own ("one response")."""
+    head = str(index + 1)
+    return any(w.head == head and w.deprel == "nummod" for w in sentence.words)
+
+
+@cache
+def adjective_positions(lemma: str) -> frozenset[str]:
+    """Where the adjective ``lemma`` may stand, from WordNet's syntactic markers over
+    its senses: ``attributive`` (before a noun) unless every sense is marked
+    predicate-only (*afloat*, *asleep*), ``predicative`` (after a copula) unless every
+    sense is marked prenominal-only (*former*, *mere*). Empty: not an adjective WordNet
+    knows."""
+    from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
+
+    markers = [
+        entry.syntactic_marker()
+        for synset in load_wordnet().synsets(lemma, pos="a")
+        for entry in synset.lemmas()
+        if entry.name().lower() == lemma.lower()
+    ]
+    out = set()
+    if any(m != "(p)" for m in markers):
+        out.add("attributive")
+    if any(m not in ("(a)", "(ip)") for m in markers):
+        out.add("predicative")
+    return frozenset(out)
+
+
+def adjective_position(sentence: Sentence, index: int) -> str | None:
+    """``attributive`` for an adjective modifying a noun (``amod``), ``predicative``
+    for one with a copula, else ``None`` (not judged)."""
+    word = sentence.words[index]
+    if word.deprel.split(":")[0] == "amod":
+        return "attributive"
+    head = str(index + 1)
+    if any(w.head == head and w.deprel == "cop" for w in sentence.words):
+        return "predicative"
+    return None
+
+
+def bare_singular(sentence: Sentence, index: int) -> bool:
+    """Whether the singular noun at 0-based ``index`` stands without a determiner,
+    possessor or number and is not a modifier in a compound: only a mass noun fits
+    there ("discrimination is ..." -> "furniture is ...", not "dog is ...")."""
+    word = sentence.words[index]
+    if word.xpos != "NN" or word.deprel == "compound" or word.feats_dict.get("Number") == "Plur":
+        return False
+    head = str(index + 1)
+    return not any(w.head == head and w.deprel in _LICENSERS for w in sentence.words)
 
 
 @GENERATORS.register("random", help="random vocabulary words (same UPOS)")
@@ -53,6 +211,10 @@ class RandomWords(SubstitutionGenerator):
         vocabulary: a frequency-ordered word list; ``None`` uses GloVe's.
         lexicon: the word -> UPOS lexicon.
         oversample: words drawn per wanted option (room for inflection failures).
+        slots: ``content``, ``regular`` or ``paper`` (module docstring).
+        function_words: draw and replace function words too.
+        frames: verbs only with a WordNet frame for the slot's use.
+        countability: count nouns for count slots, mass nouns for bare singulars.
     """
 
     method: ClassVar[str] = "random"
@@ -66,6 +228,10 @@ class RandomWords(SubstitutionGenerator):
     vocabulary: Sequence[str] | None = None
     lexicon: PosLexicon = field(default_factory=PosLexicon)
     oversample: int = 3
+    slots: Slots = "content"
+    function_words: bool = True
+    frames: bool = False
+    countability: bool = False
     _pools: dict[tuple[str, bool], tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -129,12 +295,60 @@ class RandomWords(SubstitutionGenerator):
             word = sentence.words[i]
             feats = word.feats_dict
             tag = target_tag(word.upos, word.xpos, feats)
+            if not self._fillable(sentence, i):
+                return []
             agreement = (feats.get("Number"), feats.get("Person"))
+            fits = self._fit(sentence, i)
             return self._draw(
-                sentence.sent_id, i, word.form, word.lemma, word.upos, tag, k, agreement
+                sentence.sent_id, i, word.form, word.lemma, word.upos, tag, k, agreement, fits
             )
 
         return self.tables_by_word(sentences, options_at)
+
+    def _fillable(self, sentence: Sentence, i: int) -> bool:
+        """Whether the options leave the slot at ``i`` to be filled at all."""
+        word = sentence.words[i]
+        if self.slots != "content":
+            tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
+            if tag is None or not common_case(word.form, i):
+                return False
+        if not self.function_words and (
+            is_function_word(word.form, self.lexicon) or is_function_word(word.lemma, self.lexicon)
+        ):
+            return False
+        if self.frames and word.upos == "VERB":
+            head = str(i + 1)
+            if any(w.head == head and w.deprel == "compound:prt" for w in sentence.words):
+                return False  # a phrasal verb: its meaning is the verb's and the particle's
+            if slot_uses(sentence, i) - _PLAIN_USES:
+                # verbs with a clause, an infinitive, a gerund or a predicate (think,
+                # allow, keep, consider) are small classes whose frames WordNet does not
+                # separate well enough: "what do you lodge was ...", "can be rolled
+                # representative" passed the frame test
+                return False
+        return True
+
+    def _fit(self, sentence: Sentence, i: int) -> Callable[[str], bool]:
+        """What a drawn lemma must satisfy in the slot at ``i`` (beyond its class)."""
+        word = sentence.words[i]
+        tests: list[Callable[[str], bool]] = []
+        if not self.function_words:
+            tests.append(lambda lemma: not is_function_word(lemma, self.lexicon))
+        if self.slots != "content" and word.upos == "ADV":
+            tests.append(lambda lemma: lemma.endswith("ly"))
+        if self.frames and word.upos == "VERB":
+            uses = slot_uses(sentence, i)
+            tests.append(lambda lemma: verb_fits(lemma, uses))
+        if self.frames and word.upos == "ADJ":
+            position = adjective_position(sentence, i)
+            if position is not None:
+                tests.append(lambda lemma: position in adjective_positions(lemma))
+        if self.countability and word.upos == "NOUN":
+            if count_use(sentence, i) or _counted(sentence, i):
+                tests.append(is_countable)
+            elif bare_singular(sentence, i):
+                tests.append(lambda lemma: not is_countable(lemma))
+        return lambda lemma: all(test(lemma) for test in tests)
 
     def _draw(
         self,
@@ -146,6 +360,7 @@ class RandomWords(SubstitutionGenerator):
         tag: str | None,
         k: int,
         agreement: tuple[str | None, str | None] = (None, None),
+        fits: Callable[[str], bool] | None = None,
     ) -> list[Candidate]:
         inflect_to = tag if self.inflect and upos in TAG_FAMILY else None
         pool = self.pool(upos) if inflect_to is None else self.slot_pool(upos, inflect_to)
@@ -162,7 +377,7 @@ class RandomWords(SubstitutionGenerator):
         known = self.known()
         for r in picks.tolist():
             base = pool[r]
-            if base in excluded:
+            if base in excluded or (fits is not None and not fits(base)):
                 continue
             surface = (
                 base

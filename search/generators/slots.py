@@ -1,0 +1,66 @@
+"""Which word slots a generator that means to keep the tree may fill, and with what tag.
+
+A substitution keeps the gold tree when the new word can only be read the way the old
+one was: same fine tag, same features, and nothing about its shape or capitals that
+suggests another kind of expression. The slots where an English word's form shows its
+fine tag are those of regular inflection, the classes of Hall Maudslay & Cotterell's
+footnote 4 (common nouns singular and plural; verbs as infinitive, present and
+present participle; adjectives in every degree; adverbs that are not function words),
+with the regular past forms added for ``slots=regular``. Adverbs are limited to the
+``-ly`` manner adverbs: *where*, *also*, *soon* are closed-class words whose
+replacement by an open-class adverb changes the construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from brittle.search.generators.eligibility import FUNCTION_ADVERBS
+from brittle.search.generators.inflection import target_tag
+
+__all__ = ["PAPER_TAGS", "REGULAR_TAGS", "Slots", "common_case", "slot_tag"]
+
+#: Which slots a generator fills: every eligible content word (``content``), the
+#: regularly inflected ones (``regular``) or those of the paper's footnote 4 (``paper``).
+Slots = Literal["content", "regular", "paper"]
+
+#: Fine tags of the paper's footnote 4 (Hall Maudslay & Cotterell), by UPOS: the slots
+#: whose regular forms a new word can take (adverbs: ``-ly`` manner adverbs only).
+PAPER_TAGS: dict[str, frozenset[str]] = {
+    "NOUN": frozenset({"NN", "NNS"}),
+    "VERB": frozenset({"VB", "VBP", "VBZ", "VBG"}),
+    "ADJ": frozenset({"JJ", "JJR", "JJS"}),
+    "ADV": frozenset({"RB"}),
+}
+#: :data:`PAPER_TAGS` with the regular past forms (``-ed``) of verbs.
+REGULAR_TAGS: dict[str, frozenset[str]] = {
+    **PAPER_TAGS,
+    "VERB": PAPER_TAGS["VERB"] | {"VBD", "VBN"},
+}
+
+
+def common_case(form: str, position: int) -> bool:
+    """Whether ``form`` is written as a common word: lowercase, or capitalised as the
+    first word of the sentence. A capital elsewhere marks a name or a title (*United*
+    States, *Southern* Senegal, the *F* statistic), a word in capitals a heading or an
+    acronym: a new word there changes what kind of expression it is."""
+    return form.islower() or (position == 0 and form.istitle())
+
+
+def slot_tag(upos: str, xpos: str, feats: Mapping[str, str], form: str, slots: Slots) -> str | None:
+    """The fine tag a new word in this slot takes, or ``None`` when ``slots`` leaves the
+    slot alone; ``content`` takes every slot, with the tag of
+    :func:`~brittle.search.generators.inflection.target_tag` (``None`` there: the bare
+    form)."""
+    tag = target_tag(upos, xpos, feats)
+    if slots == "content":
+        return tag
+    allowed = (PAPER_TAGS if slots == "paper" else REGULAR_TAGS).get(upos, frozenset())
+    if tag not in allowed:
+        return None
+    if upos == "ADV":
+        low = form.lower()
+        if not low.endswith("ly") or low in FUNCTION_ADVERBS or len(low) < 4:
+            return None
+    return tag
