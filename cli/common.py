@@ -145,10 +145,11 @@ def validity_option(command: F) -> F:
         "--validity",
         default=None,
         type=RegistryChoice(PRESETS),
-        help="A preset valid by construction, instead of --method: tree (Jabberwocky "
-        "nonwords in regularly inflected slots; the gold tree stays right) or meaning "
-        "(in-sense coPOS synonyms with the meaning constraints). Extra --constraint and "
-        "-o options are added to the preset's.",
+        help="A generator with options and constraints valid by construction, instead "
+        "of --method: "
+        + "; ".join(f"{e.name}: {e.help}" for e in PRESETS.entries())
+        + " (`brittle list presets`, docs/validity.md). Extra --constraint and -o options "
+        "are added to the preset's.",
     )
     return option(command)
 

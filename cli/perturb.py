@@ -229,7 +229,8 @@ def perturb_command(
 
     For each sentence, --candidates random perturbations of at most --budget words are
     drawn with --method (or the preset --validity names: `tree`, nonwords that keep the
-    gold tree by construction; `meaning`, in-sense synonyms under the meaning checks).
+    gold tree by construction; `grammatical`, real words of the slot's class, frame
+    and count; `meaning`, in-sense synonyms under the meaning checks).
     Candidates that fail a constraint are rejected (by default, a re-parse by --parser
     further than --max-syntax-distance from the parse of the original); of the rest,
     the one changing the most words and, among those, disturbing the parse least is

@@ -68,7 +68,7 @@ class ValidityPreset:
 
 #: The presets, by name (``--validity NAME``).
 PRESETS: Registry[ValidityPreset] = Registry(
-    "validity presets", contract=ValidityPreset, item="validity preset"
+    "presets", contract=ValidityPreset, item="validity preset"
 )
 
 PRESETS.register("tree", help="nonwords in regularly inflected slots: the gold tree holds")(
