@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
+from rich.table import Table
 
 from brittle.cli.attack import print_summary, run_with_progress
 from brittle.cli.common import console, quiet_option, verbose_option
 from brittle.cli.group import main
 from brittle.cli.probe_progress import RichReporter
-from brittle.engine.demo import check_demo_out, demo_config, prepare_demo, train_demo_probes
+from brittle.engine.demo import (
+    TREE_DIR,
+    check_demo_out,
+    demo_config,
+    prepare_demo,
+    train_demo_probes,
+    tree_config,
+)
+from brittle.engine.report import Summary
+from brittle.search.presets import PRESETS
 
 
 @main.command("demo")
@@ -33,9 +44,10 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
     at most 2 words that most damages them while the spaCy re-parse stays within a
     normalised tree edit distance of 0.2 and the sentence stays English (the
     similarity, fluency and word-similarity constraints). Prints the worst-case drop
-    per task and
-    writes adversarial.conllu, results.jsonl, summary.json, summary.md, plots/ and
-    report.html (open it in a browser) to OUT.
+    per task and writes adversarial.conllu, results.jsonl, summary.json, summary.md,
+    plots/ and report.html (open it in a browser) to OUT. Then runs the same search
+    with the tree validity preset (Jabberwocky nonwords, which keep the gold tree by
+    construction) into OUT/tree and prints both presets' rows side by side.
 
     Training prints one line per probe (--verbose: also one per epoch; --quiet: one
     line for all, and no progress bars).
@@ -55,7 +67,37 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
         config, out, resume=False, overwrite=True, label="attack", quiet=quiet
     )
     print_summary(summary)
-    console.print(
-        f"reports written to {out}/ (summary.md, adversarial.conllu, plots/); "
-        f"open {out / 'report.html'} in a browser"
+    tree = run_with_progress(
+        tree_config(plan, limit=limit),
+        out / TREE_DIR,
+        resume=False,
+        overwrite=True,
+        label="tree preset",
+        quiet=quiet,
     )
+    print_presets({"meaning": summary, "tree": tree})
+    console.print(
+        f"reports written to {out}/ (summary.md, adversarial.conllu, plots/; the tree "
+        f"preset's in {out / TREE_DIR}/); open {out / 'report.html'} in a browser"
+    )
+
+
+def print_presets(summaries: Mapping[str, Summary]) -> None:
+    """The presets side by side: what each keeps by construction, how many sentences it
+    changed, and each task's mean worst-case drop."""
+    tasks = sorted({t for s in summaries.values() for t in s["tasks"]})
+    table = Table(title="Mean worst-case drop by validity preset")
+    table.add_column("")
+    for name in summaries:
+        table.add_column(name, justify="right")
+    table.add_row("keeps", *(PRESETS.get(name).level for name in summaries))
+    changed = []
+    for summary in summaries.values():
+        attacked = summary["sentences"] - summary["no_eligible"]
+        rate = summary["success_rate"] or 0.0
+        changed.append(f"{round(rate * attacked)}/{summary['sentences']}")
+    table.add_row("sentences changed", *changed)
+    for task in tasks:
+        drops = [s["tasks"].get(task, {}).get("mean_drop") for s in summaries.values()]
+        table.add_row(task, *("–" if d is None else f"{d:.3f}" for d in drops))
+    console.print(table)

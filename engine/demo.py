@@ -7,13 +7,16 @@ a second demo reuses them. Then the attack section is attacked with coPOS substi
 (synonyms of the sense each word has in its sentence) under a beam search, keeping only
 candidates whose spaCy re-parse stays close (``syntax:0.2``) and that stay English
 (``similarity``, ``fluency`` and ``word-similarity`` at their measured defaults,
-docs/constraints.md), and the reports are written.
+docs/constraints.md), and the reports are written. The same search then runs with the
+``tree`` validity preset (Jabberwocky nonwords, which keep the gold tree by
+construction) into ``OUT/tree``, so the two rows show what meaning-keeping change and
+what any syntax-keeping change do to the probes.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from brittle.data import default_treebank_path
@@ -23,6 +26,7 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import data_home
 from brittle.engine.probe_jobs import Reporter, TrainJob, run_train_job
 from brittle.engine.probe_training import TrainConfig
+from brittle.search.presets import PRESETS
 
 TRAIN_END = 80
 DEV_END = 95
@@ -103,8 +107,25 @@ def train_demo_probes(plan: DemoPlan, *, reporter: Reporter | None = None) -> li
     return trained
 
 
+#: Subdirectory of the demo's output that holds the ``tree`` preset's attack.
+TREE_DIR = "tree"
+
+
+def tree_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
+    """The demo's second attack: the same search with the ``tree`` validity preset
+    (Jabberwocky nonwords that keep the gold tree by construction), to set beside the
+    meaning-keeping one."""
+    preset = PRESETS.get("tree")
+    return replace(
+        demo_config(plan, limit=limit),
+        method=preset.method,
+        generator_options=preset.generator_options,
+        constraints=preset.constraints,
+    )
+
+
 def demo_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
-    """The demo's attack settings."""
+    """The demo's attack settings (coPOS under the meaning constraints)."""
     return AttackConfig(
         treebank=str(plan.attack),
         probes=tuple(str(p) for p in plan.probes),

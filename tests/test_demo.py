@@ -36,6 +36,13 @@ def test_demo_trains_attacks_and_reports(tmp_path: Path, monkeypatch) -> None:
     assert len(adversarial) == 4
     changed = [t for s in adversarial for t in s.words if "Perturbation=copos" in t.misc]
     assert changed, "the demo should perturb at least one word"
+    # The tree preset beside it: nonwords in every sentence, gold columns kept.
+    assert "Mean worst-case drop by validity preset" in result.output
+    tree = json.loads((out / "tree" / "summary.json").read_text())
+    assert tree["sentences"] == 4 and tree["config"]["method"] == "jabberwocky"
+    nonwords = read_conllu(out / "tree" / "adversarial.conllu")
+    for sentence in nonwords:  # every attacked sentence offers a slot to a nonword
+        assert any("Perturbation=jabberwocky" in t.misc for t in sentence.words)
     # A second run reuses the cached probes.
     again = CliRunner().invoke(main, ["demo", "--out", str(out), "--limit", "4"])
     assert again.exit_code == 0, again.output
