@@ -98,6 +98,9 @@ def print_presets(summaries: Mapping[str, Summary]) -> None:
         changed.append(f"{round(rate * attacked)}/{summary['sentences']}")
     table.add_row("sentences changed", *changed)
     for task in tasks:
-        drops = [s["tasks"].get(task, {}).get("mean_drop") for s in summaries.values()]
+        drops = [
+            s["tasks"][task]["mean_drop"] if task in s["tasks"] else None
+            for s in summaries.values()
+        ]
         table.add_row(task, *("–" if d is None else f"{d:.3f}" for d in drops))
     console.print(table)
