@@ -1,0 +1,198 @@
+"""Grading many (original, perturbed) pairs at once: :class:`Grader` and :func:`grade_pairs`.
+
+A pair is graded when the perturbed sentence has the original's words in the original's
+order, some of them substituted (as ``brittle perturb`` writes it). A pair whose word
+count differs, or whose words were moved (``OrigPosition`` in MISC, or the same words in
+another order), is returned ungraded with the reason. A pair that changes nothing is
+valid at every level and has no evidence.
+
+Everything heavy is batched over the pairs: one parser call (originals and perturbed
+sentences together), one LM call (per-word surprisal of both), one encoder call (the
+sentence embeddings of both). The models are the process-wide ones of
+:mod:`brittle.search.sentence_models`, loaded at first use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from brittle.engine.core.resources import load_wordnet
+from brittle.scorers.parsers import make_parser
+from brittle.search.generators.lexicon import PosLexicon
+from brittle.search.sentence_models import sentence_encoder, surprisal_model
+from brittle.search.validity.grammar import (
+    agreement_check,
+    count_check,
+    known_word_check,
+    verb_frame_check,
+)
+from brittle.search.validity.lexical import closed_class_check, form_check
+from brittle.search.validity.meaning import similarity_check, synonymy_check
+from brittle.search.validity.records import ChangedWord, Check, Grade
+from brittle.search.validity.surprisal import surprisal_check, word_surprisals
+from brittle.search.validity.tree import attachment_check, retag_check
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from brittle.engine.core.sentence import Sentence
+    from brittle.scorers.parsers.base import Parser
+
+__all__ = ["Grader", "changed_words_of", "grade_pairs", "method_of"]
+
+
+def method_of(perturbed: Sentence) -> str:
+    """The method named by the first ``Perturbation=`` MISC item (``unknown``: none)."""
+    for tok in perturbed.words:
+        method = tok.misc_dict.get("Perturbation")
+        if method:
+            return method
+    return "unknown"
+
+
+def changed_words_of(original: Sentence, perturbed: Sentence) -> tuple[ChangedWord, ...] | str:
+    """The substituted words of a pair, or why the pair cannot be graded (a string)."""
+    if len(original) != len(perturbed):
+        return f"{len(perturbed)} words where the original has {len(original)}"
+    if any("OrigPosition" in tok.misc_dict for tok in perturbed.words):
+        return "words reordered (OrigPosition in MISC): the gold tree no longer lines up"
+    old, new = original.forms, perturbed.forms
+    if old != new and sorted(old) == sorted(new):
+        return "words reordered: the gold tree no longer lines up"
+    lemmas = perturbed.lemmas
+    return tuple(
+        ChangedWord(i, a, b, lemmas[i])
+        for i, (a, b) in enumerate(zip(old, new, strict=True))
+        if a != b
+    )
+
+
+@dataclass
+class Grader:
+    """Grades pairs with one parser, causal LM, sentence encoder and WordNet.
+
+    Attributes:
+        parser: a registered parser name (``PARSERS``) or a :class:`Parser`; it re-parses
+            the perturbed sentences (and the originals, to know where it errs).
+        lm: causal LM directory (``None``: the bundled SmolLM2).
+        encoder: sentence encoder directory (``None``: the bundled MiniLM).
+        device: torch device of both (``None``: CUDA when available, else CPU).
+        dtype: precision of both (``None``: float32).
+        timings: seconds spent so far per stage (``parse``, ``lm``, ``encoder``,
+            ``checks``, ``load``), summed over calls.
+    """
+
+    parser: str | Parser = "spacy"
+    lm: str | None = None
+    encoder: str | None = None
+    device: str | None = None
+    dtype: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    _parser_loaded: Parser | None = field(default=None, init=False, repr=False)
+    _lexicon: tuple[WordNetCorpusReader, PosLexicon] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    # ------------------------------------------------------------------ resources
+    def _parser(self) -> Parser:
+        if self._parser_loaded is None:
+            parser = make_parser(self.parser) if isinstance(self.parser, str) else self.parser
+            parser.prepare()
+            self._parser_loaded = parser
+        return self._parser_loaded
+
+    def _wordnet(self) -> tuple[WordNetCorpusReader, PosLexicon]:
+        if self._lexicon is None:
+            wordnet = load_wordnet()
+            self._lexicon = (wordnet, PosLexicon(wordnet=wordnet))
+        return self._lexicon
+
+    def _took(self, stage: str, tic: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - tic
+
+    def describe(self) -> dict[str, object]:
+        """The parser and models used, for reports (loads nothing)."""
+        return {
+            "parser": self.parser if isinstance(self.parser, str) else self.parser.name,
+            "lm": self.lm or "smollm2",
+            "encoder": self.encoder or "all-MiniLM-L6-v2",
+            "wordnet": "WordNet 3.0",
+        }
+
+    # ------------------------------------------------------------------ grading
+    def grade(self, originals: Sequence[Sentence], perturbed: Sequence[Sentence]) -> list[Grade]:
+        """One :class:`Grade` per ``(originals[k], perturbed[k])``, in order."""
+        if len(originals) != len(perturbed):
+            raise ValueError(f"{len(originals)} originals but {len(perturbed)} perturbed")
+        diffs = [changed_words_of(o, p) for o, p in zip(originals, perturbed, strict=True)]
+        out: list[Grade | None] = [None] * len(originals)
+        todo: list[int] = []
+        for k, d in enumerate(diffs):
+            method = method_of(perturbed[k])
+            if isinstance(d, str):
+                out[k] = Grade(perturbed[k].sent_id, method, (), graded=False, reason=d)
+            elif not d:
+                out[k] = Grade(perturbed[k].sent_id, method, ())
+            else:
+                todo.append(k)
+        if todo:
+            tic = time.perf_counter()
+            parser = self._parser()
+            wordnet, lexicon = self._wordnet()
+            lm = surprisal_model(self.lm, device=self.device, dtype=self.dtype)
+            encoder = sentence_encoder(self.encoder, device=self.device, dtype=self.dtype)
+            self._took("load", tic)
+            olds = [originals[k] for k in todo]
+            news = [perturbed[k] for k in todo]
+            tic = time.perf_counter()
+            parses = parser.parse([*olds, *news])
+            self._took("parse", tic)
+            tic = time.perf_counter()
+            bits = word_surprisals(lm.lm, [*olds, *news])
+            self._took("lm", tic)
+            tic = time.perf_counter()
+            cosine = encoder.similarity(
+                [s.surface_text() for s in olds], [s.surface_text() for s in news]
+            )
+            self._took("encoder", tic)
+            tic = time.perf_counter()
+            m = len(todo)
+            for slot, k in enumerate(todo):
+                changed = diffs[k]
+                assert not isinstance(changed, str)
+                o, p = originals[k], perturbed[k]
+                checks: tuple[Check, ...] = (
+                    retag_check(o, changed, parses[slot], parses[m + slot]),
+                    attachment_check(o, changed, parses[slot], parses[m + slot]),
+                    closed_class_check(o, changed, lexicon),
+                    form_check(o, changed, lexicon),
+                    known_word_check(changed, lexicon),
+                    verb_frame_check(o, changed, lexicon, wordnet),
+                    agreement_check(o, changed, lexicon, p),
+                    count_check(o, changed, lexicon),
+                    surprisal_check(o, changed, bits[slot], bits[m + slot]),
+                    synonymy_check(o, changed, lexicon, wordnet),
+                    similarity_check(float(cosine[slot])),
+                )
+                out[k] = Grade(p.sent_id, method_of(p), changed, checks)
+            self._took("checks", tic)
+        return [g for g in out if g is not None]
+
+
+def grade_pairs(
+    originals: Sequence[Sentence],
+    perturbed: Sequence[Sentence],
+    *,
+    parser: str | Parser = "spacy",
+    lm: str | None = None,
+    encoder: str | None = None,
+    device: str | None = None,
+) -> list[Grade]:
+    """Grade each ``(originals[k], perturbed[k])`` pair: one parser call, one LM call and
+    one encoder call for all of them (see :class:`Grader`, which keeps the parser and
+    WordNet between calls)."""
+    grader = Grader(parser=parser, lm=lm, encoder=encoder, device=device)
+    return grader.grade(originals, perturbed)

@@ -1,0 +1,165 @@
+"""Tree-level checks of the new words alone: the class and the form each slot needs.
+
+- :func:`closed_class_check`: a function word (determiner, pronoun, modal, preposition,
+  conjunction, subordinator, particle, wh-word) in a slot of the open classes (``NOUN``,
+  ``VERB``, ``ADJ``, ``ADV``) is not analysed by the gold tree: "the rate" -> "the or",
+  "I loved it" -> "I could it", "the area" -> "the where".
+- :func:`form_check`: the new word can carry the slot's fine tag (PTB XPOS, or the one
+  UD FEATS give: ``NNS`` for ``Number=Plur``, ``VBD`` for ``Tense=Past``...): a plural
+  noun slot needs a plural form, a manner adverb in ``-ly`` an adverb, not the adjective
+  it derives from. Known words are looked up in lemminflect and WordNet
+  (:class:`~brittle.search.generators.lexicon.PosLexicon`); a word neither knows (a
+  pseudoword) must carry the tag's regular ending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from brittle.search.generators.inflection import target_tag
+from brittle.search.validity.records import ChangedWord, Check
+
+if TYPE_CHECKING:
+    from brittle.engine.core.sentence import Sentence
+    from brittle.search.generators.lexicon import PosLexicon
+
+__all__ = [
+    "CLOSED_CLASS_WORDS",
+    "OPEN_UPOS",
+    "closed_class_check",
+    "form_check",
+    "is_closed_class",
+]
+
+#: Slots of the open classes, where a function word is out of place.
+OPEN_UPOS: frozenset[str] = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
+
+#: English function words: determiners, pronouns, prepositions, conjunctions,
+#: subordinators, particles and wh-words. Written by hand because neither lexicon brittle
+#: has offline lists them: lemminflect only knows the open classes (and AUX), WordNet has
+#: no function words at all, and both give many of them spurious open-class readings
+#: ("or" and "where" are WordNet nouns, "so" a lemminflect adjective, "that" and "it"
+#: lemminflect nouns), so a lexicon test alone would let "rate -> or" through.
+CLOSED_CLASS_WORDS: frozenset[str] = frozenset(
+    {
+        # determiners and articles
+        "a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every",
+        "each", "either", "neither", "both", "all", "another", "such", "what", "which",
+        "whose", "whatever", "whichever",
+        # pronouns
+        "i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself",
+        "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself",
+        "it", "its", "itself", "we", "us", "our", "ours", "ourselves", "they", "them",
+        "their", "theirs", "themselves", "who", "whom", "whoever", "someone", "somebody",
+        "something", "anyone", "anybody", "anything", "everyone", "everybody",
+        "everything", "nobody", "nothing", "none", "one", "oneself",
+        # prepositions
+        "about", "above", "across", "after", "against", "along", "amid", "among",
+        "around", "at", "before", "behind", "below", "beneath", "beside", "besides",
+        "between", "beyond", "by", "despite", "during", "except", "for", "from", "in",
+        "inside", "into", "near", "of", "off", "on", "onto", "out", "outside", "over",
+        "per", "since", "through", "throughout", "till", "to", "toward", "towards",
+        "under", "underneath", "unlike", "until", "unto", "upon", "via", "with",
+        "within", "without",
+        # coordinating conjunctions
+        "and", "or", "but", "nor", "yet", "so", "plus",
+        # subordinators and wh-adverbs
+        "if", "whether", "because", "although", "though", "unless", "while", "whereas",
+        "than", "as", "once", "lest", "when", "where", "why", "how", "whenever",
+        "wherever", "however",
+        # particles and the existential
+        "not", "n't", "there",
+        # modals (also caught through the lexicon's AUX reading)
+        "can", "could", "may", "might", "must", "shall", "should", "will", "would",
+        "ought",
+    }
+)  # fmt: skip
+#: Lexicon AUX lemmas that are main verbs as well (not closed-class).
+_MAIN_VERB_AUX: frozenset[str] = frozenset({"be", "have", "do", "need", "dare", "get"})
+#: Regular endings of each inflected PTB tag, for words no lexicon knows.
+_ENDINGS: dict[str, tuple[str, ...]] = {
+    "NNS": ("s",),
+    "VBZ": ("s",),
+    "VBD": ("ed",),
+    "VBN": ("ed",),
+    "VBG": ("ing",),
+    "JJR": ("er",),
+    "RBR": ("er",),
+    "JJS": ("est",),
+    "RBS": ("est",),
+}
+
+
+def is_closed_class(word: str, lexicon: PosLexicon) -> bool:
+    """Whether ``word`` is a function word: in :data:`CLOSED_CLASS_WORDS`, or a modal
+    (an AUX reading in the lexicon whose lemma is not also a main verb)."""
+    key = word.lower()
+    if key in CLOSED_CLASS_WORDS:
+        return True
+    if "AUX" not in lexicon.upos(key):
+        return False
+    from lemminflect import getAllLemmas
+
+    lemmas = set(getAllLemmas(key).get("AUX", ()))
+    return bool(lemmas) and not lemmas & _MAIN_VERB_AUX
+
+
+def closed_class_check(
+    original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
+) -> Check:
+    """Fails when a function word fills a slot of an open class (value: such words)."""
+    upos = original.upos
+    bad = tuple(
+        w.new for w in changed if upos[w.index] in OPEN_UPOS and is_closed_class(w.new, lexicon)
+    )
+    return Check(
+        name="closed-class",
+        level="tree",
+        measured="changed words in NOUN/VERB/ADJ/ADV slots that are function words",
+        value=bad,
+        threshold=None,
+        passed=not bad,
+        failed=None if not bad else f"function word in an open-class slot: {', '.join(bad)}",
+    )
+
+
+def _fits_tag(word: str, upos: str, tag: str, original: str, lexicon: PosLexicon) -> bool:
+    """Whether ``word`` can be ``upos`` with the PTB ``tag`` in place of ``original``."""
+    key = word.lower()
+    known = bool(lexicon.upos(key))
+    if tag == "RB" and original.lower().endswith("ly") and not key.endswith("ly"):
+        # a manner adverb in -ly replaced by an adjective whose adverb exists in -ly
+        # ("quickly" -> "quick"): the slot wants the adverb
+        adjective = "ADJ" in lexicon.upos(key) and "ADV" not in lexicon.upos(key)
+        if adjective or (not known and "ADV" in lexicon.upos(key + "ly")):
+            return False
+    if not known:
+        endings = _ENDINGS.get(tag)
+        return endings is None or key.endswith(endings)
+    return bool(lexicon.has_tag(key, upos, tag))
+
+
+def form_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon) -> Check:
+    """Fails when a new word cannot carry its slot's fine tag (XPOS, or the tag FEATS
+    give); slots with no inflectable tag (function words, names) pass."""
+    words = original.words
+    bad: list[str] = []
+    tags: list[str | None] = []
+    for w in changed:
+        tok = words[w.index]
+        tag = target_tag(tok.upos, tok.xpos, tok.feats_dict)
+        tags.append(tag)
+        if tag is None or not w.new[:1].isalpha():
+            continue
+        if not _fits_tag(w.new, tok.upos, tag, w.original, lexicon):
+            bad.append(f"{w.new} ({tok.upos}/{tag})")
+    return Check(
+        name="form",
+        level="tree",
+        measured="changed words that can carry the slot's fine tag (PTB, from XPOS/FEATS)",
+        value=tuple(tags),
+        threshold=None,
+        passed=not bad,
+        failed=None if not bad else f"cannot carry the slot's tag: {', '.join(bad)}",
+    )

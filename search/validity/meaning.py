@@ -1,0 +1,126 @@
+"""Meaning checks (the ``meaning`` level): synonymy of the changed words, and the
+similarity of the two sentences.
+
+- :func:`synonymy_check`: each changed word is the same word (its lemma, or a spelling
+  variant of it: case, hyphens, ``a``/``an``) or shares a WordNet synset with the
+  original in the slot's part of speech, among the original's first
+  :data:`MAX_SENSE_RANK` senses (a synonym in a rare sense of the original is not the
+  sense it has in running text: "denied" and "refused" share only deny.v.03).
+- :func:`similarity_check`: the cosine of the two sentences' MiniLM embeddings is at
+  least :data:`MIN_SIMILARITY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from brittle.search.generators.lexicon import WORDNET_POS
+from brittle.search.validity.records import ChangedWord, Check
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from brittle.engine.core.sentence import Sentence
+    from brittle.search.generators.lexicon import PosLexicon
+
+__all__ = ["MAX_SENSE_RANK", "MIN_SIMILARITY", "same_lemma", "similarity_check", "synonymy_check"]
+
+#: A shared synset must be among the original lemma's first this many senses in its
+#: part of speech (WordNet orders senses by frequency in SemCor); calibrated on the
+#: pairs of docs/validity.md.
+MAX_SENSE_RANK = 3
+#: Least cosine of the MiniLM sentence embeddings; calibrated on the pairs of
+#: docs/validity.md (synonym substitutions there score 0.88 and above, near-synonyms
+#: that change the sense lower).
+MIN_SIMILARITY = 0.85
+#: Forms of one word.
+_VARIANTS: dict[str, str] = {"an": "a"}
+
+
+def _key(word: str) -> str:
+    key = word.lower().replace("-", "").replace("_", "").replace(" ", "")
+    return _VARIANTS.get(key, key)
+
+
+def same_lemma(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` spell one word (case, hyphens, spaces, ``a``/``an``)."""
+    return _key(a) == _key(b)
+
+
+def _shared_sense(
+    wordnet: WordNetCorpusReader, old: str, new: str, pos: str
+) -> tuple[str, int] | None:
+    """The first synset of ``old`` (its 0-based rank) that also has ``new`` as a lemma."""
+    old_key, new_key = old.lower().replace(" ", "_"), new.lower().replace(" ", "_")
+    for rank, synset in enumerate(wordnet.synsets(old_key, pos=pos)):
+        if synset.pos() == "s" and pos != "a":
+            continue
+        names = {_key(lem.name()) for lem in synset.lemmas()}
+        if _key(new_key) in names:
+            return str(synset.name()), rank
+    return None
+
+
+def synonymy_check(
+    original: Sentence,
+    changed: Sequence[ChangedWord],
+    lexicon: PosLexicon,
+    wordnet: WordNetCorpusReader,
+) -> Check:
+    """Each changed word is the original word or its WordNet synonym in a common sense.
+
+    Value: per changed word, ``same``, the shared synset with its rank, or ``none``.
+    """
+    words = original.words
+    found: list[str] = []
+    bad: list[str] = []
+    for w in changed:
+        tok = words[w.index]
+        old = tok.lemma if tok.lemma not in ("_", "") else w.original
+        new = w.new_lemma if w.new_lemma not in ("_", "") else w.new
+        if same_lemma(old, new) or same_lemma(w.original, w.new):
+            found.append("same")
+            continue
+        pos = WORDNET_POS.get(tok.upos)
+        if pos is None:
+            found.append("none")
+            bad.append(f"{w.original}->{w.new} is another {tok.upos}")
+            continue
+        candidates = dict.fromkeys([new, lexicon.lemma(w.new, tok.upos), w.new])
+        shared = next(
+            (s for c in candidates if c != "_" and (s := _shared_sense(wordnet, old, c, pos))),
+            None,
+        )
+        if shared is None:
+            found.append("none")
+            bad.append(f"{w.original}->{w.new} share no WordNet sense")
+        elif shared[1] >= MAX_SENSE_RANK:
+            found.append(f"{shared[0]}#{shared[1] + 1}")
+            bad.append(f"{w.original}->{w.new} share only sense {shared[1] + 1} ({shared[0]})")
+        else:
+            found.append(f"{shared[0]}#{shared[1] + 1}")
+    return Check(
+        name="synonymy",
+        level="meaning",
+        measured="changed words that are the same lemma or a WordNet synonym of the "
+        "original in one of its first senses (synset#rank)",
+        value=tuple(found),
+        threshold=MAX_SENSE_RANK,
+        passed=not bad,
+        failed=None if not bad else "; ".join(bad),
+    )
+
+
+def similarity_check(cosine: float) -> Check:
+    """The sentence embeddings' cosine against :data:`MIN_SIMILARITY`."""
+    ok = cosine >= MIN_SIMILARITY
+    return Check(
+        name="similarity",
+        level="meaning",
+        measured="cosine of the MiniLM sentence embeddings of original and perturbed",
+        value=float(cosine),
+        threshold=MIN_SIMILARITY,
+        passed=ok,
+        failed=None if ok else f"similarity {cosine:.3f} < {MIN_SIMILARITY}",
+    )

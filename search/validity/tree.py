@@ -1,0 +1,171 @@
+"""Tree-level checks against the gold tree, through a re-parse of the perturbed sentence.
+
+The parser reads the perturbed sentence, and its analysis at the changed words is
+compared with the *gold* tree of the original (not with its parse of the original):
+
+- ``retag``: each changed word keeps its gold UPOS;
+- ``attachment``: each arc of and to a changed word (the word's own head, and the words
+  whose gold head it is) keeps its gold head, with the relation the parser gives that
+  arc in the original (the parser's labels need not be UD's: spaCy's are ClearNLP's).
+
+The parser's own errors on the original do not count against the perturbation: where
+the parser already gets a changed word's tag, or an arc's head, wrong in the original,
+that item is *unknown* (the evidence cannot decide it), not invalid. A check with no
+known item at all is unknown as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from brittle.search.validity.records import ChangedWord, Check
+
+if TYPE_CHECKING:
+    from brittle.engine.core.sentence import Sentence
+    from brittle.scorers.parsers.base import Parse
+
+__all__ = [
+    "MAX_BROKEN_ARCS",
+    "MAX_RETAG_ERRORS",
+    "arcs_of",
+    "attachment_check",
+    "relation_class",
+    "retag_check",
+]
+
+#: Changed words the parser may re-tag away from their gold UPOS (where it tags the
+#: original right) before the tree counts as changed: none. Calibrated on 142 read
+#: pairs (docs/validity.md): every re-tag of a known word there was a real change of
+#: class ("no proof" -> "no clear").
+MAX_RETAG_ERRORS = 0
+#: Arcs of and to the changed words the parser may attach or label differently (where
+#: it gets them right in the original) before the tree counts as changed: none, by the
+#: same reading.
+MAX_BROKEN_ARCS = 0
+
+
+def retag_check(
+    original: Sentence,
+    changed: Sequence[ChangedWord],
+    parse_original: Parse,
+    parse_perturbed: Parse,
+) -> Check:
+    """The parser's UPOS of each changed word against its gold UPOS.
+
+    Value: ``(kept, broken, unknown)`` changed words; unknown where the parser already
+    mis-tags the original word.
+    """
+    gold = original.upos
+    kept = broken = unknown = 0
+    bad: list[str] = []
+    for w in changed:
+        i = w.index
+        if parse_original.upos[i] != gold[i]:
+            unknown += 1
+        elif parse_perturbed.upos[i] == gold[i]:
+            kept += 1
+        else:
+            broken += 1
+            bad.append(f"{w.new} {gold[i]}->{parse_perturbed.upos[i]}")
+    return Check(
+        name="retag",
+        level="tree",
+        measured="changed words tagged with their gold UPOS by the parser: kept, broken, "
+        "unknown (parser wrong on the original)",
+        value=(kept, broken, unknown),
+        threshold=MAX_RETAG_ERRORS,
+        passed=None if kept + broken == 0 else broken <= MAX_RETAG_ERRORS,
+        failed=None if broken <= MAX_RETAG_ERRORS else f"re-tagged: {'; '.join(bad)}",
+    )
+
+
+#: ClearNLP relations (spaCy's English label set) by the UD relation each stands for;
+#: labels whose UD counterpart has another head (``prep``, ``pobj``, ``attr``) are not
+#: mapped and compare as they are. UD labels map to themselves (subtype dropped).
+_CLEAR_TO_UD: dict[str, str] = {
+    "nsubjpass": "nsubj",
+    "csubjpass": "csubj",
+    "dobj": "obj",
+    "dative": "iobj",
+    "auxpass": "aux",
+    "neg": "advmod",
+    "npadvmod": "obl",
+    "poss": "nmod",
+    "prt": "compound",
+    "relcl": "acl",
+    "acomp": "xcomp",
+    "oprd": "xcomp",
+    "quantmod": "advmod",
+    "predet": "det",
+    "preconj": "cc",
+    "ROOT": "root",
+}
+
+
+def relation_class(label: str) -> str:
+    """The UD relation (no subtype) a parser label stands for: ``dobj`` -> ``obj``,
+    ``relcl`` -> ``acl``, ``nsubj:pass`` -> ``nsubj``; unmapped labels as they are."""
+    return _CLEAR_TO_UD.get(label, label.split(":")[0])
+
+
+def arcs_of(original: Sentence, indices: Sequence[int]) -> list[int]:
+    """0-based dependents of the gold arcs of and to the words at ``indices``: each word
+    itself (its arc to its head) and every word whose gold head it is, ascending."""
+    heads = original.heads
+    wanted = set(indices)
+    ids = {i + 1 for i in indices}
+    wanted.update(j for j in range(len(heads)) if int(heads[j]) in ids)
+    return sorted(wanted)
+
+
+def attachment_check(
+    original: Sentence,
+    changed: Sequence[ChangedWord],
+    parse_original: Parse,
+    parse_perturbed: Parse,
+) -> Check:
+    """The parser's heads and relations on the arcs of and to the changed words against
+    the gold heads.
+
+    An arc is known when the parser attaches it to its gold head in the original; it is
+    kept when the parser of the perturbed sentence gives it the same head and the same
+    relation as in the original. Value: ``(kept, broken, unknown)`` arcs.
+    """
+    gold = original.heads
+    forms = original.forms
+    deprels = original.deprels
+    kept = broken = unknown = 0
+    bad: list[str] = []
+    for j in arcs_of(original, [w.index for w in changed]):
+        head = int(gold[j])
+        if int(parse_original.heads[j]) != head:
+            unknown += 1
+            continue
+        before = relation_class(parse_original.deprels[j])
+        if before != parse_original.deprels[j] and before != relation_class(deprels[j]):
+            unknown += 1  # a mapped label that is not the gold relation: parser error
+            continue
+        same_head = int(parse_perturbed.heads[j]) == head
+        same_label = relation_class(parse_perturbed.deprels[j]) == before
+        if same_head and same_label:
+            kept += 1
+        else:
+            broken += 1
+            where = "root" if head == 0 else forms[head - 1]
+            got = int(parse_perturbed.heads[j])
+            now = "root" if got == 0 else forms[got - 1]
+            bad.append(
+                f"{forms[j]} {parse_original.deprels[j]}->{where} became "
+                f"{parse_perturbed.deprels[j]}->{now}"
+            )
+    return Check(
+        name="attachment",
+        level="tree",
+        measured="gold arcs of and to the changed words re-parsed with the same head and "
+        "relation: kept, broken, unknown (parser wrong on the original)",
+        value=(kept, broken, unknown),
+        threshold=MAX_BROKEN_ARCS,
+        passed=None if kept + broken == 0 else broken <= MAX_BROKEN_ARCS,
+        failed=None if broken <= MAX_BROKEN_ARCS else f"arcs moved: {'; '.join(bad)}",
+    )
