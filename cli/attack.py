@@ -39,9 +39,10 @@ from brittle.engine.attack import (
     Progress as AttackProgress,
 )
 from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
+from brittle.engine.core.atomic import remove_stale_temporaries
 from brittle.engine.core.lock import check_unlocked, locked_directory
 from brittle.engine.html_report import REPORT_HTML, write_budget_index
-from brittle.engine.report import Summary, plot_drop_vs_budget
+from brittle.engine.report import DROP_VS_BUDGET, PLOTS, Summary, plot_drop_vs_budget
 from brittle.engine.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device, check_dtype
@@ -431,6 +432,9 @@ def attack_command(
     with contextlib.ExitStack() as stack:
         if len(budgets) > 1:  # each budget's run locks its own directory
             stack.enter_context(locked_directory(out, "brittle attack"))
+            # what a killed run left of the budget index, now that no one else writes it
+            remove_stale_temporaries(out, (REPORT_HTML,))
+            remove_stale_temporaries(out / PLOTS, (DROP_VS_BUDGET,))
         # Workers start after every check; they serve every budget, models loaded once.
         executor = make_executor(workers, ray_address)
         if executor is not None:
@@ -462,6 +466,6 @@ def attack_command(
             )
             print_summary(summaries[tau])
         if len(budgets) > 1:
-            plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
+            plot_drop_vs_budget(summaries, out / PLOTS / DROP_VS_BUDGET)
             write_budget_index(out, summaries)
     console.print(f"reports written to {out}; open {out / REPORT_HTML} in a browser")

@@ -16,8 +16,9 @@ from rich.console import Console
 from rich.progress import Progress, ProgressColumn, TaskID
 
 from brittle.engine.core.atomic import STDOUT
+from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.registry import Registry
-from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor
+from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor, parse_ray_address
 from brittle.scorers.representations import DTYPES
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import option_help, shorthand_options
@@ -319,15 +320,29 @@ def workers_options(command: F) -> F:
             "ray_address",
             metavar="auto|local|ADDRESS",
             default=None,
+            callback=_checked_ray_address,
             help="Run the workers as Ray actors that hold the models (one GPU each when the "
             "cluster has GPUs): auto joins the cluster this machine belongs to, local starts "
-            "one here, HOST:PORT joins that one. Needs `pip install 'brittle[ray]'`; the "
-            "probe directories must be readable at the same path on every node.",
+            "one here, HOST:PORT (or ray://HOST:PORT, Ray Client) joins that one, checked to "
+            "answer within 5 s. Needs `pip install 'brittle[ray]'`; the probe directories "
+            "must be readable at the same path on every node.",
         ),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _checked_ray_address(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> str | None:
+    """``--ray``'s value, its form checked while the options are parsed."""
+    if value is not None:
+        try:
+            parse_ray_address(value)
+        except ConfigError as err:
+            raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+    return value
 
 
 def make_executor(

@@ -11,7 +11,7 @@ from brittle.cli.common import console
 from brittle.cli.group import main
 from brittle.engine.attack import rerender
 from brittle.engine.html_report import REPORT_HTML, write_budget_index
-from brittle.engine.report import iter_budget_runs, plot_drop_vs_budget
+from brittle.engine.report import DROP_VS_BUDGET, PLOTS, iter_budget_runs, plot_drop_vs_budget
 
 
 @main.command("report")
@@ -28,7 +28,7 @@ def report_command(out: Path) -> None:
     runs = list(iter_budget_runs(out))
     if runs:
         summaries = {tau: rerender(path) for tau, path in runs}
-        plot_drop_vs_budget(summaries, out / "plots" / "drop_vs_budget.png")
+        plot_drop_vs_budget(summaries, out / PLOTS / DROP_VS_BUDGET)
         for tau in sorted(summaries):
             print_summary(summaries[tau])
         pages = [write_budget_index(out, summaries), *(path / REPORT_HTML for _, path in runs)]

@@ -29,6 +29,8 @@ SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 CONFIG_JSON = "config.json"
 PLOTS = "plots"
+#: The plot of a multi-budget run's directory: each task's drop against the budget.
+DROP_VS_BUDGET = "drop_vs_budget.png"
 
 
 class TaskSummary(TypedDict):

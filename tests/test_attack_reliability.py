@@ -328,3 +328,28 @@ def test_device_reaches_the_models_and_a_missing_one_is_refused_first(
     assert result.exit_code == 2
     assert "cuda" in one_error_line(result.output)
     assert devices == ["cpu"] and len(loads) == 1  # refused before anything loaded
+
+
+def test_a_multi_budget_run_sweeps_what_a_killed_run_left_of_its_index(
+    tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
+) -> None:
+    out = tmp_path / "out"
+    (out / "plots").mkdir(parents=True)
+    left = [out / ".report.html.abcd1234.tmp", out / "plots" / ".drop_vs_budget.png.x1y2z3w4.tmp"]
+    kept = [out / "notes.txt", out / "plots" / ".other.png.abcd1234.tmp"]
+    for path in left + kept:
+        path.write_text("x")
+    result = attack(probes, out, "--budget", "1,2")
+    assert result.exit_code == 0, result.output
+    assert not any(p.exists() for p in left)
+    assert all(p.exists() for p in kept)  # only the index's own temporaries go
+
+
+def test_a_malformed_ray_address_is_refused_while_parsing(
+    tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
+) -> None:
+    for address in ("garbage", "256.1.1.1:99999", "host:0"):
+        result = attack(probes, tmp_path / "out", "--ray", address)
+        assert result.exit_code == 2
+        assert "--ray" in one_error_line(result.output)
+    assert loads == [] and not (tmp_path / "out").exists()
