@@ -42,7 +42,13 @@ from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
 from brittle.engine.core.atomic import remove_stale_temporaries
 from brittle.engine.core.lock import check_unlocked, locked_directory
 from brittle.engine.html_report import REPORT_HTML, write_budget_index
-from brittle.engine.report import DROP_VS_BUDGET, PLOTS, Summary, plot_drop_vs_budget
+from brittle.engine.report import (
+    DROP_VS_BUDGET,
+    PLOTS,
+    Summary,
+    bound_lines,
+    plot_drop_vs_budget,
+)
 from brittle.engine.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device, check_dtype
@@ -70,6 +76,8 @@ def print_summary(summary: Summary) -> None:
         f"{summary['queries_per_sentence']:.1f} · epsilon L2 {fmt(summary['epsilon_l2'])} · "
         f"epsilon cosine {fmt(summary['epsilon_cosine'])}"
     )
+    for line in bound_lines(summary)[:-1]:
+        console.print(line, markup=False)
 
 
 class PlainProgress:

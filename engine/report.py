@@ -55,7 +55,12 @@ class Summary(TypedDict):
     failures and stay out of the task means, the success rate and the queries.
     ``rejected_by_constraint`` adds up, per constraint, the candidates it rejected
     (empty when the rows do not record it). The quality means are over the kept
-    perturbations (``None`` when not measured).
+    perturbations (``None`` when not measured). ``negative_worst_cases`` counts the
+    sentences whose kept perturbation raised the probes' scores (a negative drop, kept
+    in the means as it is: the search found nothing that lowered them);
+    ``query_budget_hits`` the sentences whose search stopped at ``--query-budget``
+    (their drops are lower bounds; ``None`` without a query budget). Both are absent
+    from summaries written before they were counted.
     """
 
     sentences: int
@@ -75,6 +80,8 @@ class Summary(TypedDict):
     mean_surprisal_increase: float | None
     mean_similarity: float | None
     retag_agreement: float | None
+    negative_worst_cases: NotRequired[int]
+    query_budget_hits: NotRequired[int | None]
     config: JSONObject
     objective: list[str]
     inputs: JSONObject
@@ -119,6 +126,8 @@ class Digest:
             have it).
         retag_words, retag_kept: changed words of the successful rows with a ``retag``
             value, and how many of them kept their gold UPOS.
+        negative: successful rows whose kept worst case improved the objective (a
+            negative damage: no candidate lowered the probes).
     """
 
     sentences: int = 0
@@ -141,6 +150,7 @@ class Digest:
     similarity: array[float] = field(default_factory=lambda: array("d"))
     retag_words: int = 0
     retag_kept: float = 0.0
+    negative: int = 0
 
     @property
     def attacked(self) -> int:
@@ -177,6 +187,8 @@ class Digest:
             self.syntax_distance.append(float(row.syntax_distance))
         if row.success:
             self.successes += 1
+            if row.damage < 0:
+                self.negative += 1
             if row.epsilon_l2 is not None:
                 self.epsilon_l2.append(float(row.epsilon_l2))
             if row.epsilon_cosine is not None:
@@ -233,6 +245,8 @@ def summarize(
         tasks[t]["mean_worst"] = _round(_mean(values))
     n = d.sentences
     attacked = d.attacked
+    budget = config.get("query_budget")
+    hits = sum(q >= budget for q in d.queries) if isinstance(budget, int) else None
     return {
         "sentences": n,
         "treebank_sentences": total,
@@ -251,6 +265,8 @@ def summarize(
         "mean_surprisal_increase": _round(_mean(d.surprisal)),
         "mean_similarity": _round(_mean(d.similarity)),
         "retag_agreement": _round(d.retag_kept / d.retag_words if d.retag_words else None),
+        "negative_worst_cases": d.negative,
+        "query_budget_hits": hits,
         "config": dict(config),
         "objective": list(objective),
         "inputs": dict(inputs or {}),
@@ -303,6 +319,25 @@ def eligible_lines(summary: Summary) -> list[str]:
         "the queries per sentence.",
         "",
     ]
+
+
+def bound_lines(summary: Summary) -> list[str]:
+    """How the means treat worst cases that raised the scores, and how many searches
+    stopped at the query budget (none when neither happened)."""
+    lines = []
+    negative = summary.get("negative_worst_cases", 0)
+    if negative:
+        lines.append(
+            f"{negative} sentence(s) kept a worst case that raised the probes' scores "
+            "(a negative drop): no admissible candidate lowered them; they count in the "
+            "means with their negative drop."
+        )
+    hits = summary.get("query_budget_hits")
+    if hits:
+        lines.append(
+            f"{hits} sentence(s) stopped at the query budget: their drops are lower bounds."
+        )
+    return [*lines, ""] if lines else []
 
 
 def rejection_lines(summary: Summary) -> list[str]:
@@ -402,6 +437,7 @@ def render_markdown(summary: Summary) -> str:
         f"{_fmt(summary['mean_syntax_distance'])} | {_fmt(summary['mean_hamming'], 2)} |",
         "",
         *eligible_lines(summary),
+        *bound_lines(summary),
         *rejection_lines(summary),
         *order_lines(summary),
         *quality_lines(summary),

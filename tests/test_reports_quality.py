@@ -318,6 +318,24 @@ def test_nothing_eligible_is_reported_apart_from_failures() -> None:
     assert "no eligible position" not in render_markdown(everything)
 
 
+def test_negative_worst_cases_and_query_budget_hits_are_counted_and_said() -> None:
+    rows = [
+        row(0),  # drop 0.5, 6 queries
+        row(1, damage=-0.2, tasks={"pos.acc": TaskScores(0.5, 0.7, -0.2)}, queries=10),
+        row(2, success=False, damage=0.0, queries=10, tasks={"pos.acc": TaskScores(1, 1, 0)}),
+    ]
+    summary = summarize(rows, config={"query_budget": 10}, versions={})
+    assert summary["negative_worst_cases"] == 1 and summary["query_budget_hits"] == 2
+    assert summary["tasks"]["pos.acc"]["mean_drop"] == 0.1  # (0.5 - 0.2 + 0) / 3
+    md = render_markdown(summary)
+    assert "1 sentence(s) kept a worst case that raised the probes' scores" in md
+    assert "2 sentence(s) stopped at the query budget: their drops are lower bounds" in md
+    plain = summarize(rows[:1], config={"query_budget": None}, versions={})
+    assert plain["negative_worst_cases"] == 0 and plain["query_budget_hits"] is None
+    assert "raised the probes" not in render_markdown(plain)
+    assert "query budget" not in render_markdown(plain)
+
+
 def test_a_reordering_row_counts_as_eligible_when_it_evaluated_something() -> None:
     flip = row(0, positions=(), original_words=(), perturbed_words=(), lemmas=(),
                order=(0, 2, 1), eligible_positions=0, dnd=0.5, idc=0.25)  # fmt: skip
