@@ -428,6 +428,7 @@ def small_demo(
     monkeypatch.setattr(probe_jobs, "open_backend", open_tiny)
     monkeypatch.setattr(demo_cli, "run_with_progress", fake_attack)
     monkeypatch.setattr(demo_cli, "print_summary", lambda summary: None)
+    monkeypatch.setattr(demo_cli, "print_presets", lambda summaries: None)
     yield attacks
 
 
@@ -441,12 +442,12 @@ def test_demo_prints_one_line_per_probe(tmp_path: Path, small_demo: list[str]) -
     assert not any(line.lstrip().startswith("epoch ") for line in lines)
     assert BAR not in result.stderr
     assert len(lines) <= 5, result.output  # header, 2 probes, reports line
-    assert small_demo == ["bar"]
+    assert small_demo == ["bar", "bar"]  # the coPOS attack, then the tree preset's
 
     again = run("demo", "--out", str(tmp_path / "out"), "--quiet")
     assert again.exit_code == 0, again.output
     assert "reusing cached probes" in again.output
-    assert small_demo == ["bar", "quiet"]
+    assert small_demo == ["bar", "bar", "quiet", "quiet"]
 
 
 def test_demo_verbose_and_quiet(
@@ -466,7 +467,7 @@ def test_demo_verbose_and_quiet(
     assert [line for line in lines if line.startswith("trained ")] == [
         "trained 2 probe(s): minilm-5-distance, minilm-5-pos"
     ]
-    assert small_demo == ["bar", "quiet"]
+    assert small_demo == ["bar", "bar", "quiet", "quiet"]
 
 
 # ------------------------------------------------------------------ long sentences
