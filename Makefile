@@ -3,6 +3,7 @@
 #   make demo   set everything up (first run: a few minutes), then run `brittle demo`
 #   make test   set everything up, then ruff, mypy and the full pytest suite
 #   make reproduce  regenerate every table of docs/reproductions.md (about half an hour)
+#   make docs   regenerate the docs/ pages built from today's defaults
 #
 # Set-up is idempotent: a stamp file records the last successful install, so a second
 # run only re-installs when pyproject.toml or this Makefile changed.
@@ -20,7 +21,7 @@ DEBIAN_PACKAGES := wordnet-base wordnet-sense-index
 # A headless browser for the tests of report.html (Debian's Chromium; no download at run time).
 DEBIAN_BROWSER := chromium
 
-.PHONY: setup demo test lint typecheck pytest bench reproduce clean
+.PHONY: setup demo test lint typecheck pytest bench reproduce docs clean
 
 setup: $(STAMP)
 
@@ -72,6 +73,10 @@ pytest: setup
 	$(BIN)/pytest
 
 test: lint typecheck pytest
+
+# Pages of docs/ generated from today's defaults (tests check the committed ones are).
+docs: setup
+	$(BIN)/python -c "from brittle.search.presets import presets_markdown as m; print(m(), end='')" > docs/presets.md
 
 # `brittle bench` measures every stage beside its reference (README, Performance); the
 # scripts in bench/ keep the configurations the docs quote.

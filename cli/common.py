@@ -149,7 +149,7 @@ def validity_option(command: F) -> F:
         help="A generator with options and constraints valid by construction, instead "
         "of --method: "
         + "; ".join(f"{e.name}: {e.help}" for e in PRESETS.entries())
-        + " (`brittle list presets`, docs/validity.md). Extra --constraint and -o options "
+        + " (`brittle list presets`, docs/presets.md). Extra --constraint and -o options "
         "are added to the preset's.",
     )
     return option(command)

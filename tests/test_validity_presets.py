@@ -255,3 +255,10 @@ def test_the_grammatical_generator_keeps_class_frame_and_count(ewt_test: Path) -
                     assert is_countable(lemma), lemma
     assert drawn > 300
     assert PRESETS.get("grammatical").method == "random"
+
+
+def test_the_presets_page_is_generated_from_todays_presets() -> None:
+    from brittle.search.presets import presets_markdown
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "presets.md"
+    assert page.read_text() == presets_markdown(), "run `make docs`"
