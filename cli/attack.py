@@ -78,6 +78,15 @@ def print_summary(summary: Summary) -> None:
     )
     for line in bound_lines(summary)[:-1]:
         console.print(line, markup=False)
+    validity = summary.get("validity")
+    if validity is not None:
+        shares = validity["shares"]
+        console.print(
+            f"validity of the {validity['graded']} kept perturbations: tree-valid "
+            f"{fmt(shares['tree'])} · grammatical {fmt(shares['grammatical'])} · meaning "
+            f"kept {fmt(shares['meaning'])}",
+            markup=False,
+        )
 
 
 class PlainProgress:
@@ -156,6 +165,7 @@ def run_with_progress(
     checked: Preflight | None = None,
     quiet: bool = False,
     quality: bool = False,
+    grade: bool = False,
     executor: ShardExecutor | None = None,
     device: str | None = None,
 ) -> Summary:
@@ -189,6 +199,7 @@ def run_with_progress(
             components=components,
             checked=checked,
             quality=quality,
+            grade=grade,
             executor=executor,
             device=device,
         )
@@ -314,6 +325,15 @@ def run_with_progress(
     help="Also measure each kept perturbation: surprisal increase (bundled SmolLM2), "
     "sentence similarity (MiniLM), re-tag agreement; in results.jsonl and the summary.",
 )
+@click.option(
+    "--grade",
+    is_flag=True,
+    help="Grade each kept perturbation's validity with brittle's judges (tree-valid: the "
+    "gold tree still its analysis; grammatical; meaning kept; docs/validity.md): in "
+    "results.jsonl, Validity=LEVEL in adversarial.conllu's MISC, and the summary, which "
+    "then gives the drop of the valid perturbations beside the drop of all. Loads spaCy, "
+    "SmolLM2 and MiniLM.",
+)
 @workers_options
 @click.option(
     "--device",
@@ -360,6 +380,7 @@ def attack_command(
     lm_kind: str | None,
     sense: str | None,
     quality: bool,
+    grade: bool,
     workers: int | None,
     ray_address: str | None,
     device: str | None,
@@ -469,6 +490,7 @@ def attack_command(
                 checked=checked,
                 quiet=quiet,
                 quality=quality,
+                grade=grade,
                 executor=executor,
                 device=device,
             )

@@ -47,6 +47,21 @@ class TaskSummary(TypedDict):
     mean_worst: NotRequired[float | None]
 
 
+class ValiditySummary(TypedDict):
+    """How valid an attack's kept perturbations are (``summary.json``'s ``validity``).
+
+    ``graded`` kept perturbations were graded; ``shares`` gives, per level (``tree``,
+    ``grammatical``, ``meaning``), the share of them valid at that level;
+    ``mean_drop_valid`` gives, per level and task, the mean drop over the attacked
+    sentences when a perturbation not valid at that level counts as none (drop 0): the
+    damage valid perturbations alone did, beside ``tasks``' mean drop over all.
+    """
+
+    graded: int
+    shares: dict[str, float | None]
+    mean_drop_valid: dict[str, dict[str, float | None]]
+
+
 class Summary(TypedDict):
     """``summary.json``: the attack's summary (see :func:`summarize`).
 
@@ -82,6 +97,7 @@ class Summary(TypedDict):
     retag_agreement: float | None
     negative_worst_cases: NotRequired[int]
     query_budget_hits: NotRequired[int | None]
+    validity: NotRequired[ValiditySummary | None]
     config: JSONObject
     objective: list[str]
     inputs: JSONObject
@@ -128,6 +144,12 @@ class Digest:
             value, and how many of them kept their gold UPOS.
         negative: successful rows whose kept worst case improved the objective (a
             negative damage: no candidate lowered the probes).
+        graded: successful rows whose perturbation was graded.
+        valid: per validity level (``tree``, ``grammatical``, ``meaning``), the graded
+            rows valid at that level.
+        valid_drop: per level and task, one drop per attacked row: the row's drop when
+            its perturbation is valid at that level, else 0 (an invalid perturbation
+            counts as no perturbation), once the run grades.
     """
 
     sentences: int = 0
@@ -151,6 +173,9 @@ class Digest:
     retag_words: int = 0
     retag_kept: float = 0.0
     negative: int = 0
+    graded: int = 0
+    valid: dict[str, int] = field(default_factory=dict)
+    valid_drop: dict[str, dict[str, array[float]]] = field(default_factory=dict)
 
     @property
     def attacked(self) -> int:
@@ -185,6 +210,7 @@ class Digest:
         self.queries.append(float(row.queries))
         if row.syntax_distance is not None:
             self.syntax_distance.append(float(row.syntax_distance))
+        self._add_validity(row)
         if row.success:
             self.successes += 1
             if row.damage < 0:
@@ -205,6 +231,24 @@ class Digest:
                 words = row.perturbation.size
                 self.retag_words += words
                 self.retag_kept += row.retag * words
+
+    def _add_validity(self, row: ResultRow) -> None:
+        """Count a graded row's levels, and keep every attacked row's drop per level
+        (0 unless its kept perturbation is graded valid at that level)."""
+        verdict = row.validity if row.success else None
+        if verdict is not None:
+            self.graded += 1
+        for level in LEVELS:
+            holds = verdict is not None and verdict.at(level) is True
+            if holds:
+                self.valid[level] = self.valid.get(level, 0) + 1
+            drops = self.valid_drop.setdefault(level, {})
+            for t, v in row.tasks.items():
+                drops.setdefault(t, array("d")).append(_float(v.drop) if holds else 0.0)
+
+
+#: Validity levels of the summary, from the weakest to the strictest.
+LEVELS = ("tree", "grammatical", "meaning")
 
 
 def _float(x: float | None) -> float:
@@ -267,11 +311,60 @@ def summarize(
         "retag_agreement": _round(d.retag_kept / d.retag_words if d.retag_words else None),
         "negative_worst_cases": d.negative,
         "query_budget_hits": hits,
+        "validity": _validity(d),
         "config": dict(config),
         "objective": list(objective),
         "inputs": dict(inputs or {}),
         "versions": dict(versions),
     }
+
+
+def _validity(d: Digest) -> ValiditySummary | None:
+    """The validity part of a summary (``None`` when nothing was graded)."""
+    if not d.graded:
+        return None
+    return {
+        "graded": d.graded,
+        "shares": {level: _round(d.valid.get(level, 0) / d.graded) for level in LEVELS},
+        "mean_drop_valid": {
+            level: {t: _round(_mean(d.valid_drop[level][t])) for t in d.tasks} for level in LEVELS
+        },
+    }
+
+
+def validity_lines(summary: Summary) -> list[str]:
+    """How valid the kept perturbations are and what the valid ones did, per level; or
+    that they were not graded."""
+    validity = summary.get("validity")
+    if validity is None:
+        if not summary["success_rate"]:
+            return []
+        return [
+            "Validity of the kept perturbations: not graded (`brittle attack --grade`, or "
+            "`brittle grade` on the treebank and adversarial.conllu).",
+            "",
+        ]
+    tasks = list(summary["tasks"])
+    return [
+        "## Validity of the kept perturbations",
+        "",
+        f"{validity['graded']} kept perturbations graded by brittle's judges "
+        "(docs/validity.md). Mean drop over the attacked sentences when a perturbation "
+        "that is not valid at the level counts as none, beside the mean drop over all:",
+        "",
+        "| level | share valid | " + " | ".join(tasks) + " |",
+        "| --- | ---: | " + " | ".join("---:" for _ in tasks) + " |",
+        "| all kept | – | "
+        + " | ".join(_fmt(summary["tasks"][t]["mean_drop"]) for t in tasks)
+        + " |",
+        *(
+            f"| {level} | {_fmt(validity['shares'][level])} | "
+            + " | ".join(_fmt(validity["mean_drop_valid"][level].get(t)) for t in tasks)
+            + " |"
+            for level in LEVELS
+        ),
+        "",
+    ]
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -438,6 +531,7 @@ def render_markdown(summary: Summary) -> str:
         "",
         *eligible_lines(summary),
         *bound_lines(summary),
+        *validity_lines(summary),
         *rejection_lines(summary),
         *order_lines(summary),
         *quality_lines(summary),

@@ -21,7 +21,15 @@ from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.perturbation import Perturbation
 
-__all__ = ["RESULTS", "ResultRow", "TaskScores", "iter_result_lines", "read_rows", "repair_results"]
+__all__ = [
+    "RESULTS",
+    "ResultRow",
+    "RowValidity",
+    "TaskScores",
+    "iter_result_lines",
+    "read_rows",
+    "repair_results",
+]
 
 #: File name of the rows inside an attack's output directory.
 RESULTS = "results.jsonl"
@@ -103,6 +111,7 @@ class ResultRow:
     similarity: float | None = None
     retag: float | None = None
     predictions: Mapping[str, JSONValue] | None = None
+    validity: RowValidity | None = None
 
     @property
     def nothing_eligible(self) -> bool:
@@ -161,6 +170,8 @@ class ResultRow:
         data.update({k: v for k, v in quality.items() if v is not None})
         if self.predictions is not None:
             data["predictions"] = dict(self.predictions)
+        if self.validity is not None:
+            data["validity"] = self.validity.to_json()
         return data
 
     def to_line(self) -> bytes:
@@ -214,13 +225,93 @@ class ResultRow:
             similarity=_optional_float(data.get("similarity")),
             retag=_optional_float(data.get("retag")),
             predictions=_optional_predictions(data.get("predictions")),
+            validity=RowValidity.from_json(data.get("validity")),
         )
 
 
 #: Fields a row may lack (written only when set; older files have none of them).
 _OPTIONAL = frozenset(
-    {"dnd", "idc", "rejected", "surprisal_increase", "similarity", "retag", "predictions"}
+    {
+        "dnd",
+        "idc",
+        "rejected",
+        "surprisal_increase",
+        "similarity",
+        "retag",
+        "predictions",
+        "validity",
+    }
 )
+
+
+@dataclass(frozen=True, slots=True)
+class RowValidity:
+    """How valid a kept perturbation is, as brittle's judges graded it
+    (:mod:`brittle.search.validity`).
+
+    Attributes:
+        tree_valid: the gold tree is still the right analysis (``None``: not graded).
+        grammatical: tree-valid and good English (``None``: not graded).
+        meaning_kept: grammatical and the meaning kept (``None``: not graded).
+        failed: the names of the checks that failed, in order.
+    """
+
+    tree_valid: bool | None
+    grammatical: bool | None
+    meaning_kept: bool | None
+    failed: tuple[str, ...] = ()
+
+    @property
+    def level(self) -> str:
+        """The strictest level reached: ``meaning``, ``grammatical``, ``tree``, ``none``
+        (no level), or ``unknown`` (not graded)."""
+        if self.tree_valid is None:
+            return "unknown"
+        for name, holds in (
+            ("meaning", self.meaning_kept),
+            ("grammatical", self.grammatical),
+            ("tree", self.tree_valid),
+        ):
+            if holds:
+                return name
+        return "none"
+
+    def at(self, level: str) -> bool | None:
+        """The verdict at ``level`` (``tree``, ``grammatical`` or ``meaning``)."""
+        verdicts = {
+            "tree": self.tree_valid,
+            "grammatical": self.grammatical,
+            "meaning": self.meaning_kept,
+        }
+        return verdicts[level]
+
+    def to_json(self) -> JSONObject:
+        """The ``validity`` field of a row."""
+        return {
+            "tree_valid": self.tree_valid,
+            "grammatical": self.grammatical,
+            "meaning_kept": self.meaning_kept,
+            "failed": list(self.failed),
+        }
+
+    @classmethod
+    def from_json(cls, value: object) -> RowValidity | None:
+        """``None`` stays ``None`` (rows of runs that did not grade).
+
+        Raises:
+            TypeError: not a mapping of the three verdicts (booleans or null).
+        """
+        if value is None:
+            return None
+        if not isinstance(value, dict):  # decoded JSON: any value
+            raise TypeError(f"expected a validity mapping, got {value!r}")
+        verdicts = [value.get(k) for k in ("tree_valid", "grammatical", "meaning_kept")]
+        if any(v is not None and not isinstance(v, bool) for v in verdicts):
+            raise TypeError(f"validity verdicts must be true, false or null: {value!r}")
+        failed = value.get("failed", [])
+        if not isinstance(failed, list):
+            raise TypeError(f"validity failed must be a list: {failed!r}")
+        return cls(verdicts[0], verdicts[1], verdicts[2], tuple(str(f) for f in failed))
 
 
 def _finite(value: object, field: str) -> float:

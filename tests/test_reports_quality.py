@@ -30,7 +30,7 @@ from brittle.engine.perturb_run import (
     write_perturb_outputs,
 )
 from brittle.engine.report import Digest, render_markdown, summarize
-from brittle.engine.results import ResultRow, TaskScores, read_rows
+from brittle.engine.results import ResultRow, RowValidity, TaskScores, read_rows
 from brittle.scorers.parsers import CachedParser, Parse
 from brittle.search.constraints import CandidateBatch, ConstraintResult
 from brittle.search.generators.base import SubstitutionGenerator, SubstitutionTable
@@ -405,3 +405,40 @@ def test_attack_rows_count_the_candidates_each_constraint_rejected(tmp_path: Pat
     assert total > 0 and summary["rejected_by_constraint"] == {"syntax": 0, "no-x": total}
     assert f"| no-x | {total} |" in (tmp_path / "summary.md").read_text()
     assert all(not any(w.endswith("x") for w in r.perturbed_words) for r in rows)
+
+
+def test_the_summary_gives_the_drop_of_valid_perturbations_beside_all() -> None:
+    graded = [
+        row(0, validity=RowValidity(True, True, False, ("synonymy",))),  # drop 0.5
+        row(1, validity=RowValidity(True, False, False, ("verb-frame",)),
+            tasks={"pos.acc": TaskScores(1.0, 0.7, 0.3)}, damage=0.3),
+        row(2, validity=RowValidity(False, False, False, ("retag",)),
+            tasks={"pos.acc": TaskScores(1.0, 0.1, 0.9)}, damage=0.9),
+        row(3, success=False, damage=0.0, tasks={"pos.acc": TaskScores(1, 1, 0)}),
+    ]  # fmt: skip
+    summary = summarize(graded, config={}, versions={})
+    validity = summary["validity"]
+    assert validity is not None and validity["graded"] == 3
+    assert validity["shares"] == {"tree": 0.666667, "grammatical": 0.333333, "meaning": 0.0}
+    assert summary["tasks"]["pos.acc"]["mean_drop"] == 0.425  # (0.5 + 0.3 + 0.9 + 0) / 4
+    drops = validity["mean_drop_valid"]
+    assert drops["tree"]["pos.acc"] == 0.2  # (0.5 + 0.3) / 4: the invalid one counts as 0
+    assert drops["grammatical"]["pos.acc"] == 0.125 and drops["meaning"]["pos.acc"] == 0.0
+    md = render_markdown(summary)
+    assert "| tree | 0.667 | 0.200 |" in md and "| all kept | – | 0.425 |" in md
+    plain = summarize([row(0)], config={}, versions={})
+    assert plain["validity"] is None
+    assert "not graded" in render_markdown(plain)
+
+
+def test_validity_round_trips_in_results(tmp_path: Path) -> None:
+    graded = row(0, validity=RowValidity(True, None, False, ("surprisal",)))
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(graded.to_line() + row(1).to_line())
+    back = list(read_rows(path))
+    assert back[0] == graded and back[1].validity is None
+    assert back[0].validity is not None and back[0].validity.level == "tree"
+    data = json.loads(graded.to_line())
+    path.write_text(json.dumps({**data, "validity": {"tree_valid": "yes"}}) + "\n")
+    with pytest.raises(BrittleInputError, match="malformed result row"):
+        list(read_rows(path))

@@ -262,3 +262,36 @@ def test_the_presets_page_is_generated_from_todays_presets() -> None:
 
     page = Path(__file__).resolve().parents[1] / "docs" / "presets.md"
     assert page.read_text() == presets_markdown(), "run `make docs`"
+
+
+@pytest.mark.slow
+def test_attack_grades_its_kept_perturbations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("3 4\nthe 1 0 0 0\ncat 0 1 0 0\nsat 0 0 1 0\n")
+    probe = tmp_path / "root"
+    trained = run(
+        "train-probe", TREEBANK, "--dev", TREEBANK, "--out", probe, "--model", vectors,
+        "--task", "root", "--epochs", "1", "--quiet",
+    )  # fmt: skip
+    assert trained.exit_code == 0, trained.output
+    out = tmp_path / "out"
+    result = run(
+        "attack", TREEBANK, "--probe", probe, "--validity", "tree", "--budget", "2",
+        "--limit", "3", "--grade", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "validity of the" in result.output
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    kept = [r for r in rows if r["success"]]
+    assert kept and all(set(r["validity"]) >= {"tree_valid", "grammatical"} for r in kept)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["validity"]["graded"] == len(kept)
+    assert set(summary["validity"]["shares"]) == {"tree", "grammatical", "meaning"}
+    adversarial = (out / "adversarial.conllu").read_bytes()
+    assert b"Validity=" in adversarial
+    assert "## Validity of the kept perturbations" in (out / "summary.md").read_text()
+    assert run("report", out).exit_code == 0
+    assert (out / "adversarial.conllu").read_bytes() == adversarial  # replayed alike

@@ -25,12 +25,33 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.threads import single_blas_thread
 from brittle.engine.predictions import PredictingEvaluator, row_predictions
 from brittle.engine.probe_eval import ProbeColumns
-from brittle.engine.results import ResultRow
+from brittle.engine.results import ResultRow, RowValidity
 from brittle.engine.rounds import Direct, run_rounds
 from brittle.engine.shards import Shard, ShardTask, ShardWorker
 from brittle.search.quality import QualityMeter
 from brittle.search.scoring import CachedScorer, Objective
 from brittle.search.table import SubstitutionTable
+from brittle.search.validity.grade import Grader
+
+
+def attack_grader(config: AttackConfig, *, device: str | None) -> Grader:
+    """The grader of an attack's kept perturbations: spaCy re-parses them against the
+    gold tree (the attack's own parser when it is a real one, not ``gold``), with the
+    bundled causal LM and sentence encoder in the attack's precision."""
+    parser = config.parser if config.parser != "gold" else "spacy"
+    return Grader(parser=parser, device=device, dtype=config.dtype)
+
+
+def mark_validity(sentence: Sentence, row: ResultRow) -> Sentence:
+    """``sentence`` (a row's perturbation applied) with ``Validity=LEVEL`` in the MISC
+    of each changed word, the strictest level its grade reached (unchanged when the row
+    was not graded or kept nothing)."""
+    if row.validity is None or not row.success:
+        return sentence
+    level = row.validity.level
+    words = {i: sentence.words[i].with_misc(Validity=level) for i in row.positions}
+    return sentence.with_words(words) if words else sentence
+
 
 #: A searched chunk: each sentence's row and its worst perturbation applied, in order.
 Searched = list[tuple[ResultRow, Sentence]]
@@ -54,6 +75,9 @@ class ChunkSearch:
             off: one sentence at a time (same results, more model calls).
         quality: measures the kept perturbations of each chunk, in one call, before
             their rows are returned (``None``: not measured).
+        grader: grades the kept perturbations of each chunk (tree-valid, grammatical,
+            meaning kept; :mod:`brittle.search.validity`), in one call, into their rows
+            (``None``: not graded).
     """
 
     def __init__(
@@ -64,11 +88,13 @@ class ChunkSearch:
         cache_size: int,
         lockstep: bool,
         quality: QualityMeter | None,
+        grader: Grader | None = None,
     ) -> None:
         self.config = config
         self.components = components
         self.lockstep = lockstep
         self.quality = quality
+        self.grader = grader
         self.cache_size = cache_size
         map_large_buffers()
         single_blas_thread()
@@ -150,8 +176,30 @@ class ChunkSearch:
     def finish(self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]) -> Searched:
         """The rows completed with quality and predictions, with the perturbed
         sentences."""
-        completed = self._with_predictions(searches, self._with_quality(searches, rows))
-        return [(row, s.perturbed) for row, s in zip(completed, searches, strict=True)]
+        measured = self._with_validity(searches, self._with_quality(searches, rows))
+        completed = self._with_predictions(searches, measured)
+        return [
+            (row, mark_validity(s.perturbed, row))
+            for row, s in zip(completed, searches, strict=True)
+        ]
+
+    def _with_validity(
+        self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]
+    ) -> list[ResultRow]:
+        """``rows`` with the grade of their kept perturbations (one grader call)."""
+        if self.grader is None:
+            return list(rows)
+        kept = [k for k, row in enumerate(rows) if row.success]
+        grades = self.grader.grade(
+            [searches[k].sentence for k in kept], [searches[k].perturbed for k in kept]
+        )
+        out = list(rows)
+        for k, grade in zip(kept, grades, strict=True):
+            verdict = RowValidity(
+                grade.tree_valid, grade.grammatical, grade.meaning_kept, grade.failed_checks()
+            )
+            out[k] = dataclasses.replace(rows[k], validity=verdict)
+        return out
 
     def _with_quality(
         self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]
@@ -207,6 +255,7 @@ class AttackWorker(ShardWorker[list[Sentence], Searched]):
             cache_size=task.cache_size,
             lockstep=task.lockstep,
             quality=quality,
+            grader=attack_grader(task.config, device=task.device) if task.grade else None,
         )
 
     def run(self, shard: Shard[list[Sentence]]) -> Searched:
@@ -224,6 +273,7 @@ class AttackShards(ShardTask[list[Sentence], Searched]):
         cache_size: candidate rows kept by each worker's scores cache.
         lockstep: batch a chunk's sentences together (as in one process).
         quality: measure the kept perturbations.
+        grade: grade the kept perturbations' validity.
         device: torch device of each worker's models (``None``: ``cuda`` when the
             worker has it, else ``cpu``).
     """
@@ -233,6 +283,7 @@ class AttackShards(ShardTask[list[Sentence], Searched]):
     lockstep: bool
     quality: bool
     device: str | None = None
+    grade: bool = False
 
     def start(self, previous: ShardWorker[Any, Any] | None) -> AttackWorker:
         """Load the components; those of the same attack at another budget are kept."""

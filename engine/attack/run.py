@@ -29,7 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brittle.engine.attack.assembly import AttackComponents, build_components
-from brittle.engine.attack.chunk_search import AttackShards, ChunkSearch, Searched
+from brittle.engine.attack.chunk_search import (
+    AttackShards,
+    ChunkSearch,
+    Searched,
+    attack_grader,
+    mark_validity,
+)
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.attack.preflight import (
     INPUTS_JSON,
@@ -221,7 +227,9 @@ class AttackRun:
                                 "edited"
                             )
                         digest.add(row)
-                        yield apply_perturbation(sentence, _checked(row, sentence, self.config))
+                        yield mark_validity(
+                            apply_perturbation(sentence, _checked(row, sentence, self.config)), row
+                        )
                     continue
                 # A chunk is searched whole, even when a crash left some of its rows: its
                 # sentences share batches, so a resumed run batches exactly as a fresh one.
@@ -305,6 +313,7 @@ def run_attack(
     cache_size: int = 100_000,
     lockstep: bool = True,
     quality: bool = False,
+    grade: bool = False,
     workers: int = 1,
     executor: ShardExecutor | None = None,
     device: str | None = None,
@@ -338,6 +347,10 @@ def run_attack(
         quality: measure the kept perturbations (surprisal increase, sentence
             similarity, re-tag agreement with the attack's parser; see
             :mod:`brittle.search.quality`) into their rows and the summary; loads the
+            causal LM and the sentence encoder.
+        grade: grade each kept perturbation's validity (tree-valid, grammatical,
+            meaning kept: :mod:`brittle.search.validity`) into its row, the summary and
+            the MISC of ``adversarial.conllu`` (``Validity=LEVEL``); loads spaCy, the
             causal LM and the sentence encoder.
         workers: search the chunks in this many local processes (1: in this one); each
             loads its own copy of the models. The files are the same as with one.
@@ -373,7 +386,12 @@ def run_attack(
             if executor is None:
                 executor = stack.enter_context(LocalProcesses(workers))
             task = AttackShards(
-                config, cache_size=cache_size, lockstep=lockstep, quality=quality, device=device
+                config,
+                cache_size=cache_size,
+                lockstep=lockstep,
+                quality=quality,
+                device=device,
+                grade=grade,
             )
             # The workers resolve the objective as preflight did, from the same probes.
             objective = Objective.mean_of(list(checked.objective))
@@ -399,6 +417,7 @@ def run_attack(
                     if quality
                     else None
                 ),
+                grader=attack_grader(config, device=device) if grade else None,
             )
             objective = search.objective
             run = AttackRun(
@@ -544,7 +563,7 @@ def _replayed(
             continue
         digest.add(row)
         last = row.index
-        yield apply_perturbation(sentence, _checked(row, sentence, config))
+        yield mark_validity(apply_perturbation(sentence, _checked(row, sentence, config)), row)
         row = following()
     if row is not None:
         raise ConfigError(
