@@ -97,12 +97,14 @@ PRESETS.register("grammatical", help="real words of the slot's class, frame and 
             "function_words=false",
             "frames=true",
             "countability=true",
+            "wordnet_pos=true",
             "oversample=10",
         ),
         constraints=("budget", "retag"),
-        summary="random real words of the slot's fine tag, no function words, verbs "
-        "with a frame for the slot's use, count or mass nouns as the slot needs, and "
-        "the parser's tag of each new word the gold one",
+        summary="random real words of the slot's fine tag that WordNet knows in the "
+        "slot's part of speech, no function words, verbs with a frame for the slot's use, "
+        "adjectives that may stand where the slot's does, count or mass nouns as the slot "
+        "needs, and the parser's tag of each new word the gold one",
     )
 )
 PRESETS.register("meaning", help="in-sense WordNet synonyms, checked for sense and syntax")(

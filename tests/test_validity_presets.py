@@ -25,6 +25,7 @@ from brittle.search.generators.random_words import (
     adjective_positions,
     slot_uses,
     verb_fits,
+    wordnet_has,
 )
 from brittle.search.generators.slots import common_case, slot_tag
 from brittle.search.generators.syllables import ONSETS, RHYMES, SyllableStems
@@ -217,6 +218,7 @@ def test_verb_uses_and_frames() -> None:
 
 def test_adjective_positions() -> None:
     assert adjective_positions("afloat") == {"predicative"}
+    assert adjective_positions("ablaze") == {"predicative"}  # two of its four senses (p)
     assert adjective_positions("former") == {"attributive"}
     assert adjective_positions("large") == {"attributive", "predicative"}
     assert adjective_position(sentence_of(TRANSITIVE), 3) == "attributive"
@@ -226,6 +228,8 @@ def test_function_words_are_never_drawn_nor_replaced() -> None:
     lexicon = RandomWords().lexicon
     for word in ("could", "or", "where", "so", "can", "get", "might"):
         assert is_function_word(word, lexicon), word
+    assert wordnet_has("dog", "n") and not wordnet_has("frosty", "n")
+    assert not wordnet_has("predate", "n") and wordnet_has("predate", "v")
     for word in ("dog", "examine", "large", "quickly"):
         assert not is_function_word(word, lexicon), word
 

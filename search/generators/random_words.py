@@ -30,7 +30,8 @@ Four options make the substitutions keep the sentence grammatical (the
   an adjective before a noun is never one WordNet marks predicate-only (*afloat*), nor
   one after a copula prenominal-only (*former*);
 - ``countability=true`` draws count nouns where only a count noun fits (a plural, or
-  after *a*, *each*, *every*) and mass nouns for a bare singular.
+  after *a*, *each*, *every*) and mass nouns for a bare singular;
+- ``wordnet_pos=true`` draws only lemmas WordNet knows in the slot's part of speech.
 
 Draws are seeded per ``(seed, sentence id, position)``, so a sentence gets the same
 options in any batch.
@@ -53,7 +54,7 @@ from brittle.search.generators.inflection import (
     match_case,
     target_tag,
 )
-from brittle.search.generators.lexicon import PosLexicon
+from brittle.search.generators.lexicon import WORDNET_POS, PosLexicon
 from brittle.search.generators.slots import Slots, common_case, slot_tag
 from brittle.search.generators.usage import count_use, is_countable
 from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
@@ -67,6 +68,7 @@ __all__ = [
     "slot_uses",
     "verb_fits",
     "verb_frames",
+    "wordnet_has",
 ]
 
 #: Dependents that let a singular count noun stand (a determiner, a possessor, a number).
@@ -155,10 +157,10 @@ def _counted(sentence: Sentence, index: int) -> bool:
 @cache
 def adjective_positions(lemma: str) -> frozenset[str]:
     """Where the adjective ``lemma`` may stand, from WordNet's syntactic markers over
-    its senses: ``attributive`` (before a noun) unless every sense is marked
-    predicate-only (*afloat*, *asleep*), ``predicative`` (after a copula) unless every
-    sense is marked prenominal-only (*former*, *mere*). Empty: not an adjective WordNet
-    knows."""
+    its senses: ``attributive`` (before a noun) unless half its senses or more are
+    marked predicate-only (*afloat*, *asleep*; *ablaze*, of whose four senses WordNet
+    marks two), ``predicative`` (after a copula) unless half or more are marked
+    prenominal-only (*former*, *mere*). Empty: not an adjective WordNet knows."""
     from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
 
     markers = [
@@ -168,9 +170,10 @@ def adjective_positions(lemma: str) -> frozenset[str]:
         if entry.name().lower() == lemma.lower()
     ]
     out = set()
-    if any(m != "(p)" for m in markers):
+    n = len(markers)
+    if n and 2 * sum(m == "(p)" for m in markers) < n:
         out.add("attributive")
-    if any(m not in ("(a)", "(ip)") for m in markers):
+    if n and 2 * sum(m in ("(a)", "(ip)") for m in markers) < n:
         out.add("predicative")
     return frozenset(out)
 
@@ -185,6 +188,16 @@ def adjective_position(sentence: Sentence, index: int) -> str | None:
     if any(w.head == head and w.deprel == "cop" for w in sentence.words):
         return "predicative"
     return None
+
+
+@cache
+def wordnet_has(lemma: str, pos: str) -> bool:
+    """Whether WordNet has ``lemma`` in the part of speech ``pos`` (``n``, ``v``, ``a``,
+    ``r``): lemminflect's lexicon lists *predate*, *frosty* and *intolerant* as nouns
+    too, WordNet does not."""
+    from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
+
+    return bool(load_wordnet().synsets(lemma, pos=pos))
 
 
 def bare_singular(sentence: Sentence, index: int) -> bool:
@@ -215,6 +228,7 @@ class RandomWords(SubstitutionGenerator):
         function_words: draw and replace function words too.
         frames: verbs only with a WordNet frame for the slot's use.
         countability: count nouns for count slots, mass nouns for bare singulars.
+        wordnet_pos: only lemmas WordNet knows in the slot's part of speech.
     """
 
     method: ClassVar[str] = "random"
@@ -232,6 +246,7 @@ class RandomWords(SubstitutionGenerator):
     function_words: bool = True
     frames: bool = False
     countability: bool = False
+    wordnet_pos: bool = False
     _pools: dict[tuple[str, bool], tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -334,6 +349,9 @@ class RandomWords(SubstitutionGenerator):
         tests: list[Callable[[str], bool]] = []
         if not self.function_words:
             tests.append(lambda lemma: not is_function_word(lemma, self.lexicon))
+        pos = WORDNET_POS.get(word.upos)
+        if self.wordnet_pos and pos is not None:
+            tests.append(lambda lemma: wordnet_has(lemma, pos))
         if self.slots != "content" and word.upos == "ADV":
             tests.append(lambda lemma: lemma.endswith("ly"))
         if self.frames and word.upos == "VERB":
