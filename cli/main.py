@@ -14,6 +14,7 @@ from brittle.cli import (  # noqa: F401  (each import registers its sub-command)
     compare_methods,
     demo,
     evaluate,
+    frontier,
     grade,
     listing,
     perturb,

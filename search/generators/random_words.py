@@ -27,8 +27,9 @@ Four options make the substitutions keep the sentence grammatical (the
   passive) or with no complement, by a verb with a WordNet frame for that use
   (:func:`slot_uses`); verbs with a clause, an infinitive, a gerund or a predicative
   complement, and phrasal verbs (with a ``compound:prt`` particle), keep their word;
-  an adjective before a noun is never one WordNet marks predicate-only (*afloat*), nor
-  one after a copula prenominal-only (*former*);
+  an adjective is replaced only before a noun or after a copula, never by one WordNet
+  marks predicate-only before a noun (*afloat*) nor prenominal-only after a copula
+  (*former*);
 - ``countability=true`` draws count nouns where only a count noun fits (a plural, or
   after *a*, *each*, *every*) and mass nouns for a bare singular;
 - ``wordnet_pos=true`` draws only lemmas WordNet knows in the slot's part of speech.
@@ -341,7 +342,8 @@ class RandomWords(SubstitutionGenerator):
                 # separate well enough: "what do you lodge was ...", "can be rolled
                 # representative" passed the frame test
                 return False
-        return True
+        # an adjective used as a noun or in an idiom ("for short") keeps its word
+        return not (self.frames and word.upos == "ADJ" and adjective_position(sentence, i) is None)
 
     def _fit(self, sentence: Sentence, i: int) -> Callable[[str], bool]:
         """What a drawn lemma must satisfy in the slot at ``i`` (beyond its class)."""

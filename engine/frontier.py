@@ -1,0 +1,354 @@
+"""Damage against validity: several presets or generators attacked on one treebank.
+
+The question brittle answers is how much syntax-keeping change damages a probe; a
+drop means little without how valid the changes were. :func:`run_frontier` attacks
+the same sentences with each entry (a validity preset, ``--validity``, or a plain
+generator with its default constraints), grades every kept perturbation
+(:mod:`brittle.search.validity`) and measures its surprisal increase, and
+:func:`write_frontier` writes one row per entry: the worst-case drop of the
+objective, the share of kept perturbations valid at each level, the drop that the
+tree-valid ones alone did (an invalid one counting as none), and the surprisal
+increase, as ``frontier.json``, ``frontier.md``, ``frontier.png`` (drop against the
+share tree-valid, and against the surprisal increase) and ``frontier.html``. Each
+entry's attack directory is ``OUT/NAME`` (a whole attack report, resumable).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from brittle.engine.attack import (
+    AttackComponents,
+    AttackConfig,
+    build_components,
+    build_generator,
+    run_attack,
+)
+from brittle.engine.attack.assembly import TableMemo
+from brittle.engine.core.atomic import atomic_write, check_output, output_set, write_json
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.html_report import code_spans, html_table, png_figure, static_page
+from brittle.engine.report import LEVELS, Summary
+from brittle.search.presets import PRESETS
+
+__all__ = [
+    "HEADER",
+    "LEGEND",
+    "FrontierEntry",
+    "FrontierRow",
+    "entries_of",
+    "frontier_row",
+    "row_cells",
+    "run_frontier",
+    "write_frontier",
+]
+
+JSON_NAME = "frontier.json"
+MARKDOWN_NAME = "frontier.md"
+PLOT_NAME = "frontier.png"
+HTML_NAME = "frontier.html"
+
+
+@dataclass(frozen=True)
+class FrontierEntry:
+    """One attack of the frontier.
+
+    Attributes:
+        name: its row's name and its directory under the output (a preset's or a
+            generator's name).
+        config: its attack settings.
+        level: what it keeps by construction (a preset's level; ``None``: a plain
+            generator, which promises nothing).
+    """
+
+    name: str
+    config: AttackConfig
+    level: str | None = None
+
+
+def entries_of(
+    base: AttackConfig, presets: Sequence[str], methods: Sequence[str]
+) -> list[FrontierEntry]:
+    """The entries for ``presets`` (``--validity`` names) and plain ``methods``, each
+    with ``base``'s treebank, probes, search, budget and limits.
+
+    Raises:
+        ConfigError: an unknown preset or method, a name given twice, or none at all.
+    """
+    entries = []
+    for name in presets:
+        preset = PRESETS.get(name)
+        config = replace(
+            base,
+            method=preset.method,
+            generator_options=preset.generator_options,
+            constraints=preset.constraints,
+        )
+        entries.append(FrontierEntry(name, config, preset.level))
+    for method in methods:
+        entries.append(FrontierEntry(method, replace(base, method=method, constraints=())))
+    names = [e.name for e in entries]
+    if not names:
+        raise ConfigError("give at least one --presets or --methods entry")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ConfigError(f"{', '.join(repeated)} given twice")
+    return entries
+
+
+@dataclass(frozen=True)
+class FrontierRow:
+    """What one entry did.
+
+    Attributes:
+        name, level: the entry's (``level``: ``None`` for a plain generator).
+        method: the generator.
+        sentences: sentences attacked; ``changed``: those with a kept perturbation.
+        drop: the mean worst-case drop of the objective (the mean over its metrics of
+            each metric's mean drop over the attacked sentences).
+        valid: per level (``tree``, ``grammatical``, ``meaning``), the share of the
+            kept perturbations the judges grade valid.
+        valid_drop: per level, the objective's mean drop when a perturbation not valid
+            at that level counts as none.
+        surprisal_increase: the kept perturbations' mean LM surprisal increase, bits
+            per word.
+        query_budget_hits: sentences whose search stopped at the query budget.
+    """
+
+    name: str
+    level: str | None
+    method: str
+    sentences: int
+    changed: int
+    drop: float | None
+    valid: Mapping[str, float | None]
+    valid_drop: Mapping[str, float | None]
+    surprisal_increase: float | None
+    query_budget_hits: int | None
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(sum(known) / len(known), 6) if known else None
+
+
+def frontier_row(entry: FrontierEntry, summary: Summary) -> FrontierRow:
+    """The row of ``entry`` from its attack's summary."""
+    metrics = summary["objective"] or list(summary["tasks"])
+    drop = _mean([summary["tasks"][m]["mean_drop"] for m in metrics if m in summary["tasks"]])
+    validity = summary.get("validity")
+    valid: dict[str, float | None] = {level: None for level in LEVELS}
+    valid_drop: dict[str, float | None] = {level: None for level in LEVELS}
+    if validity is not None:
+        valid = dict(validity["shares"])
+        for level in LEVELS:
+            by_task = validity["mean_drop_valid"][level]
+            valid_drop[level] = _mean([by_task.get(m) for m in metrics])
+    attacked = summary["sentences"] - summary["no_eligible"]
+    return FrontierRow(
+        name=entry.name,
+        level=entry.level,
+        method=entry.config.method,
+        sentences=summary["sentences"],
+        changed=round((summary["success_rate"] or 0.0) * attacked),
+        drop=drop,
+        valid=valid,
+        valid_drop=valid_drop,
+        surprisal_increase=summary["mean_surprisal_increase"],
+        query_budget_hits=summary.get("query_budget_hits"),
+    )
+
+
+def run_frontier(
+    entries: Sequence[FrontierEntry],
+    out: str | os.PathLike[str],
+    *,
+    resume: bool = False,
+    device: str | None = None,
+    on_entry: Callable[[FrontierEntry], None] | None = None,
+    run: Callable[..., Summary] = run_attack,
+) -> list[FrontierRow]:
+    """Attack with each entry into ``OUT/NAME``, grading and measuring the kept
+    perturbations; the rows in entry order. The probes and the encoder load once
+    (:func:`~brittle.engine.attack.build_components` reuses them across entries).
+
+    Args:
+        entries: what to attack with (:func:`entries_of`).
+        out: the output directory.
+        resume: continue entries an earlier run left unfinished (else they start again).
+        device: torch device of the models.
+        on_entry: called before each entry's attack (progress).
+        run: the attack to run (:func:`~brittle.engine.attack.run_attack`; a caller
+            with progress passes its own wrapper of it).
+    """
+    check_output(out, directory=True)
+    rows = []
+    components: AttackComponents | None = None
+    for entry in entries:
+        if on_entry is not None:
+            on_entry(entry)
+        components = _components(entry.config, components, device)
+        summary = run(
+            entry.config,
+            Path(out) / entry.name,
+            resume=resume,
+            overwrite=not resume,
+            components=components,
+            quality=True,
+            grade=True,
+            device=device,
+        )
+        rows.append(frontier_row(entry, summary))
+    return rows
+
+
+def _components(
+    config: AttackConfig, previous: AttackComponents | None, device: str | None
+) -> AttackComponents:
+    """The components of an entry: the previous entry's probes, model and parser, with
+    the entry's own generator, constraints and strategy (and tables of its own)."""
+    if previous is None:
+        return build_components(config, device=device)
+    generator = build_generator(config)
+    generator.prepare()
+    kept = build_components(config, reuse=previous, device=device)
+    return replace(kept, generator=generator, tables=TableMemo(enabled=False))
+
+
+# ------------------------------------------------------------------ reports
+def _fmt(value: float | None, spec: str = ".3f") -> str:
+    return "–" if value is None else format(value, spec)
+
+
+HEADER = [
+    "entry",
+    "keeps",
+    "changed",
+    "drop",
+    "tree-valid",
+    "grammatical",
+    "meaning",
+    "valid drop",
+    "surprisal",
+]
+LEGEND = (
+    "keeps: what the entry keeps by construction (a preset's level; - for a plain "
+    "generator); drop: the mean worst-case drop of the attack's objective over the "
+    "attacked sentences; tree-valid, grammatical, meaning: the share of the kept "
+    "perturbations brittle's judges grade valid at that level (docs/validity.md); valid "
+    "drop: the same drop when a perturbation that is not tree-valid counts as none; "
+    "surprisal: the kept perturbations' increase in bits per word under the bundled "
+    "causal LM."
+)
+
+
+def row_cells(row: FrontierRow) -> list[str]:
+    """The table cells of ``row``, in :data:`HEADER` order."""
+    return [
+        row.name,
+        row.level or "-",
+        f"{row.changed}/{row.sentences}",
+        _fmt(row.drop),
+        _fmt(row.valid["tree"], ".0%"),
+        _fmt(row.valid["grammatical"], ".0%"),
+        _fmt(row.valid["meaning"], ".0%"),
+        _fmt(row.valid_drop["tree"]),
+        _fmt(row.surprisal_increase, "+.2f"),
+    ]
+
+
+def markdown_report(rows: Sequence[FrontierRow], settings: str) -> str:
+    """``frontier.md``: the settings, the table and its legend."""
+    lines = [
+        "# Damage against validity",
+        "",
+        settings,
+        "",
+        "| " + " | ".join(HEADER) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in HEADER[2:]) + " |",
+        *("| " + " | ".join(row_cells(r)) + " |" for r in rows),
+        "",
+        LEGEND,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+#: How a point's name is written beside it.
+_LABEL: dict[str, object] = {"fontsize": 8, "xytext": (4, 4), "textcoords": "offset points"}
+
+
+def plot_png(rows: Sequence[FrontierRow]) -> bytes:
+    """Each entry as a point: drop against the share tree-valid, and against the
+    surprisal increase (PNG bytes)."""
+    import matplotlib  # deferred: matplotlib is heavy and only the plot needs it
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # deferred with matplotlib above
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for row in rows:
+        drop = row.drop or 0.0
+        share = row.valid["tree"]
+        if share is not None:
+            left.scatter([share], [drop])
+            left.annotate(row.name, (share, drop), **_LABEL)
+        if row.surprisal_increase is not None:
+            right.scatter([row.surprisal_increase], [drop])
+            right.annotate(row.name, (row.surprisal_increase, drop), **_LABEL)
+    left.set_xlim(-0.05, 1.05)
+    left.set_xlabel("share of kept perturbations graded tree-valid")
+    left.set_ylabel("mean worst-case drop")
+    left.set_title("Damage against validity")
+    right.set_xlabel("surprisal increase (bits per word)")
+    right.set_title("Damage against naturalness")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=120)
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()
+
+
+def html_report(rows: Sequence[FrontierRow], settings: str, png: bytes) -> str:
+    """``frontier.html``: the table, its legend and the plot as one self-contained page
+    (no script, no request)."""
+    body = "\n".join(
+        [
+            f"<p>{code_spans(settings)}</p>",
+            html_table(HEADER, [row_cells(r) for r in rows], numeric=len(HEADER) - 2),
+            f'<p class="hint">{code_spans(LEGEND)}</p>',
+            png_figure(png, PLOT_CAPTION),
+        ]
+    )
+    return static_page("damage against validity", body)
+
+
+PLOT_CAPTION = "Mean worst-case drop against the share tree-valid and the surprisal increase."
+
+
+def write_frontier(
+    rows: Sequence[FrontierRow], settings: str, out: str | os.PathLike[str]
+) -> list[Path]:
+    """Write ``frontier.{json,md,png,html}`` into ``out`` as one set; the paths.
+
+    Raises:
+        OutputError: a file cannot be written.
+    """
+    directory = Path(out)
+    paths = [directory / n for n in (JSON_NAME, MARKDOWN_NAME, PLOT_NAME, HTML_NAME)]
+    png = plot_png(rows)
+    with output_set():
+        write_json(paths[0], {"settings": settings, "rows": [asdict(r) for r in rows]})
+        with atomic_write(paths[1]) as handle:
+            handle.write(markdown_report(rows, settings))
+        with atomic_write(paths[2], "wb") as handle:
+            handle.write(png)
+        with atomic_write(paths[3]) as handle:
+            handle.write(html_report(rows, settings, png))
+    return paths
