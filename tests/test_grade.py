@@ -84,6 +84,24 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("news", "news", "NOUN", "NN", "Number=Sing", "0", "root"),
         (".", ".", "PUNCT", ".", "_", "4", "punct"),
     ],
+    "why": [
+        ("Why", "why", "ADV", "WRB", "PronType=Int", "4", "advmod"),
+        ("did", "do", "AUX", "VBD", "Mood=Ind|Number=Sing|Person=2|Tense=Past|VerbForm=Fin",
+         "4", "aux"),
+        ("you", "you", "PRON", "PRP", "Case=Nom|Person=2|PronType=Prs", "4", "nsubj"),
+        ("go", "go", "VERB", "VB", "VerbForm=Inf", "0", "root"),
+        ("?", "?", "PUNCT", ".", "_", "4", "punct"),
+    ],
+    "pointed": [
+        ("He", "he", "PRON", "PRP", "Case=Nom|Gender=Masc|Number=Sing|Person=3|PronType=Prs",
+         "2", "nsubj"),
+        ("pointed", "point", "VERB", "VBD",
+         "Mood=Ind|Number=Sing|Person=3|Tense=Past|VerbForm=Fin", "0", "root"),
+        ("out", "out", "ADP", "RP", "_", "2", "compound:prt"),
+        ("the", "the", "DET", "DT", "Definite=Def|PronType=Art", "5", "det"),
+        ("flaw", "flaw", "NOUN", "NN", "Number=Sing", "2", "obj"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
     "pear": [
         ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
         ("ate", "eat", "VERB", "VBD", "Mood=Ind|Number=Sing|Person=1|Tense=Past|VerbForm=Fin",
@@ -205,6 +223,14 @@ def test_new_words_must_carry_the_slots_fine_tag(
     assert check.passed is ok, check
 
 
+def test_a_wh_slot_needs_a_wh_word(lexicon: PosLexicon) -> None:
+    original, _, changed = pair("why", {0: "Heartily"})
+    check = form_check(original, changed, lexicon)
+    assert check.passed is False and check.failed is not None and "wh-word" in check.failed
+    original, _, changed = pair("why", {0: "How"})
+    assert form_check(original, changed, lexicon).passed is True
+
+
 # ------------------------------------------------------------------ tree level: parser
 def _parse(rows: list[tuple[str, ...]], **edits: Any) -> Parse:
     heads = [int(r[5]) for r in rows]
@@ -258,15 +284,23 @@ def test_pseudowords_are_not_english_words(lexicon: PosLexicon, glove: None) -> 
 
 
 def test_a_verb_must_allow_the_slots_use(lexicon: PosLexicon, wordnet: Any) -> None:
-    original, _, changed = pair("expanded", {1: "expected"})  # no object: intransitive use
+    original, _, changed = pair("expanded", {1: "hounded"})  # no object: intransitive use
     check = verb_frame_check(original, changed, lexicon, wordnet)
-    assert check.passed is False and check.value == ("expected:intransitive",)
+    assert check.passed is False and check.value == ("hounded:intransitive",)
     original, _, changed = pair("expanded", {1: "grew"})
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
     original, _, changed = pair("loved", {1: "adored"})
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
     original, _, changed = pair("loved", {1: "arrived"})  # an object the verb cannot take
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is False
+
+
+def test_a_phrasal_verb_stays_one(lexicon: PosLexicon, wordnet: Any) -> None:
+    original, _, changed = pair("pointed", {1: "referred"})
+    check = verb_frame_check(original, changed, lexicon, wordnet)
+    assert check.passed is False and check.failed is not None and "referred out" in check.failed
+    original, _, changed = pair("pointed", {1: "singled"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
 
 
 def test_agreement_of_number_and_of_the_indefinite_article(lexicon: PosLexicon) -> None:
@@ -281,13 +315,17 @@ def test_agreement_of_number_and_of_the_indefinite_article(lexicon: PosLexicon) 
     assert agreement_check(original, changed, lexicon, perturbed).passed is False
 
 
-def test_a_bare_mass_noun_slot_refuses_a_count_noun(lexicon: PosLexicon, glove: None) -> None:
+def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:
     original, _, changed = pair("news", {3: "subplot"})
     assert count_check(original, changed, lexicon).passed is False
     original, _, changed = pair("news", {3: "information"})
     assert count_check(original, changed, lexicon).passed is True
-    original, _, changed = pair("loved", {3: "film"})  # has a determiner: not judged
+    original, _, changed = pair("loved", {3: "film"})  # "the": any noun
     assert count_check(original, changed, lexicon).passed is None
+    original, _, changed = pair("pear", {3: "information"})  # "a" needs a count noun
+    assert count_check(original, changed, lexicon).passed is False
+    original, _, changed = pair("pear", {3: "plum"})
+    assert count_check(original, changed, lexicon).passed is True
 
 
 def test_surprisal_at_the_word_and_where_its_construction_continues() -> None:

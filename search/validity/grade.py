@@ -32,7 +32,7 @@ from brittle.search.validity.grammar import (
 from brittle.search.validity.lexical import closed_class_check, form_check
 from brittle.search.validity.meaning import similarity_check, synonymy_check
 from brittle.search.validity.records import ChangedWord, Check, Grade
-from brittle.search.validity.surprisal import surprisal_check, word_surprisals
+from brittle.search.validity.surprisal import continuations, surprisal_check, word_surprisals
 from brittle.search.validity.tree import attachment_check, retag_check
 
 if TYPE_CHECKING:
@@ -127,59 +127,75 @@ class Grader:
         """One :class:`Grade` per ``(originals[k], perturbed[k])``, in order."""
         if len(originals) != len(perturbed):
             raise ValueError(f"{len(originals)} originals but {len(perturbed)} perturbed")
-        diffs = [changed_words_of(o, p) for o, p in zip(originals, perturbed, strict=True)]
-        out: list[Grade | None] = [None] * len(originals)
-        todo: list[int] = []
-        for k, d in enumerate(diffs):
-            method = method_of(perturbed[k])
-            if isinstance(d, str):
-                out[k] = Grade(perturbed[k].sent_id, method, (), graded=False, reason=d)
-            elif not d:
-                out[k] = Grade(perturbed[k].sent_id, method, ())
+        out: list[Grade] = []
+        todo: list[tuple[int, tuple[ChangedWord, ...]]] = []
+        for k, (o, p) in enumerate(zip(originals, perturbed, strict=True)):
+            diff = changed_words_of(o, p)
+            if isinstance(diff, str):
+                out.append(Grade(p.sent_id, method_of(p), (), graded=False, reason=diff))
             else:
-                todo.append(k)
+                out.append(Grade(p.sent_id, method_of(p), diff))
+                if diff:
+                    todo.append((k, diff))
         if todo:
-            tic = time.perf_counter()
-            parser = self._parser()
-            wordnet, lexicon = self._wordnet()
-            lm = surprisal_model(self.lm, device=self.device, dtype=self.dtype)
-            encoder = sentence_encoder(self.encoder, device=self.device, dtype=self.dtype)
-            self._took("load", tic)
-            olds = [originals[k] for k in todo]
-            news = [perturbed[k] for k in todo]
-            tic = time.perf_counter()
-            parses = parser.parse([*olds, *news])
-            self._took("parse", tic)
-            tic = time.perf_counter()
-            bits = word_surprisals(lm.lm, [*olds, *news])
-            self._took("lm", tic)
-            tic = time.perf_counter()
-            cosine = encoder.similarity(
-                [s.surface_text() for s in olds], [s.surface_text() for s in news]
+            graded = self._grade_changed(
+                [originals[k] for k, _ in todo],
+                [perturbed[k] for k, _ in todo],
+                [diff for _, diff in todo],
             )
-            self._took("encoder", tic)
-            tic = time.perf_counter()
-            m = len(todo)
-            for slot, k in enumerate(todo):
-                changed = diffs[k]
-                assert not isinstance(changed, str)
-                o, p = originals[k], perturbed[k]
-                checks: tuple[Check, ...] = (
-                    retag_check(o, changed, parses[slot], parses[m + slot]),
-                    attachment_check(o, changed, parses[slot], parses[m + slot]),
-                    closed_class_check(o, changed, lexicon),
-                    form_check(o, changed, lexicon),
-                    known_word_check(changed, lexicon),
-                    verb_frame_check(o, changed, lexicon, wordnet),
-                    agreement_check(o, changed, lexicon, p),
-                    count_check(o, changed, lexicon),
-                    surprisal_check(o, changed, bits[slot], bits[m + slot]),
-                    synonymy_check(o, changed, lexicon, wordnet),
-                    similarity_check(float(cosine[slot])),
-                )
-                out[k] = Grade(p.sent_id, method_of(p), changed, checks)
-            self._took("checks", tic)
-        return [g for g in out if g is not None]
+            for (k, _), grade in zip(todo, graded, strict=True):
+                out[k] = grade
+        return out
+
+    def _grade_changed(
+        self,
+        olds: Sequence[Sentence],
+        news: Sequence[Sentence],
+        diffs: Sequence[tuple[ChangedWord, ...]],
+    ) -> list[Grade]:
+        """Grade pairs that each substitute some words: one parser, LM and encoder call."""
+        tic = time.perf_counter()
+        parser = self._parser()
+        wordnet, lexicon = self._wordnet()
+        lm = surprisal_model(self.lm, device=self.device, dtype=self.dtype)
+        encoder = sentence_encoder(self.encoder, device=self.device, dtype=self.dtype)
+        self._took("load", tic)
+        tic = time.perf_counter()
+        parses = parser.parse([*olds, *news])
+        self._took("parse", tic)
+        tic = time.perf_counter()
+        # the LM reads each pair only as far as the last word a check looks at
+        upto = [
+            max(j for w in diff for j in (w.index, *continuations(o, w.index)))
+            for o, diff in zip(olds, diffs, strict=True)
+        ]
+        bits = word_surprisals(lm.lm, [*olds, *news], upto=[*upto, *upto])
+        self._took("lm", tic)
+        tic = time.perf_counter()
+        cosine = encoder.similarity(
+            [s.surface_text() for s in olds], [s.surface_text() for s in news]
+        )
+        self._took("encoder", tic)
+        tic = time.perf_counter()
+        m = len(olds)
+        out: list[Grade] = []
+        for k, (o, p, changed) in enumerate(zip(olds, news, diffs, strict=True)):
+            checks: tuple[Check, ...] = (
+                retag_check(o, changed, parses[k], parses[m + k]),
+                attachment_check(o, changed, parses[k], parses[m + k]),
+                closed_class_check(o, changed, lexicon),
+                form_check(o, changed, lexicon),
+                known_word_check(changed, lexicon),
+                verb_frame_check(o, changed, lexicon, wordnet),
+                agreement_check(o, changed, lexicon, p),
+                count_check(o, changed, lexicon),
+                surprisal_check(o, changed, bits[k], bits[m + k]),
+                synonymy_check(o, changed, lexicon, wordnet),
+                similarity_check(float(cosine[k])),
+            )
+            out.append(Grade(p.sent_id, method_of(p), changed, checks))
+        self._took("checks", tic)
+        return out
 
 
 def grade_pairs(

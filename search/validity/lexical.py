@@ -46,7 +46,7 @@ CLOSED_CLASS_WORDS: frozenset[str] = frozenset(
         # determiners and articles
         "a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every",
         "each", "either", "neither", "both", "all", "another", "such", "what", "which",
-        "whose", "whatever", "whichever",
+        "whose", "whatever", "whichever", "much", "many", "few", "several",
         # pronouns
         "i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself",
         "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself",
@@ -77,6 +77,8 @@ CLOSED_CLASS_WORDS: frozenset[str] = frozenset(
 )  # fmt: skip
 #: Lexicon AUX lemmas that are main verbs as well (not closed-class).
 _MAIN_VERB_AUX: frozenset[str] = frozenset({"be", "have", "do", "need", "dare", "get"})
+#: UD pronominal types of wh-words: interrogative and relative.
+_WH_TYPES = frozenset({"Int", "Rel"})
 #: Regular endings of each inflected PTB tag, for words no lexicon knows.
 _ENDINGS: dict[str, tuple[str, ...]] = {
     "NNS": ("s",),
@@ -89,6 +91,11 @@ _ENDINGS: dict[str, tuple[str, ...]] = {
     "JJS": ("est",),
     "RBS": ("est",),
 }
+
+
+def _is_wh(word: str) -> bool:
+    key = word.lower()
+    return key.startswith("wh") or key in ("how", "that")
 
 
 def is_closed_class(word: str, lexicon: PosLexicon) -> bool:
@@ -142,12 +149,18 @@ def _fits_tag(word: str, upos: str, tag: str, original: str, lexicon: PosLexicon
 
 def form_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon) -> Check:
     """Fails when a new word cannot carry its slot's fine tag (XPOS, or the tag FEATS
-    give); slots with no inflectable tag (function words, names) pass."""
+    give), or a wh-slot (``PronType=Int`` or ``Rel``: the word that makes its clause a
+    question or a relative clause, fronted) gets a word that is no wh-word; slots with
+    no inflectable tag (function words, names) pass otherwise."""
     words = original.words
     bad: list[str] = []
     tags: list[str | None] = []
     for w in changed:
         tok = words[w.index]
+        if tok.feats_dict.get("PronType") in _WH_TYPES and not _is_wh(w.new):
+            tags.append(tok.xpos)
+            bad.append(f"{w.new} (not a wh-word, PronType={tok.feats_dict['PronType']})")
+            continue
         tag = target_tag(tok.upos, tok.xpos, tok.feats_dict)
         tags.append(tag)
         if tag is None or not w.new[:1].isalpha():

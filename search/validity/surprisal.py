@@ -70,19 +70,30 @@ def sentence_text(sentence: Sentence) -> tuple[str, list[tuple[int, int]]]:
 
 
 def word_surprisals(
-    lm: LoadedLM, sentences: Sequence[Sentence], *, batch_size: int = 16
+    lm: LoadedLM,
+    sentences: Sequence[Sentence],
+    *,
+    upto: Sequence[int] | None = None,
+    batch_size: int = 16,
 ) -> list[NDArray[np.float64]]:
     """Per sentence, float64 (n_words,): each word's surprisal in bits, the sum of
     ``-log2 P(token | left context)`` over the tokens whose last character lies in the
-    word (a token spanning a space counts for the word it ends in)."""
+    word (a token spanning a space counts for the word it ends in).
+
+    ``upto`` gives, per sentence, the last word (0-based) whose surprisal is needed: the
+    LM reads the text only that far (a word's surprisal depends on its left context
+    alone), and later words get 0.
+    """
     import torch
 
     tok = lm.tokenizer
     start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
     pad = next((int(v) for v in (tok.pad_token_id, tok.eos_token_id, start) if v is not None), 0)
     encoded: list[tuple[list[int], list[int]]] = []
-    for s in sentences:
+    for k, s in enumerate(sentences):
         text, spans = sentence_text(s)
+        if upto is not None and 0 <= upto[k] < len(spans) - 1:
+            text = text[: spans[upto[k]][1]]
         enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
         owner: list[int] = []
         for _, end in enc["offset_mapping"]:
