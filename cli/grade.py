@@ -44,7 +44,7 @@ def render_summary(run: GradingRun, *, on: Console) -> None:
     graded = run.summary.overall.graded
     if graded:
         seconds = sum(run.timings.values())
-        on.print(f"{seconds / graded * 1000:.0f} ms per graded sentence")
+        on.print(f"{seconds / graded * 1000:.0f} ms per graded sentence, loading included")
 
 
 @main.command("grade")

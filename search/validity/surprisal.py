@@ -34,14 +34,14 @@ __all__ = [
     "word_surprisals",
 ]
 
-#: Largest increase of surprisal at a changed word, bits. On the pairs read for
-#: docs/validity.md a rare but well-formed content word costs up to 23 bits ("treaty" ->
+#: Largest increase of surprisal at a changed word, bits. On the first 142 pairs read
+#: for docs/validity.md a rare but well-formed content word costs up to 23 bits ("treaty" ->
 #: "cockpit" 22.8, "proof" -> "carver" 22.0), so the word's own surprisal says little
 #: about grammar; the bound only catches what no English word costs.
 MAX_WORD_INCREASE = 24.0
 #: Largest increase of surprisal at the word after a changed word, bits. A substitute
-#: that breaks its construction makes the next word surprising: on the pairs read for
-#: docs/validity.md the ungrammatical ones reach 8.0-18.3 ("insisted" -> "shipped that"
+#: that breaks its construction makes the next word surprising: on the first 142 pairs read
+#: for docs/validity.md the ungrammatical ones reach 8.0-18.3 ("insisted" -> "shipped that"
 #: 8.0, "pointed" -> "referred out" 18.3) while well-formed ones stay below 6.5 once a
 #: modifier's own head is left out (see :func:`surprisal_check`).
 MAX_NEXT_INCREASE = 7.5
