@@ -49,6 +49,7 @@ __all__ = [
     "ATTACK_FILTERS",
     "ATTACK_OUTCOMES",
     "REPORT_HTML",
+    "VALIDITY_COLUMN",
     "Column",
     "LabelIndex",
     "SentenceRecords",
@@ -189,6 +190,9 @@ ATTACK_COLUMNS = (
     Column("queries", "q", "int"),
     Column("result", "ok", "ok", "c-ok"),
 )
+#: The column of a graded attack: the strictest validity level each kept perturbation
+#: reached (``meaning``, ``grammatical``, ``tree``, ``none``; ``–``: nothing kept).
+VALIDITY_COLUMN = Column("validity", "v", "id", "c-ok")
 #: Outcome codes (a record's ``ok``) of an attack, and what the outcome filter calls them.
 ATTACK_OUTCOMES = ("failed", "success", "nothing to perturb")
 #: The outcome filter's options: (outcome code, option value, text).
@@ -307,6 +311,31 @@ def _plot_images(out_dir: Path) -> list[str]:
     return figures
 
 
+def _validity_section(summary: Summary) -> list[str]:
+    """How valid the kept perturbations are and the drop of the valid ones, per level
+    (or that they were not graded)."""
+    validity = summary.get("validity")
+    if validity is None:
+        if not summary["success_rate"]:
+            return []
+        return [
+            '<p class="hint">Validity of the kept perturbations: not graded '
+            "(<code>brittle attack --grade</code>, or <code>brittle grade</code>).</p>"
+        ]
+    tasks = list(summary["tasks"])
+    rows = [["all kept", "–", *(_fmt(summary["tasks"][t]["mean_drop"]) for t in tasks)]]
+    for level in ("tree", "grammatical", "meaning"):
+        drops = validity["mean_drop_valid"][level]
+        rows.append([level, _fmt(validity["shares"][level]), *(_fmt(drops.get(t)) for t in tasks)])
+    return [
+        "<h3>Validity of the kept perturbations</h3>",
+        f"<p>{validity['graded']} kept perturbations graded by brittle's judges. Mean drop "
+        "when a perturbation that is not valid at the level counts as none, beside the mean "
+        "drop of all.</p>",
+        _table(["level", "share valid", *(_e(t) for t in tasks)], rows, numeric=len(tasks) + 1),
+    ]
+
+
 def render_overview(summary: Summary, out_dir: Path) -> str:
     """The overview section: configuration, inputs, Algorithms 3 and 2, search, plots."""
     cfg = summary["config"]
@@ -359,6 +388,7 @@ def render_overview(summary: Summary, out_dir: Path) -> str:
             numeric=3,
         )
     )
+    parts += _validity_section(summary)
     parts.append("<h3>Representation distance (Algorithm 2) and search</h3>")
     parts.append(
         _table(
@@ -471,6 +501,8 @@ class SentenceRecords(LabelIndex):
         }
         if row.order is not None:
             rec["o"] = list(row.order)
+        if row.validity is not None and row.success:
+            rec["v"] = row.validity.level
         tasks: list[JSONValue] = []
         for t in self.tasks:
             s = row.tasks.get(t)
@@ -585,7 +617,7 @@ def write_html_report(
         target,
         title=f"brittle attack: {Path(str(cfg.get('treebank', '?'))).name}",
         overview=render_overview(summary, out_dir),
-        columns=ATTACK_COLUMNS,
+        columns=ATTACK_COLUMNS + ((VALIDITY_COLUMN,) if summary.get("validity") else ()),
         filters=ATTACK_FILTERS,
         meta={
             "method": cfg.get("method", ""),

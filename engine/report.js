@@ -79,7 +79,10 @@
       return '<td class="' + col.css + '">' + markedText(r.pw, r.w, changedSet(r)) + "</td>";
     }
     if (col.fmt === "ok") return '<td class="' + col.css + " res-" + r.ok + '">' + RESULT[r.ok] + "</td>";
-    if (col.fmt === "id") return '<td class="' + col.css + '" title="' + esc(v) + '">' + esc(v) + "</td>";
+    if (col.fmt === "id") {
+      var shown = v === null || v === undefined ? "–" : v;
+      return '<td class="' + col.css + '" title="' + esc(shown) + '">' + esc(shown) + "</td>";
+    }
     if (col.fmt === "int") return '<td class="' + col.css + '">' + (v === null || v === undefined ? "–" : v) + "</td>";
     return '<td class="' + col.css + '">' + fmt(v, Number(col.fmt)) + "</td>";
   }

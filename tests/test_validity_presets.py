@@ -297,5 +297,6 @@ def test_attack_grades_its_kept_perturbations(
     adversarial = (out / "adversarial.conllu").read_bytes()
     assert b"Validity=" in adversarial
     assert "## Validity of the kept perturbations" in (out / "summary.md").read_text()
+    assert 'data-key="v"' in (out / "report.html").read_text()  # the validity column
     assert run("report", out).exit_code == 0
     assert (out / "adversarial.conllu").read_bytes() == adversarial  # replayed alike
