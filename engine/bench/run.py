@@ -45,6 +45,7 @@ DEFAULT_STAGES: tuple[str, ...] = (
     "generators",
     "end_to_end",
     "workers",
+    "grading",
     "startup",
 )
 

@@ -613,10 +613,58 @@ def _workers(ctx: BenchContext) -> tuple[StageResult, ...]:
     )  # fmt: skip
 
 
+@STAGES.register("grading", help="grading the kept perturbations against the attack itself")
+def grading(ctx: BenchContext) -> tuple[StageResult, ...]:
+    return _in_fresh_process("grading", ctx)
+
+
+def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
+    """What ``attack --grade`` adds: the end-to-end attack timed with and without
+    grading its kept perturbations (spaCy re-parse, LM surprisal, MiniLM similarity,
+    the lexical checks), after a graded warm run loaded every model. The ratio is the
+    attack's time over grading's: 4 or more means grading costs at most a quarter of
+    the attack's time."""
+    import tempfile
+    from pathlib import Path
+
+    # deferred: the attack's models and libraries load only when this stage runs
+    from brittle.engine.attack import build_components, run_attack
+
+    count = min(len(ctx.sentences), 15 if ctx.quick else 32)
+    config = _attack_config(ctx, count)
+    comps = build_components(config)
+    plain_s = graded_s = math.inf
+    with tempfile.TemporaryDirectory() as tmp, PeakRSS() as peak:
+        root = Path(tmp)
+        run_attack(config, root / "warm", components=comps, grade=True)
+        for k in range(ctx.repeat):
+            start = time.perf_counter()
+            run_attack(config, root / f"plain{k}", components=comps)
+            plain_s = min(plain_s, time.perf_counter() - start)
+            start = time.perf_counter()
+            summary = run_attack(config, root / f"graded{k}", components=comps, grade=True)
+            graded_s = min(graded_s, time.perf_counter() - start)
+    validity = summary.get("validity")
+    kept = validity["graded"] if validity is not None else 0
+    cost = max(graded_s - plain_s, 1e-9)
+    detail = (
+        f"the end-to-end attack on {count} sentences, {kept} kept perturbations graded "
+        f"(best of {ctx.repeat} runs each way, models loaded): {graded_s:.1f} s graded "
+        f"against {plain_s:.1f} s, grading {cost / plain_s:.0%} of the attack's time"
+    )
+    return (
+        StageResult(
+            "grading", count / cost, "sentences/s", "the attack without grading",
+            count / plain_s, peak.peak_mb, detail,
+        ),
+    )  # fmt: skip
+
+
 #: The attack stages, each measured in a fresh process (:func:`_in_fresh_process`).
 _ATTACK_STAGES: dict[str, Callable[[BenchContext], tuple[StageResult, ...]]] = {
     "end_to_end": _end_to_end,
     "workers": _workers,
+    "grading": _grading,
 }
 
 
