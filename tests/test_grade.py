@@ -275,6 +275,31 @@ def test_attachment_checks_arcs_of_and_to_the_changed_word() -> None:
     assert attachment_check(original, changed, wrong, wrong).value == (1, 0, 1)
 
 
+def test_the_parsers_guess_at_a_nonword_is_unknown() -> None:
+    """An attack keeps the nonwords the parser misreads; that is no evidence against
+    the tree, so their tag and arcs are unknown and only their shape is judged."""
+    rows = ROWS["loved"]
+    original, _, changed = pair("loved", {3: "blick"})
+    good = _parse(rows)
+    misread = _parse(rows, upos_3="VERB", head_2=2)
+    assert retag_check(original, changed, good, misread).passed is False  # a real word
+    assert retag_check(original, changed, good, misread, {3}).value == (0, 0, 1)
+    arcs = attachment_check(original, changed, good, misread, {3})
+    assert arcs.passed is None and arcs.value == (0, 0, 2)  # its own arc and "the"'s
+
+
+@pytest.mark.parametrize(
+    ("new", "ok"),
+    [("blick", True), ("dised", False), ("blicking", False), ("blickly", False),
+     ("gleed", True), ("sled", True)],
+)  # fmt: skip
+def test_a_nonword_in_a_bare_slot_must_not_look_inflected(
+    lexicon: PosLexicon, new: str, ok: bool
+) -> None:
+    original, _, changed = pair("loved", {3: new})  # a singular noun slot
+    assert form_check(original, changed, lexicon).passed is ok
+
+
 # ------------------------------------------------------------------ grammatical level
 def test_pseudowords_are_not_english_words(lexicon: PosLexicon, glove: None) -> None:
     _, _, changed = pair("books", {3: "blicks"})

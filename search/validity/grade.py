@@ -26,6 +26,7 @@ from brittle.search.sentence_models import sentence_encoder, surprisal_model
 from brittle.search.validity.grammar import (
     agreement_check,
     count_check,
+    is_english_word,
     known_word_check,
     verb_frame_check,
 )
@@ -180,9 +181,10 @@ class Grader:
         m = len(olds)
         out: list[Grade] = []
         for k, (o, p, changed) in enumerate(zip(olds, news, diffs, strict=True)):
+            nonwords = {w.index for w in changed if not is_english_word(w.new, lexicon)}
             checks: tuple[Check, ...] = (
-                retag_check(o, changed, parses[k], parses[m + k]),
-                attachment_check(o, changed, parses[k], parses[m + k]),
+                retag_check(o, changed, parses[k], parses[m + k], nonwords),
+                attachment_check(o, changed, parses[k], parses[m + k], nonwords),
                 closed_class_check(o, changed, lexicon),
                 form_check(o, changed, lexicon),
                 known_word_check(changed, lexicon),

@@ -131,6 +131,27 @@ def closed_class_check(
     )
 
 
+#: Endings that make a nonword read as inflected, by the bare tags they would mislead.
+_MISLEADING: dict[str, tuple[str, ...]] = {
+    "NN": ("ed", "ing", "ly"),
+    "VB": ("ed", "ing", "ly"),
+    "VBP": ("ed", "ing", "ly"),
+    "JJ": ("ed", "ing", "ly"),
+}
+
+
+def _looks_suffixed(word: str, suffix: str) -> bool:
+    """Whether ``word`` reads as a stem with ``suffix``: the rest has a vowel, and an
+    ``-ed`` does not close an ``-eed`` rhyme (*dised*, *blapping*; not *gled*, *sting*,
+    *gleed*)."""
+    if not word.endswith(suffix):
+        return False
+    rest = word[: -len(suffix)]
+    if suffix == "ed" and rest.endswith("e"):
+        return False
+    return len(rest) >= 2 and any(c in "aeiouy" for c in rest)
+
+
 def _fits_tag(word: str, upos: str, tag: str, original: str, lexicon: PosLexicon) -> bool:
     """Whether ``word`` can be ``upos`` with the PTB ``tag`` in place of ``original``."""
     key = word.lower()
@@ -143,7 +164,11 @@ def _fits_tag(word: str, upos: str, tag: str, original: str, lexicon: PosLexicon
         return False
     if not known:
         endings = _ENDINGS.get(tag)
-        return endings is None or key.endswith(endings)
+        if endings is not None:
+            return key.endswith(endings)
+        # a bare-tag slot (NN, VB, VBP, JJ): a nonword that looks inflected reads as
+        # another tag ("a dised search engine": a participle, not an adjective)
+        return not any(_looks_suffixed(key, suffix) for suffix in _MISLEADING.get(tag, ()))
     return bool(lexicon.has_tag(key, upos, tag))
 
 
