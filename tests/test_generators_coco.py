@@ -177,6 +177,18 @@ def test_pos_filter_keeps_words_of_the_original_class(bert_dir: Path) -> None:
         assert lex.has_tag(form, "NOUN", "NNS")
 
 
+def test_function_words_never_fill_a_content_slot() -> None:
+    """The lexicon lists could and am as verbs; coCO keeps them out of content slots."""
+    s = make_sentence("cats", CATS)
+    verb = next(i for i, u in enumerate(s.upos) if u == "VERB")
+    strict = CoCO(pos_filter="none")
+    loose = CoCO(pos_filter="none", function_words=True)
+    for word in ("could", "am", "the", "where", "or"):
+        assert not strict._accepts(s, verb, word), word
+        assert loose._accepts(s, verb, word), word
+    assert strict._accepts(s, verb, "chase")
+
+
 class NoCache(torch.nn.Module):
     """Wraps a causal LM so it never returns a key/value cache."""
 

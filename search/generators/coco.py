@@ -22,6 +22,13 @@ take the original's capitalisation; their lemma comes from the lexicon. All elig
 positions of a batch of sentences are scored together, ``batch_size`` contexts per
 forward pass.
 
+A function word never replaces a content word (``function_words=false``, the default):
+the lexicon lists *could* and *am* as verbs, and the LM's likeliest continuation is
+often one ("I **could** the little colours", "I **am** the library shows"). Even so,
+coCO proposes what the language model finds likely, not what keeps the syntax: read
+its validity from ``attack --grade`` or ``brittle grade``, or use a validity preset
+(``--validity``) when the tree or the grammar must be kept by construction.
+
 The default model is the bundled SmolLM2 (offline, converted once by
 :func:`brittle.engine.core.resources.causal_lm_path`); any local directory or hub id
 loads the same way (``from_pretrained``).
@@ -35,6 +42,8 @@ from typing import ClassVar, Literal
 
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
+from brittle.search.generators.closed_class import is_function_word
+from brittle.search.generators.eligibility import CONTENT_UPOS
 from brittle.search.generators.inflection import match_case, target_tag
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, load_lm
@@ -88,6 +97,10 @@ class CoCO(SubstitutionGenerator):
             original's; ``xpos``: also require the original's PTB tag (``expanded``
             (VBD) keeps ``built``, not ``builds``); ``none``: no POS filter.
         min_length: shortest word kept, in characters.
+        function_words: let a function word (a stop word or an auxiliary:
+            :mod:`~brittle.search.generators.closed_class`) replace a noun, verb,
+            adjective or adverb; off by default, since the part-of-speech lexicon lists
+            *could* as a verb and *am* passes a VBP slot.
         lexicon: the word -> UPOS lexicon used by ``pos_filter`` and for lemmas.
     """
 
@@ -108,6 +121,7 @@ class CoCO(SubstitutionGenerator):
     rerank: bool = True
     pos_filter: Literal["none", "upos", "xpos"] = "xpos"
     min_length: int = 2
+    function_words: bool = False
     lexicon: PosLexicon = field(default_factory=PosLexicon)
 
     def __post_init__(self) -> None:
@@ -199,6 +213,9 @@ class CoCO(SubstitutionGenerator):
         token = sentence.words[i]
         if not keep_word(word, original=token.form, min_length=self.min_length):
             return False
+        content = token.upos in CONTENT_UPOS
+        if content and not self.function_words and is_function_word(word, self.lexicon):
+            return False  # "I could the little colours", "I am the library shows"
         if self.pos_filter == "upos":
             return self.lexicon.has(word, token.upos)
         if self.pos_filter == "xpos":
