@@ -9,6 +9,8 @@ what the candidate search needs to keep whole words only.
 
 from __future__ import annotations
 
+import logging
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -94,6 +96,26 @@ def detect_kind(path: str) -> LMKind:
     return "causal"
 
 
+def quiet_cache_deprecation() -> None:
+    """Silence transformers' notice that ``past_key_values`` is renamed ``cache`` (5.x),
+    printed at the first cached forward pass of every run: brittle passes the name every
+    version it supports (4.45 and later) accepts. Process-wide, for that notice only."""
+    from transformers.utils import logging as hf_logging  # deferred: imports transformers
+
+    warnings.filterwarnings("ignore", message=".*past_key_values.*", category=FutureWarning)
+    library = hf_logging.get_logger("transformers")  # its handler prints every module's
+    for handler in library.handlers:
+        if not any(isinstance(f, _CacheNotice) for f in handler.filters):
+            handler.addFilter(_CacheNotice())
+
+
+class _CacheNotice(logging.Filter):
+    """Drops transformers' log record about the ``past_key_values`` rename."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "past_key_values" not in record.getMessage()
+
+
 def load_lm(
     name: str | None = None,
     *,
@@ -135,6 +157,7 @@ def load_lm(
         auto.from_pretrained, path, weights=True, dtype=torch_dtype(precision)
     )
     model = model.to(dev).eval()
+    quiet_cache_deprecation()
     loaded = LoadedLM(path, resolved, tokenizer, model, dev, PieceTable.build(tokenizer))
     _LOADED[key] = loaded
     return loaded

@@ -22,7 +22,8 @@ from __future__ import annotations
 import json
 import pickle
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -108,8 +109,9 @@ def from_pretrained(
         safe["weights_only"] = True
         if _has_safetensors(directory):
             safe["use_safetensors"] = True
-    with LOCK, hf_offline(), warnings.catch_warnings():  # process-wide: one load at a time
-        # torch's restricted unpickler warns about the protocol before it refuses a file
+    with LOCK, hf_offline(), warnings.catch_warnings(), _no_progress_bars():
+        # one load at a time (LOCK is process-wide). torch's restricted unpickler warns
+        # about the protocol before it refuses a file: the refusal is the message
         warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
         try:
             return load(str(source), **safe, **options)
@@ -117,6 +119,21 @@ def from_pretrained(
             raise
         except _LOAD_ERRORS as err:
             raise BrittleInputError(directory, None, _load_problem(err)) from None
+
+
+@contextmanager
+def _no_progress_bars() -> Iterator[None]:
+    """transformers' bars off while a model loads ("Loading weights: 100%|..." on every
+    load otherwise, ``--quiet`` or not); brittle shows its own progress."""
+    from transformers.utils import logging as hf_logging  # deferred: imports transformers
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 def _load_problem(err: Exception) -> str:
