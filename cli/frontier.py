@@ -52,11 +52,33 @@ def _names(text: str) -> list[str]:
     help="Plain generators to set beside them, comma-separated, each with its default "
     "constraints (e.g. random,neighbours).",
 )
-@click.option("--search", default="beam", show_default=True, help="Search strategy.")
+@click.option(
+    "--search", default="beam", show_default=True, help="Search strategy of every attack."
+)
 @click.option("--beam-width", default=4, show_default=True, type=click.IntRange(min=1))
-@click.option("--budget", "-t", default=2, show_default=True, type=click.IntRange(min=1))
-@click.option("--candidates", "-b", default=10, show_default=True, type=click.IntRange(min=1))
-@click.option("--query-budget", default=200, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--budget",
+    "-t",
+    default=2,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="tau: the most words a perturbation may change.",
+)
+@click.option(
+    "--candidates",
+    "-b",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Options per position the generators propose.",
+)
+@click.option(
+    "--query-budget",
+    default=200,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Most candidates scored per sentence (the summary counts the searches it stops).",
+)
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Only the first N sentences."
 )
@@ -92,8 +114,9 @@ def frontier_command(
 
     Example:
 
-      brittle frontier en_gum-ud-test.conllu --probe probes/distance --probe probes/pos
-      --methods random,neighbours --limit 60 --out frontier-gum
+    \b
+      brittle frontier en_gum-ud-test.conllu --probe probes/distance \\
+          --probe probes/pos --methods random,neighbours --limit 60 --out frontier-gum
     """
     device = check_device(device)
     base = AttackConfig(
