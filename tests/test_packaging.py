@@ -8,6 +8,7 @@ left out of the list would be missing from the wheel while the editable install 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -59,8 +60,8 @@ def test_every_package_of_the_checkout_is_listed() -> None:
     assert listed - on_disk == set(), "these listed packages do not exist"
 
 
-@pytest.mark.slow
-def test_the_wheel_holds_every_module_and_data_file(tmp_path: Path) -> None:
+def build_wheel(tmp_path: Path) -> Path:
+    """The wheel of a clean copy of the checkout, built into ``tmp_path``."""
     source = tmp_path / "brittle"  # a clean copy: no build/ left from an earlier build
     shutil.copytree(ROOT, source, ignore=not_source)
     built = subprocess.run(
@@ -70,7 +71,54 @@ def test_the_wheel_holds_every_module_and_data_file(tmp_path: Path) -> None:
     )  # fmt: skip
     if built.returncode != 0:
         pytest.fail(f"the wheel does not build:\n{built.stderr[-2000:]}")
-    wheel = next(tmp_path.glob("brittle-*.whl"))
+    return next(tmp_path.glob("brittle-*.whl"))
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_runs_without_the_checkout(tmp_path: Path) -> None:
+    """The wheel installed on its own (its dependencies from this environment's
+    site-packages, not the checkout's editable install) runs --help, list and perturb."""
+    wheel = build_wheel(tmp_path)
+    target = tmp_path / "installed"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
+         str(target), str(wheel)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    site_packages = [p for p in sys.path if p.endswith("site-packages")]
+    env = {
+        **os.environ,
+        # -S: no site processing, so no .pth file (the editable install's among them)
+        "PYTHONPATH": os.pathsep.join([str(target), *site_packages]),
+        "BRITTLE_HOME": str(tmp_path / "home"),
+    }
+    treebank = target / "brittle" / "data" / "default.conllu"
+    here = tmp_path / "elsewhere"  # the working directory holds no brittle folder
+    here.mkdir()
+    calls = {
+        "help": ["--help"],
+        "list": ["list", "presets"],
+        "perturb": ["perturb", str(treebank), "--method", "shuffle", "--parser", "gold",
+                    "--limit", "3", "--no-quality", "--out", str(tmp_path / "o.conllu")],
+    }  # fmt: skip
+    for name, args in calls.items():
+        code = f"from brittle.cli.main import main; main({args!r})"
+        result = subprocess.run(
+            [sys.executable, "-S", "-c", code],
+            cwd=here, env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert result.returncode == 0, (name, result.stdout[-1500:], result.stderr[-1500:])
+    located = subprocess.run(
+        [sys.executable, "-S", "-c", "import brittle; print(brittle.__file__)"],
+        cwd=here, env=env, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert located.startswith(str(target)), located  # the installed copy, not the checkout
+    assert (tmp_path / "o.conllu").read_text().count("# sent_id") == 3
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_every_module_and_data_file(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     wanted = set()
     for directory in package_dirs():
