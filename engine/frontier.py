@@ -278,6 +278,8 @@ def markdown_report(rows: Sequence[FrontierRow], settings: str) -> str:
     return "\n".join(lines)
 
 
+#: Where successive points' names go (points often sit close together).
+_OFFSETS = ((4, 4), (4, -11), (4, 8))
 #: How a point's name is written beside it.
 _LABEL: dict[str, object] = {"fontsize": 8, "xytext": (4, 4), "textcoords": "offset points"}
 
@@ -291,15 +293,16 @@ def plot_png(rows: Sequence[FrontierRow]) -> bytes:
     import matplotlib.pyplot as plt  # deferred with matplotlib above
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for row in rows:
+    for k, row in enumerate(rows):
+        label = {**_LABEL, "xytext": _OFFSETS[k % len(_OFFSETS)]}  # neighbours apart
         drop = row.drop or 0.0
         share = row.valid["tree"]
         if share is not None:
             left.scatter([share], [drop])
-            left.annotate(row.name, (share, drop), **_LABEL)
+            left.annotate(row.name, (share, drop), **label)
         if row.surprisal_increase is not None:
             right.scatter([row.surprisal_increase], [drop])
-            right.annotate(row.name, (row.surprisal_increase, drop), **_LABEL)
+            right.annotate(row.name, (row.surprisal_increase, drop), **label)
     left.set_xlim(-0.05, 1.05)
     left.set_xlabel("share of kept perturbations graded tree-valid")
     left.set_ylabel("mean worst-case drop")
