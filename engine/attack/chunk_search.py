@@ -186,7 +186,8 @@ class ChunkSearch:
     def _with_validity(
         self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]
     ) -> list[ResultRow]:
-        """``rows`` with the grade of their kept perturbations (one grader call)."""
+        """``rows`` with the grade of their kept perturbations (one grader call); rows
+        the judges cannot grade (reorderings) stay without one."""
         if self.grader is None:
             return list(rows)
         kept = [k for k, row in enumerate(rows) if row.success]
@@ -195,6 +196,8 @@ class ChunkSearch:
         )
         out = list(rows)
         for k, grade in zip(kept, grades, strict=True):
+            if not grade.graded:  # a reordering: the gold tree no longer lines up
+                continue
             verdict = RowValidity(
                 grade.tree_valid, grade.grammatical, grade.meaning_kept, grade.failed_checks()
             )
