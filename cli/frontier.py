@@ -10,7 +10,7 @@ from rich.table import Table
 from brittle.cli.attack import run_with_progress
 from brittle.cli.common import console, err_console, quiet_option
 from brittle.cli.group import main
-from brittle.engine.attack import AttackConfig
+from brittle.engine.attack import AttackComponents, AttackConfig
 from brittle.engine.attack.preflight import preflight
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.frontier import (
@@ -145,19 +145,28 @@ def frontier_command(
         if not quiet:
             err_console.print(f"frontier: {entry.name} ({entry.config.method})", markup=False)
 
-    def attack(config: AttackConfig, target: Path, **options: object) -> Summary:
-        name = target.name
+    def attack(
+        config: AttackConfig,
+        out: Path,
+        *,
+        resume: bool,
+        overwrite: bool,
+        components: AttackComponents,
+        quality: bool,
+        grade: bool,
+        device: str | None,
+    ) -> Summary:
         return run_with_progress(
             config,
-            target,
-            resume=bool(options["resume"]),
-            overwrite=bool(options["overwrite"]),
-            label=name,
-            components=options["components"],  # type: ignore[arg-type]
-            checked=checks[name],
+            out,
+            resume=resume,
+            overwrite=overwrite,
+            label=out.name,
+            components=components,
+            checked=checks[out.name],
             quiet=quiet,
-            quality=True,
-            grade=True,
+            quality=quality,
+            grade=grade,
             device=device,
         )
 

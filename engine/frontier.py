@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from brittle.engine.attack import (
     AttackComponents,
@@ -38,6 +39,7 @@ from brittle.search.presets import PRESETS
 __all__ = [
     "HEADER",
     "LEGEND",
+    "AttackRunner",
     "FrontierEntry",
     "FrontierRow",
     "entries_of",
@@ -98,6 +100,24 @@ def entries_of(
     if repeated:
         raise ConfigError(f"{', '.join(repeated)} given twice")
     return entries
+
+
+class AttackRunner(Protocol):
+    """Runs one entry's attack (:func:`~brittle.engine.attack.run_attack` has this
+    shape; the command line passes a wrapper that shows progress)."""
+
+    def __call__(
+        self,
+        config: AttackConfig,
+        out: Path,
+        *,
+        resume: bool,
+        overwrite: bool,
+        components: AttackComponents,
+        quality: bool,
+        grade: bool,
+        device: str | None,
+    ) -> Summary: ...
 
 
 @dataclass(frozen=True)
@@ -170,7 +190,7 @@ def run_frontier(
     resume: bool = False,
     device: str | None = None,
     on_entry: Callable[[FrontierEntry], None] | None = None,
-    run: Callable[..., Summary] = run_attack,
+    run: AttackRunner = run_attack,
 ) -> list[FrontierRow]:
     """Attack with each entry into ``OUT/NAME``, grading and measuring the kept
     perturbations; the rows in entry order. The probes and the encoder load once
