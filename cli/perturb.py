@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from brittle.cli.common import (
     console,
     dtype_option,
     generator_options_option,
+    is_stdout,
     lm_and_sense_options,
     make_executor,
     message_console,
@@ -313,3 +315,9 @@ def perturb_command(
         else f"wrote {written[0]}",
         markup=False,
     )
+    if not is_stdout(out) and not quiet:
+        say.print(
+            f"how valid each perturbation is (tree, grammar, meaning): brittle grade "
+            f"{shlex.quote(str(treebank))} {shlex.quote(str(out))} --json GRADES.jsonl",
+            markup=False,
+        )

@@ -115,6 +115,7 @@ def test_perturb_tree_replaces_most_open_class_words(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "perturb jabberwocky: constraints budget" in result.output
+    assert f"brittle grade {TREEBANK} {out} --json" in result.output  # how to grade it
     originals = [s for _, s in zip(range(40), iter_conllu(TREEBANK), strict=False)]
     changed = total = 0
     for before, after in zip(originals, iter_conllu(out), strict=True):
