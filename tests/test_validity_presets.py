@@ -301,3 +301,28 @@ def test_attack_grades_its_kept_perturbations(
     assert 'data-key="v"' in (out / "report.html").read_text()  # the validity column
     assert run("report", out).exit_code == 0
     assert (out / "adversarial.conllu").read_bytes() == adversarial  # replayed alike
+
+
+FOND = """
+I PRON PRP 3 nsubj
+am AUX VBP 3 cop
+fond ADJ JJ 0 root
+of ADP IN 5 case
+cats NOUN NNS 3 obl
+"""
+TODAY = """
+court NOUN NN 2 nsubj
+ruled VERB VBD 0 root
+today NOUN NN 2 obl:tmod
+"""
+
+
+def test_adjectives_with_complements_and_adverbial_nouns_keep_their_word() -> None:
+    options = dict(slots="regular", function_words=False, frames=True, countability=True)
+    generator = RandomWords(oversample=10, **options)  # type: ignore[arg-type]
+    fond, today = sentence_of(FOND), sentence_of(TODAY)
+    tables = generator.candidates([fond, today], top_k=3)
+    assert 2 not in tables[0].positions  # fond (of cats)
+    assert 4 in tables[0].positions  # cats is a plain plural
+    assert 2 not in tables[1].positions  # today
+    assert 0 in tables[1].positions  # court

@@ -27,9 +27,10 @@ Four options make the substitutions keep the sentence grammatical (the
   passive) or with no complement, by a verb with a WordNet frame for that use
   (:func:`slot_uses`); verbs with a clause, an infinitive, a gerund or a predicative
   complement, and phrasal verbs (with a ``compound:prt`` particle), keep their word;
-  an adjective is replaced only before a noun or after a copula, never by one WordNet
-  marks predicate-only before a noun (*afloat*) nor prenominal-only after a copula
-  (*former*);
+  an adjective is replaced only before a noun or after a copula and without a
+  complement of its own (*fond of*, *willing to*), never by one WordNet marks
+  predicate-only before a noun (*afloat*) nor prenominal-only after a copula
+  (*former*); a noun used as an adverbial of time or measure (*today*) keeps its word;
 - ``countability=true`` draws count nouns where only a count noun fits (a plural, or
   after *a*, *each*, *every*) and mass nouns for a bare singular;
 - ``wordnet_pos=true`` draws only lemmas WordNet knows in the slot's part of speech.
@@ -134,6 +135,20 @@ def verb_fits(lemma: str, uses: frozenset[VerbUse | str]) -> bool:
         elif use in _JUDGED and not synonym_fits(lemma, frames, _JUDGED[use]):
             return False
     return True
+
+
+#: Dependents that make an adjective take a complement (its own small class of words).
+_COMPLEMENTS = frozenset({"obl", "xcomp", "ccomp", "csubj", "advcl"})
+#: Relations of nouns used as adverbials of time or measure.
+_ADVERBIAL_NOUNS = frozenset(
+    {"obl:tmod", "obl:npmod", "obl:unmarked", "nmod:tmod", "nmod:npmod", "nmod:unmarked"}
+)
+
+
+def _dependents(sentence: Sentence, index: int) -> frozenset[str]:
+    """The relations (subtypes dropped) of the word at 0-based ``index``'s dependents."""
+    head = str(index + 1)
+    return frozenset(w.deprel.split(":")[0] for w in sentence.words if w.head == head)
 
 
 #: The uses for which a drawn verb is judged by its frames; other slots keep their verb.
@@ -342,8 +357,13 @@ class RandomWords(SubstitutionGenerator):
                 # separate well enough: "what do you lodge was ...", "can be rolled
                 # representative" passed the frame test
                 return False
-        # an adjective used as a noun or in an idiom ("for short") keeps its word
-        return not (self.frames and word.upos == "ADJ" and adjective_position(sentence, i) is None)
+        if self.frames and word.upos == "ADJ":
+            if adjective_position(sentence, i) is None:
+                return False  # an adjective used as a noun or in an idiom ("for short")
+            if _dependents(sentence, i) & _COMPLEMENTS:
+                return False  # "fond of", "willing to", "nasty to": few adjectives take one
+        # a bare noun of time or measure ("announced its ruling today") is adverbial
+        return not (self.frames and word.upos == "NOUN" and word.deprel in _ADVERBIAL_NOUNS)
 
     def _fit(self, sentence: Sentence, i: int) -> Callable[[str], bool]:
         """What a drawn lemma must satisfy in the slot at ``i`` (beyond its class)."""
