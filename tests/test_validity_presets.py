@@ -27,7 +27,7 @@ from brittle.search.generators.random_words import (
     verb_fits,
     wordnet_has,
 )
-from brittle.search.generators.slots import common_case, slot_tag
+from brittle.search.generators.slots import common_case, kept_word, slot_tag
 from brittle.search.generators.syllables import ONSETS, RHYMES, SyllableStems
 from brittle.search.generators.usage import is_countable
 from brittle.search.presets import PRESETS, resolve_preset
@@ -173,11 +173,14 @@ def test_attack_with_the_tree_preset(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 # ------------------------------------------------------------------ grammatical preset
 def sentence_of(text: str) -> Sentence:
-    """One sentence from CoNLL-U rows written as ``form upos xpos head deprel`` lines."""
+    """One sentence from CoNLL-U rows written as ``form upos xpos head deprel`` lines
+    (``form lemma upos xpos head deprel`` where the lemma matters)."""
     rows = []
     for n, line in enumerate(text.strip().splitlines(), 1):
-        form, upos, xpos, head, deprel = line.split()
-        rows.append(f"{n}\t{form}\t_\t{upos}\t{xpos}\t_\t{head}\t{deprel}\t_\t_")
+        parts = line.split()
+        form, lemma = parts[0], parts[1] if len(parts) == 6 else "_"
+        upos, xpos, head, deprel = parts[-4:]
+        rows.append(f"{n}\t{form}\t{lemma}\t{upos}\t{xpos}\t_\t{head}\t{deprel}\t_\t_")
     return read_sentences("# sent_id = s\n# text = x\n" + "\n".join(rows) + "\n\n")[0]
 
 
@@ -326,3 +329,19 @@ def test_adjectives_with_complements_and_adverbial_nouns_keep_their_word() -> No
     assert 4 in tables[0].positions  # cats is a plain plural
     assert 2 not in tables[1].positions  # today
     assert 0 in tables[1].positions  # court
+
+
+EXISTENTIAL = """
+there there PRON EX 2 expl
+is be VERB VBZ 0 root
+a a DET DT 5 det
+few few ADJ JJ 5 amod
+proofs proof NOUN NNS 2 nsubj
+"""
+
+
+def test_be_and_quantifiers_keep_their_word() -> None:
+    sentence = sentence_of(EXISTENTIAL)
+    (table,) = Jabberwocky(stems="syllable", slots="regular").candidates([sentence], top_k=3)
+    assert table.positions == (4,)  # proofs; not is (there is ...), not few (a few ...)
+    assert kept_word("be", "is") and kept_word("few", "few") and not kept_word("dog", "dog")

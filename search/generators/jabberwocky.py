@@ -52,7 +52,7 @@ from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, po
 from brittle.search.generators.charlm import CharNgramModel
 from brittle.search.generators.inflection import match_case, regular_inflection
 from brittle.search.generators.lexicon import WORDNET_POS
-from brittle.search.generators.slots import Slots, common_case, slot_tag
+from brittle.search.generators.slots import Slots, common_case, kept_word, slot_tag
 from brittle.search.generators.syllables import SyllableStems
 from brittle.search.generators.vocabulary import glove
 from brittle.search.table import Candidate, SubstitutionTable
@@ -214,7 +214,9 @@ class Jabberwocky(SubstitutionGenerator):
         def options_at(sentence: Sentence, i: int) -> list[Candidate]:
             word = sentence.words[i]
             tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
-            if self.slots != "content" and (tag is None or not common_case(word.form, i)):
+            if self.slots != "content" and (
+                tag is None or not common_case(word.form, i) or kept_word(word.lemma, word.form)
+            ):
                 return []
             found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k)
             return [(match_case(word.form, f), stem) for f, stem in found]

@@ -57,7 +57,7 @@ from brittle.search.generators.inflection import (
     target_tag,
 )
 from brittle.search.generators.lexicon import WORDNET_POS, PosLexicon
-from brittle.search.generators.slots import Slots, common_case, slot_tag
+from brittle.search.generators.slots import Slots, common_case, kept_word, slot_tag
 from brittle.search.generators.usage import count_use, is_countable
 from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
@@ -341,7 +341,7 @@ class RandomWords(SubstitutionGenerator):
         word = sentence.words[i]
         if self.slots != "content":
             tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
-            if tag is None or not common_case(word.form, i):
+            if tag is None or not common_case(word.form, i) or kept_word(word.lemma, word.form):
                 return False
         if not self.function_words and (
             is_function_word(word.form, self.lexicon) or is_function_word(word.lemma, self.lexicon)

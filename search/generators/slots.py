@@ -19,7 +19,15 @@ from typing import Literal
 from brittle.search.generators.eligibility import FUNCTION_ADVERBS
 from brittle.search.generators.inflection import target_tag
 
-__all__ = ["PAPER_TAGS", "REGULAR_TAGS", "Slots", "common_case", "slot_tag"]
+__all__ = [
+    "KEPT_LEMMAS",
+    "PAPER_TAGS",
+    "REGULAR_TAGS",
+    "Slots",
+    "common_case",
+    "kept_word",
+    "slot_tag",
+]
 
 #: Which slots a generator fills: every eligible content word (``content``), the
 #: regularly inflected ones (``regular``) or those of the paper's footnote 4 (``paper``).
@@ -38,6 +46,22 @@ REGULAR_TAGS: dict[str, frozenset[str]] = {
     **PAPER_TAGS,
     "VERB": PAPER_TAGS["VERB"] | {"VBD", "VBN"},
 }
+
+
+#: Lemmas that keep their word in every slot a regular-slot generator fills: *be* (the
+#: existential "there is no proof" has no other verb: "there nints no flift") and the
+#: quantifying adjectives, which UD tags ADJ but which work as determiners or degree
+#: words ("a few of the pictures" -> "a frutch of the pictures", "a little confusing"
+#: -> "a cront confusing" read as nouns). Written by hand: a short, closed list.
+KEPT_LEMMAS: frozenset[str] = frozenset(
+    {"be", "few", "little", "many", "much", "several", "enough", "more", "most", "less",
+     "least", "fewer", "fewest"}
+)  # fmt: skip
+
+
+def kept_word(lemma: str, form: str) -> bool:
+    """Whether the word keeps its form in a regular slot (:data:`KEPT_LEMMAS`)."""
+    return lemma.lower() in KEPT_LEMMAS or form.lower() in KEPT_LEMMAS
 
 
 def common_case(form: str, position: int) -> bool:
