@@ -225,7 +225,7 @@ class StaticVectors(_StaticBase):
         from gensim.models import KeyedVectors
 
         binary = p.suffix.lower() == ".bin"
-        header = _header(p) if not binary else _binary_header(p)
+        header = _header(p)
         if header is not None:
             _check_header_fits(p, header, binary=binary)
         try:
@@ -316,23 +316,12 @@ PICKLED_SUFFIXES = frozenset({".kv", ".model", ".pkl", ".pickle"})
 
 
 def _header(path: Path) -> tuple[int, int] | None:
-    """The ``count dim`` header of a text vectors file, or ``None`` (GloVe: no header)."""
+    """The ``count dim`` header line of a vectors file (word2vec text, gzipped text or
+    binary), or ``None`` when its first line is no such header (GloVe has none). Read
+    as bytes: the header is ASCII digits in every form."""
     import gzip
 
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(256).split()
-    else:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(256).split()
-    if len(first) == 2 and all(part.isdigit() for part in first):
-        return int(first[0]), int(first[1])
-    return None
-
-
-def _binary_header(path: Path) -> tuple[int, int] | None:
-    """The ``count dim`` header line of a word2vec binary file (``None``: unreadable)."""
-    with open(path, "rb") as handle:
+    with gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb") as handle:
         first = handle.readline(256).split()
     if len(first) == 2 and all(part.isdigit() for part in first):
         return int(first[0]), int(first[1])
