@@ -37,6 +37,15 @@ class DirectoryInUse(ConfigError):
         self.holder = holder(directory)
         self.command = holder_command(directory)
 
+    @classmethod
+    def of(cls, directory: Path) -> DirectoryInUse:
+        """The error for ``directory``, naming who holds it and what to do."""
+        return cls(
+            directory,
+            f"{directory} is in use by {holder(directory)}; wait for it to finish "
+            "or choose another --out",
+        )
+
 
 def _record(directory: Path) -> dict[str, object]:
     """What the lock file of ``directory`` says about its holder (empty: nothing)."""
@@ -95,11 +104,7 @@ def locked_directory(directory: Path, command: str) -> Iterator[Path]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise DirectoryInUse(
-                directory,
-                f"{directory} is in use by {holder(directory)}; wait for it to finish "
-                "or choose another --out",
-            ) from None
+            raise DirectoryInUse.of(directory) from None
         record = {
             "command": command,
             "pid": os.getpid(),
@@ -118,11 +123,6 @@ def check_unlocked(directory: Path) -> None:
 
     Raises:
         DirectoryInUse: another live process holds the lock (the message names it).
-        OutputError: the directory or its lock file cannot be created.
     """
     if held(directory):
-        raise DirectoryInUse(
-            directory,
-            f"{directory} is in use by {holder(directory)}; wait for it to finish "
-            "or choose another --out",
-        )
+        raise DirectoryInUse.of(directory)
