@@ -20,7 +20,7 @@ from brittle.engine.demo import (
     train_demo_probes,
     tree_config,
 )
-from brittle.engine.report import Summary
+from brittle.engine.report import Summary, changed_sentences
 from brittle.search.presets import PRESETS
 
 
@@ -91,11 +91,7 @@ def print_presets(summaries: Mapping[str, Summary]) -> None:
     for name in summaries:
         table.add_column(name, justify="right")
     table.add_row("keeps", *(PRESETS.get(name).level for name in summaries))
-    changed = []
-    for summary in summaries.values():
-        attacked = summary["sentences"] - summary["no_eligible"]
-        rate = summary["success_rate"] or 0.0
-        changed.append(f"{round(rate * attacked)}/{summary['sentences']}")
+    changed = [f"{changed_sentences(s)}/{s['sentences']}" for s in summaries.values()]
     table.add_row("sentences changed", *changed)
     for task in tasks:
         drops = [

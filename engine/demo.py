@@ -16,7 +16,7 @@ what any syntax-keeping change do to the probes.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from brittle.data import default_treebank_path
@@ -115,13 +115,7 @@ def tree_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
     """The demo's second attack: the same search with the ``tree`` validity preset
     (Jabberwocky nonwords that keep the gold tree by construction), to set beside the
     meaning-keeping one."""
-    preset = PRESETS.get("tree")
-    return replace(
-        demo_config(plan, limit=limit),
-        method=preset.method,
-        generator_options=preset.generator_options,
-        constraints=preset.constraints,
-    )
+    return demo_config(plan, limit=limit).with_preset(PRESETS.get("tree"))
 
 
 def demo_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:

@@ -33,7 +33,7 @@ from brittle.engine.attack.assembly import TableMemo
 from brittle.engine.core.atomic import atomic_write, check_output, output_set, write_json
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.html_report import code_spans, html_table, png_figure, static_page
-from brittle.engine.report import LEVELS, Summary
+from brittle.engine.report import LEVELS, Summary, changed_sentences
 from brittle.search.presets import PRESETS
 
 __all__ = [
@@ -84,13 +84,7 @@ def entries_of(
     entries = []
     for name in presets:
         preset = PRESETS.get(name)
-        config = replace(
-            base,
-            method=preset.method,
-            generator_options=preset.generator_options,
-            constraints=preset.constraints,
-        )
-        entries.append(FrontierEntry(name, config, preset.level))
+        entries.append(FrontierEntry(name, base.with_preset(preset), preset.level))
     for method in methods:
         entries.append(FrontierEntry(method, replace(base, method=method, constraints=())))
     names = [e.name for e in entries]
@@ -168,13 +162,12 @@ def frontier_row(entry: FrontierEntry, summary: Summary) -> FrontierRow:
         for level in LEVELS:
             by_task = validity["mean_drop_valid"][level]
             valid_drop[level] = _mean([by_task.get(m) for m in metrics])
-    attacked = summary["sentences"] - summary["no_eligible"]
     return FrontierRow(
         name=entry.name,
         level=entry.level,
         method=entry.config.method,
         sentences=summary["sentences"],
-        changed=round((summary["success_rate"] or 0.0) * attacked),
+        changed=changed_sentences(summary),
         drop=drop,
         valid=valid,
         valid_drop=valid_drop,

@@ -319,6 +319,13 @@ def summarize(
     }
 
 
+def changed_sentences(summary: Summary) -> int:
+    """Sentences that kept a perturbation: the success rate is over the sentences that
+    offered something to perturb."""
+    attacked = summary["sentences"] - summary["no_eligible"]
+    return round((summary["success_rate"] or 0.0) * attacked)
+
+
 def _validity(d: Digest) -> ValiditySummary | None:
     """The validity part of a summary (``None`` when nothing was graded)."""
     if not d.graded:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from brittle.engine.core.errors import ConfigError
@@ -13,7 +13,7 @@ from brittle.scorers.representations import DTYPES
 from brittle.search.constraints import ConstraintSpec
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import parse_options
-from brittle.search.presets import MEANING_CONSTRAINTS
+from brittle.search.presets import MEANING_CONSTRAINTS, ValidityPreset
 from brittle.search.strategies.base import STRATEGIES
 
 
@@ -112,6 +112,15 @@ class AttackConfig:
             return self.constraints
         keeps = GENERATORS.get(self.method).keeps_meaning
         return (f"syntax:{self.max_syntax_distance}",) + (MEANING_CONSTRAINTS if keeps else ())
+
+    def with_preset(self, preset: ValidityPreset) -> AttackConfig:
+        """These settings with ``preset``'s generator, options and constraints."""
+        return replace(
+            self,
+            method=preset.method,
+            generator_options=preset.generator_options,
+            constraints=preset.constraints,
+        )
 
     def parsed_generator_options(self) -> dict[str, object]:
         """``generator_options`` as the generator's keyword arguments (checked)."""
