@@ -18,11 +18,22 @@ that-clause is expect.v.01 (frame 26), not ask.v.04 "request and expect" (frames
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from brittle.engine.core.sentence import Sentence
 
-__all__ = ["CLAUSE_AFTER_OBJECT", "FRAMES_BY_USE", "VerbUse", "fits", "synonym_fits", "verb_use"]
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+__all__ = [
+    "CLAUSE_AFTER_OBJECT",
+    "FRAMES_BY_USE",
+    "VerbUse",
+    "fits",
+    "lemma_frames",
+    "synonym_fits",
+    "verb_use",
+]
 
 #: How a verb is used in its sentence, as far as WordNet's frames can tell.
 VerbUse = Literal["intransitive", "transitive", "clause", "infinitive", "gerund", "other"]
@@ -118,3 +129,17 @@ def fits(frames: Collection[int], use: VerbUse) -> bool:
     if use == "other" or not frames:
         return True
     return bool(FRAMES_BY_USE[use].intersection(frames))
+
+
+def lemma_frames(
+    wordnet: WordNetCorpusReader, lemma: str, senses: int | None = None
+) -> frozenset[int]:
+    """The WordNet sentence frames (``frames.vrb`` numbers) of ``lemma`` in its first
+    ``senses`` verb senses (``None``: all; empty when WordNet has no such verb)."""
+    key = lemma.lower().replace(" ", "_")
+    frames: set[int] = set()
+    for synset in wordnet.synsets(key, pos="v")[:senses]:
+        for entry in synset.lemmas():
+            if entry.name().lower() == key:
+                frames.update(entry.frame_ids())
+    return frozenset(frames)

@@ -49,7 +49,7 @@ from typing import ClassVar
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.closed_class import is_function_word
-from brittle.search.generators.frames import VerbUse, synonym_fits, verb_use
+from brittle.search.generators.frames import VerbUse, lemma_frames, synonym_fits, verb_use
 from brittle.search.generators.inflection import (
     TAG_FAMILY,
     is_lexicon_lemma,
@@ -80,16 +80,10 @@ _LICENSERS = frozenset({"det", "det:poss", "nmod:poss", "nummod"})
 @cache
 def verb_frames(lemma: str) -> frozenset[int]:
     """WordNet's frame numbers of every verb sense of ``lemma`` (empty: not a verb
-    WordNet knows)."""
+    WordNet knows), cached: drawing looks up the same lemmas again and again."""
     from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
 
-    wordnet = load_wordnet()
-    frames: set[int] = set()
-    for synset in wordnet.synsets(lemma, pos="v"):
-        for entry in synset.lemmas():
-            if entry.name().lower() == lemma.lower():
-                frames.update(entry.frame_ids())
-    return frozenset(frames)
+    return lemma_frames(load_wordnet(), lemma)
 
 
 #: WordNet frames of a verb with a predicative complement: "Something ----s something

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from brittle.engine.core.articles import agreeing_article
-from brittle.search.generators.frames import synonym_fits, verb_use
+from brittle.search.generators.frames import lemma_frames, synonym_fits, verb_use
 from brittle.search.generators.inflection import inflect_lemma
 from brittle.search.generators.usage import count_use, is_countable
 from brittle.search.generators.vocabulary import frequency_rank
@@ -109,15 +109,9 @@ def known_word_check(changed: Sequence[ChangedWord], lexicon: PosLexicon) -> Che
 def verb_frames(
     wordnet: WordNetCorpusReader, lemma: str, senses: int | None = MAX_FRAME_SENSES
 ) -> frozenset[int]:
-    """The WordNet sentence frames (``frames.vrb`` numbers) of the first ``senses`` verb
-    senses of ``lemma`` (``None``: all; empty when WordNet has no such verb)."""
-    key = lemma.lower().replace(" ", "_")
-    frames: set[int] = set()
-    for synset in wordnet.synsets(key, pos="v")[:senses]:
-        for lem in synset.lemmas():
-            if lem.name().lower() == key:
-                frames.update(lem.frame_ids())
-    return frozenset(frames)
+    """The WordNet sentence frames of the first ``senses`` verb senses of ``lemma``
+    (:func:`~brittle.search.generators.frames.lemma_frames`)."""
+    return lemma_frames(wordnet, lemma, senses)
 
 
 def count_only(lemma: str) -> bool:
