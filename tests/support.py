@@ -29,3 +29,22 @@ def missing_sentence_models() -> str | None:
     except ResourceMissingError as err:
         return str(err)
     return None
+
+
+def train_static_probe(base: Path) -> Path:
+    """A real root probe trained on a three-word static vectors file in ``base`` (a
+    couple of seconds, data home under ``base``): what a probe directory holds, for
+    the tests of commands that read one. Returns the probe directory."""
+    from click.testing import CliRunner
+
+    from brittle.cli.main import main
+
+    vectors = base / "v.txt"
+    vectors.write_text("3 4\nthe 1 0 0 0\ncat 0 1 0 0\nsat 0 0 1 0\n")
+    out = base / "root"
+    treebank = str(ROOT / "data" / "default.conllu")
+    args = ["train-probe", treebank, "--dev", treebank, "--out", str(out)]
+    args += ["--model", str(vectors), "--task", "root", "--epochs", "1", "--quiet"]
+    result = CliRunner(env={"BRITTLE_HOME": str(base / "home")}).invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return out

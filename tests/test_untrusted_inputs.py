@@ -66,21 +66,6 @@ def one_error(result: Result) -> str:
     return lines[0]
 
 
-@pytest.fixture(scope="module")
-def static_probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real root probe trained on static text vectors (seconds)."""
-    base = tmp_path_factory.mktemp("static-probe")
-    vectors = base / "v.txt"
-    vectors.write_text("3 4\nthe 1 0 0 0\ncat 0 1 0 0\nsat 0 0 1 0\n")
-    out = base / "root"
-    env = {"BRITTLE_HOME": str(base / "home")}
-    args = ["train-probe", str(TREEBANK), "--dev", str(TREEBANK), "--out", str(out)]
-    args += ["--model", str(vectors), "--task", "root", "--epochs", "1", "--quiet"]
-    result = CliRunner(env=env).invoke(main, args)
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def copy_probe(probe: Path, where: Path) -> Path:
     target = where / "shared-probe"
     shutil.copytree(probe, target)

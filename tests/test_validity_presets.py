@@ -149,16 +149,11 @@ def test_perturb_needs_a_method_or_a_preset(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "uses --method jabberwocky" in result.output
 
 
-def test_attack_with_the_tree_preset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_attack_with_the_tree_preset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, static_probe: Path
+) -> None:
     monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
-    vectors = tmp_path / "v.txt"
-    vectors.write_text("3 4\nthe 1 0 0 0\ncat 0 1 0 0\nsat 0 0 1 0\n")
-    probe = tmp_path / "root"
-    trained = run(
-        "train-probe", TREEBANK, "--dev", TREEBANK, "--out", probe, "--model", vectors,
-        "--task", "root", "--epochs", "1", "--quiet",
-    )  # fmt: skip
-    assert trained.exit_code == 0, trained.output
+    probe = static_probe
     out = tmp_path / "out"
     result = run(
         "attack", TREEBANK, "--probe", probe, "--validity", "tree", "--budget", "2",
@@ -274,17 +269,10 @@ def test_the_presets_page_is_generated_from_todays_presets() -> None:
 
 @pytest.mark.slow
 def test_attack_grades_its_kept_perturbations(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, static_probe: Path
 ) -> None:
     monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
-    vectors = tmp_path / "v.txt"
-    vectors.write_text("3 4\nthe 1 0 0 0\ncat 0 1 0 0\nsat 0 0 1 0\n")
-    probe = tmp_path / "root"
-    trained = run(
-        "train-probe", TREEBANK, "--dev", TREEBANK, "--out", probe, "--model", vectors,
-        "--task", "root", "--epochs", "1", "--quiet",
-    )  # fmt: skip
-    assert trained.exit_code == 0, trained.output
+    probe = static_probe
     out = tmp_path / "out"
     result = run(
         "attack", TREEBANK, "--probe", probe, "--validity", "tree", "--budget", "2",
