@@ -14,7 +14,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brittle.cli.common import console, message_console, progress_bar, quiet_option
+from brittle.cli.common import console, message_console, probes_option, progress_bar, quiet_option
 from brittle.cli.group import main
 from brittle.engine.agreement.lexicon import VERB_PAIRS
 from brittle.engine.agreement.probing import probe_stimuli, write_probe_outputs
@@ -327,14 +327,7 @@ def attack_command(
 
 @agreement.command("probe")
 @click.argument("stimuli", type=click.Path(path_type=Path))
-@click.option(
-    "--probe",
-    "probes",
-    multiple=True,
-    required=True,
-    type=click.Path(path_type=Path),
-    help="A probe directory from train-probe; repeat for several.",
-)
+@probes_option("A probe directory from train-probe; repeat for several.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output directory.")
 @click.option(
     "--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda when available)."

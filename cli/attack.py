@@ -23,6 +23,7 @@ from brittle.cli.common import (
     lm_and_sense_options,
     make_executor,
     parse_budgets,
+    probes_option,
     shorthand_generator_options,
     validity_option,
     workers_options,
@@ -228,14 +229,7 @@ def run_with_progress(
 
 @main.command("attack")
 @click.argument("treebank", type=click.Path(path_type=Path))
-@click.option(
-    "--probe",
-    "probes",
-    multiple=True,
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Probe directory from `brittle train-probe` (repeat for several tasks).",
-)
+@probes_option()
 @click.option(
     "--method",
     default="copos",

@@ -139,6 +139,20 @@ def parse_budgets(text: str) -> list[int]:
     return budgets
 
 
+def probes_option(
+    help: str = "Probe directory from `brittle train-probe` (repeat for several tasks).",
+) -> Callable[[F], F]:
+    """``--probe DIR`` (repeatable, required) into the ``probes`` parameter."""
+    return click.option(
+        "--probe",
+        "probes",
+        multiple=True,
+        required=True,
+        type=click.Path(path_type=Path),
+        help=help,
+    )
+
+
 def validity_option(command: F) -> F:
     """``--validity NAME``: a generator with the options and constraints that keep what
     the preset is named for (:data:`~brittle.search.presets.PRESETS`)."""

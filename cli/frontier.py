@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from brittle.cli.attack import run_with_progress
-from brittle.cli.common import console, err_console, quiet_option
+from brittle.cli.common import console, err_console, probes_option, quiet_option
 from brittle.cli.group import main
 from brittle.engine.attack import AttackComponents, AttackConfig
 from brittle.engine.attack.preflight import preflight
@@ -32,14 +32,7 @@ def _names(text: str) -> list[str]:
 
 @main.command("frontier")
 @click.argument("treebank", type=click.Path(path_type=Path))
-@click.option(
-    "--probe",
-    "probes",
-    multiple=True,
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Probe directory from `brittle train-probe` (repeat for several tasks).",
-)
+@probes_option()
 @click.option(
     "--presets",
     default="tree,grammatical,meaning",
