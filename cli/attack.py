@@ -21,10 +21,8 @@ from brittle.cli.common import (
     err_console,
     generator_options_option,
     lm_and_sense_options,
-    make_executor,
     parse_budgets,
     probes_option,
-    shorthand_generator_options,
     validity_option,
     workers_options,
 )
@@ -50,6 +48,7 @@ from brittle.engine.report import (
     bound_lines,
     plot_drop_vs_budget,
 )
+from brittle.engine.run_options import make_executor, shorthand_generator_options
 from brittle.engine.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device, check_dtype

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -18,11 +18,10 @@ from rich.progress import Progress, ProgressColumn, TaskID
 from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.registry import Registry
-from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor, parse_ray_address
+from brittle.engine.run_options import resolve_method
+from brittle.engine.shards import parse_ray_address
 from brittle.scorers.representations import DTYPES
-from brittle.search.generators.base import GENERATORS
-from brittle.search.generators.options import option_help, shorthand_options
-from brittle.search.presets import PRESETS, resolve_preset
+from brittle.search.presets import PRESETS
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -182,12 +181,9 @@ def apply_preset(
         click.UsageError: neither ``--method`` nor ``--validity`` given.
         ConfigError: a ``--method`` other than the preset's.
     """
-    if validity is None:
-        if method is None:
-            raise click.UsageError("give --method, or --validity for a preset")
-        return method, constraints, generator_options
-    preset, applied = resolve_preset(validity, method=method, constraints=constraints)
-    return preset.method, applied, (*preset.generator_options, *generator_options)
+    if validity is None and method is None:
+        raise click.UsageError("give --method, or --validity for a preset")
+    return resolve_method(validity, method, constraints, generator_options)
 
 
 def representation_run_options(command: F) -> F:
@@ -357,43 +353,6 @@ def _checked_ray_address(
         except ConfigError as err:
             raise click.BadParameter(str(err), ctx=ctx, param=param) from None
     return value
-
-
-def make_executor(
-    workers: int | None, ray_address: str | None, *, threads: int | None = None
-) -> ShardExecutor | None:
-    """The executor ``--workers`` and ``--ray`` ask for (``None``: this process).
-
-    ``threads``: the torch threads local workers divide between them (``None``: the
-    CPUs this process may use).
-    """
-    if ray_address is not None:
-        return RayActors(ray_address, workers)
-    if workers is not None and workers > 1:
-        return LocalProcesses(workers, threads=threads)
-    return None
-
-
-def shorthand_generator_options(
-    methods: Sequence[str],
-    *,
-    lm: str | None,
-    lm_kind: str | None,
-    sense: str | None,
-    dtype: str | None = None,
-) -> dict[str, tuple[str, ...]]:
-    """Per method, the ``NAME=VALUE`` options that :func:`lm_and_sense_options` set,
-    and ``dtype=`` for the generators that run a model of their own (``--dtype`` is the
-    precision of every model of the run, so it is no error for one without)."""
-    generators = {name: GENERATORS.get(name) for name in GENERATORS.names()}
-    out = shorthand_options(
-        methods, generators, {"--lm": lm, "--lm-kind": lm_kind, "--sense": sense}
-    )
-    if dtype is not None:
-        for m in methods:
-            if "dtype" in option_help(generators[m]):
-                out[m] = (*out[m], f"dtype={dtype}")
-    return out
 
 
 def verbose_option(command: F) -> F:

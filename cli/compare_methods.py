@@ -13,12 +13,10 @@ from brittle.cli.common import (
     console,
     dtype_option,
     lm_and_sense_options,
-    make_executor,
     parse_budgets,
     progress_bar,
     quality_options,
     quiet_option,
-    shorthand_generator_options,
     workers_options,
 )
 from brittle.cli.group import main
@@ -27,6 +25,7 @@ from brittle.engine.compare_run import compare_methods
 from brittle.engine.core.atomic import check_output
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.registry import Registry
+from brittle.engine.run_options import make_executor, shorthand_generator_options
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS

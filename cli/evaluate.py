@@ -12,7 +12,6 @@ from rich.table import Table
 from brittle.cli.common import (
     console,
     err_console,
-    make_executor,
     representation_run_options,
     verbose_option,
     workers_options,
@@ -26,6 +25,7 @@ from brittle.engine.evaluation import (
     write_report_json,
 )
 from brittle.engine.paired_evaluation import PairedReport, evaluate_paired, write_paired_json
+from brittle.engine.run_options import make_executor
 from brittle.engine.shards import ShardExecutor
 
 

@@ -21,12 +21,10 @@ from brittle.cli.common import (
     generator_options_option,
     is_stdout,
     lm_and_sense_options,
-    make_executor,
     message_console,
     progress_bar,
     quality_options,
     quiet_option,
-    shorthand_generator_options,
     shown,
     validity_option,
     workers_options,
@@ -35,6 +33,7 @@ from brittle.cli.group import main
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.perturb_html import write_perturb_set
 from brittle.engine.perturb_run import (
+    BUDGET_ALL,
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
     PerturbSummary,
@@ -42,6 +41,7 @@ from brittle.engine.perturb_run import (
     perturb_treebank,
     summary_lines,
 )
+from brittle.engine.run_options import make_executor, shorthand_generator_options
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS
@@ -72,10 +72,6 @@ def print_perturb_summary(
     on.print(table)
     if constraints:
         on.print(f"constraints: {describe_constraints(constraints)}", markup=False)
-
-
-#: ``--budget all``: a tau no sentence reaches, so every eligible word changes.
-BUDGET_ALL = 1_000_000
 
 
 class BudgetType(click.ParamType):

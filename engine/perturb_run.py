@@ -68,6 +68,7 @@ from brittle.search.presets import MEANING_CONSTRAINTS
 from brittle.search.quality import PairQuality, QualityMeter
 
 __all__ = [
+    "BUDGET_ALL",
     "DEFAULT_CONSTRAINTS",
     "DEFAULT_MAX_SYNTAX_DISTANCE",
     "GOLD_PARSER",
@@ -97,6 +98,9 @@ __all__ = [
 #: The parser that reads the treebank's own trees: nothing is re-parsed, so records
 #: keep no parses.
 GOLD_PARSER = "gold"
+
+#: ``--budget all``: a tau no sentence reaches, so every eligible word changes.
+BUDGET_ALL = 1_000_000
 
 #: Default largest normalised tree edit distance between the parses (see docs).
 DEFAULT_MAX_SYNTAX_DISTANCE = 0.1

@@ -226,7 +226,7 @@ def test_causal_lm_and_sentence_encoder_run_in_bfloat16(tmp_path: Path) -> None:
 
 
 def test_dtype_reaches_the_generators_that_run_a_model() -> None:
-    from brittle.cli.common import shorthand_generator_options
+    from brittle.engine.run_options import shorthand_generator_options
     from brittle.search.generators.coco import CoCO
 
     out = shorthand_generator_options(
