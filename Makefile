@@ -6,7 +6,7 @@
 #   make docs   regenerate the docs/ pages built from today's defaults
 #
 # Set-up is idempotent: a stamp file records the last successful install, so a second
-# run only re-installs when pyproject.toml or this Makefile changed.
+# run only re-installs when pyproject.toml, setup.py or this Makefile changed.
 
 PYTHON ?= python3
 VENV := .venv
@@ -25,7 +25,7 @@ DEBIAN_BROWSER := chromium
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml setup.py Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)

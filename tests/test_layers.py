@@ -54,7 +54,8 @@ def module_name(path: Path) -> str:
 def modules() -> dict[str, Path]:
     found = {"brittle": ROOT / "__init__.py"}
     for path in sorted(ROOT.glob("*.py")):  # modules at the root: the Python API
-        found[module_name(path)] = path
+        if path.name != "setup.py":  # builds the package, is not part of it
+            found[module_name(path)] = path
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             found[module_name(path)] = path

@@ -1,26 +1,34 @@
-"""The released package holds every module and data file the checkout has.
+"""The released package: every module and data file of the checkout, and a wheel that
+works on its own.
 
-``pyproject.toml`` lists the packages by hand (the checkout is the package ``brittle``,
-``package-dir = "."``, which setuptools' discovery cannot map), so a new sub-package
-left out of the list would be missing from the wheel while the editable install of
-``make`` still finds it. These tests build the wheel and compare.
+The checkout is the package ``brittle`` (``package-dir = "."``), so ``setup.py`` finds
+the sub-packages itself (setuptools' own discovery would name them ``engine``, ``cli``,
+...). These tests check that it finds every one, then build the wheel of a clean copy,
+install it into a fresh virtual environment and run the ``brittle`` it installs, from
+a directory away from the checkout: ``--help``, ``list``, ``perturb``, ``attack`` and
+``demo``. ``make test`` runs them, and so does ``.ci/run``.
 """
 
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import subprocess
 import sys
-import tomllib
+import sysconfig
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from brittle.engine.core.resources import check_all
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Folders of the checkout that are not part of the package.
 NOT_PACKAGED = {"tests", "bench", "build", "docs", "reproduce"}
+#: Files of the package folder that are not part of the package.
+NOT_SHIPPED = {"setup.py"}
 
 
 def package_dirs() -> list[Path]:
@@ -43,6 +51,8 @@ def not_source(directory: str, names: list[str]) -> set[str]:
 
 def shipped(path: Path) -> bool:
     """Whether the file is part of the package: a module, or data a command reads."""
+    if path.parent == ROOT and path.name in NOT_SHIPPED:
+        return False
     data = path.parent.name == "data" and path.suffix == ".conllu"
     return path.suffix == ".py" or path.name in ("report.css", "report.js", "py.typed") or data
 
@@ -52,12 +62,9 @@ def dotted(directory: Path) -> str:
     return ".".join(("brittle", *relative))
 
 
-def test_every_package_of_the_checkout_is_listed() -> None:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    listed = set(config["tool"]["setuptools"]["packages"])
-    on_disk = {dotted(d) for d in package_dirs()}
-    assert on_disk - listed == set(), "add these to [tool.setuptools] packages"
-    assert listed - on_disk == set(), "these listed packages do not exist"
+def test_setup_finds_every_package_of_the_checkout() -> None:
+    found = runpy.run_path(str(ROOT / "setup.py"), run_name="brittle_setup")["packages"]()
+    assert sorted(found) == sorted(dotted(d) for d in package_dirs())
 
 
 def build_wheel(tmp_path: Path) -> Path:
@@ -74,46 +81,85 @@ def build_wheel(tmp_path: Path) -> Path:
     return next(tmp_path.glob("brittle-*.whl"))
 
 
-@pytest.mark.slow
-def test_the_installed_wheel_runs_without_the_checkout(tmp_path: Path) -> None:
-    """The wheel installed on its own (its dependencies from this environment's
-    site-packages, not the checkout's editable install) runs --help, list and perturb."""
-    wheel = build_wheel(tmp_path)
-    target = tmp_path / "installed"
+def fresh_venv(path: Path, wheel: Path) -> Path:
+    """A new virtual environment at ``path`` with ``wheel`` installed; its ``bin``.
+
+    brittle's dependencies are not downloaded again: a ``.pth`` file puts this
+    environment's site-packages after the new one's. Only the paths are added (the
+    ``.pth`` files there are not run), so the checkout's editable install of brittle
+    stays out, and ``import brittle`` finds the wheel's copy.
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    python = path / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-         str(target), str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+         "--no-deps", "--no-index", str(wheel)],
         check=True, capture_output=True,
     )  # fmt: skip
-    site_packages = [p for p in sys.path if p.endswith("site-packages")]
-    env = {
-        **os.environ,
-        # -S: no site processing, so no .pth file (the editable install's among them)
-        "PYTHONPATH": os.pathsep.join([str(target), *site_packages]),
-        "BRITTLE_HOME": str(tmp_path / "home"),
-    }
-    treebank = target / "brittle" / "data" / "default.conllu"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    here = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(purelib) / "brittle_dependencies.pth").write_text("\n".join(sorted(here)) + "\n")
+    return path / "bin"
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_runs_without_the_checkout(tmp_path: Path, static_probe: Path) -> None:
+    """The ``brittle`` a fresh environment gets from the wheel runs --help, list,
+    perturb, attack (report.html and its assets included) and the demo."""
+    wheel = build_wheel(tmp_path)
+    bin_dir = fresh_venv(tmp_path / "venv", wheel)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     here = tmp_path / "elsewhere"  # the working directory holds no brittle folder
     here.mkdir()
-    calls = {
-        "help": ["--help"],
-        "list": ["list", "presets"],
-        "perturb": ["perturb", str(treebank), "--method", "shuffle", "--parser", "gold",
-                    "--limit", "3", "--no-quality", "--out", str(tmp_path / "o.conllu")],
-    }  # fmt: skip
-    for name, args in calls.items():
-        code = f"from brittle.cli.main import main; main({args!r})"
-        result = subprocess.run(
-            [sys.executable, "-S", "-c", code],
-            cwd=here, env=env, capture_output=True, text=True, check=False,
+
+    def brittle(*args: str, own_home: bool = True) -> str:
+        """``brittle ARGS`` from the fresh environment, in a data home of its own (or,
+        ``own_home`` False, in the one this environment uses)."""
+        home = {"BRITTLE_HOME": str(tmp_path / "home")} if own_home else {}
+        done = subprocess.run(
+            [str(bin_dir / "brittle"), *args],
+            cwd=here, env={**env, **home}, capture_output=True, text=True, check=False,
+            timeout=600,
         )  # fmt: skip
-        assert result.returncode == 0, (name, result.stdout[-1500:], result.stderr[-1500:])
+        assert done.returncode == 0, (args, done.stdout[-1500:], done.stderr[-1500:])
+        return done.stdout
+
     located = subprocess.run(
-        [sys.executable, "-S", "-c", "import brittle; print(brittle.__file__)"],
+        [str(bin_dir / "python"), "-c", "import brittle; print(brittle.__file__)"],
         cwd=here, env=env, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    assert located.startswith(str(target)), located  # the installed copy, not the checkout
+    assert located.startswith(str(tmp_path / "venv")), located  # the wheel, not the checkout
+    treebank = Path(located).parent / "data" / "default.conllu"
+
+    assert "attack" in brittle("--help")
+    assert "tree" in brittle("list", "presets")
+    brittle(
+        "perturb", str(treebank), "--method", "shuffle", "--parser", "gold", "--limit", "3",
+        "--no-quality", "--quiet", "--out", str(tmp_path / "o.conllu"),
+    )  # fmt: skip
     assert (tmp_path / "o.conllu").read_text().count("# sent_id") == 3
+    attack = tmp_path / "attack"
+    brittle(
+        "attack", str(treebank), "--probe", str(static_probe), "--method", "shuffle",
+        "--search", "sample", "--parser", "gold", "--limit", "3", "--quiet",
+        "--out", str(attack),
+    )  # fmt: skip
+    assert len((attack / "results.jsonl").read_text().splitlines()) == 3
+    page = (attack / "report.html").read_text()
+    css = (ROOT / "engine" / "report.css").read_text().strip()
+    assert css.splitlines()[0] in page  # the style came from the wheel's package data
+
+    missing = [s.name for s in check_all() if s.state == "missing"]
+    if {"encoder", "spacy", "wordnet"} & set(missing):
+        pytest.skip(f"the demo needs offline resources that are missing: {missing}")
+    # The demo in the data home `make` provisioned: its probes are trained once, there.
+    demo = tmp_path / "demo"
+    shown = brittle("demo", "--limit", "2", "--quiet", "--out", str(demo), own_home=False)
+    assert "Mean worst-case drop by validity preset" in shown
+    assert (demo / "report.html").exists() and (demo / "tree" / "summary.json").exists()
 
 
 @pytest.mark.slow
@@ -129,3 +175,4 @@ def test_the_wheel_holds_every_module_and_data_file(tmp_path: Path) -> None:
     missing = sorted(wanted - names)
     assert not missing, f"the wheel lacks {missing[:10]}"
     assert "brittle/cli/main.py" in names and "brittle/data/default.conllu" in names
+    assert "brittle/api.py" in names and "brittle/setup.py" not in names
