@@ -121,6 +121,13 @@ def render_sweep(result: SweepResult) -> None:
 @click.option("--batch-size", default=32, show_default=True, type=int, help="Sentences per step.")
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option(
+    "--standardize",
+    is_flag=True,
+    help="Standardise every input dimension with the training split's mean and "
+    "standard deviation (kept in probe.json, applied to whatever the probe reads). For "
+    "representations with a few huge dimensions, such as decoder LMs' middle layers.",
+)
+@click.option(
     "--oov",
     default="zero",
     show_default=True,
@@ -161,6 +168,7 @@ def train_probe_command(
     lr: float,
     batch_size: int,
     seed: int,
+    standardize: bool,
     oov: str,
     no_lowercase: bool,
     device: str | None,
@@ -218,6 +226,7 @@ def train_probe_command(
             batch_size=batch_size,
             seed=seed,
             device=device,
+            standardize=standardize,
         ),
         cache_dir=cache_dir,
         use_cache=not no_cache,

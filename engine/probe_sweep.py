@@ -206,6 +206,8 @@ def _fingerprint(job: TrainJob, model: str) -> str:
             config.seed,
         ],
     }
+    if config.standardize:  # absent otherwise: sweeps from before the option still match
+        settings["standardize"] = True
     text = json.dumps(settings, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

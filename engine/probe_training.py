@@ -4,7 +4,9 @@ Deterministic for a seed on CPU: torch's generator is seeded, batches are shuffl
 numpy generator of the same seed, and torch runs with deterministic algorithms for the
 duration of the run. The learning rate is halved when the dev loss stops improving and
 training stops after ``patience`` epochs without improvement; the best epoch's weights
-are kept.
+are kept. With ``standardize`` the probe trains on vectors standardised per dimension
+with the training split's mean and standard deviation, and keeps both
+(:class:`~brittle.scorers.feature_scaling.Standardizer`) to apply to whatever it reads.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from brittle.engine.core.errors import ConfigError
+from brittle.scorers.feature_scaling import Standardizer
 from brittle.scorers.probe import Probe, package_versions
 from brittle.scorers.probe_tasks import ProbeSpec, task_for
 from brittle.scorers.representations import check_device, pick_device
@@ -46,6 +49,7 @@ class TrainConfig:
         min_delta: smallest dev-loss decrease that counts as an improvement.
         seed: seeds torch and the batch order.
         device: ``cuda``/``cpu``/``mps``; ``None`` picks ``cuda`` when available.
+        standardize: train on (and keep) per-dimension standardised vectors.
 
     Raises:
         ConfigError: a count below 1, a learning rate that is not positive, a negative
@@ -60,6 +64,7 @@ class TrainConfig:
     min_delta: float = 1e-4
     seed: int = 0
     device: str | None = None
+    standardize: bool = False
 
     def __post_init__(self) -> None:
         for option, value in (
@@ -77,9 +82,9 @@ class TrainConfig:
             raise ConfigError(f"min_delta must not be negative (got {self.min_delta:g})")
         check_device(self.device)
 
-    def to_dict(self) -> dict[str, int | float]:
-        """JSON-ready form."""
-        return {
+    def to_dict(self) -> dict[str, int | float | bool]:
+        """JSON-ready form (``standardize`` only when set, as probes before it wrote)."""
+        out: dict[str, int | float | bool] = {
             "epochs": self.epochs,
             "patience": self.patience,
             "lr": self.lr,
@@ -88,6 +93,9 @@ class TrainConfig:
             "min_delta": self.min_delta,
             "seed": self.seed,
         }
+        if self.standardize:
+            out["standardize"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,11 +207,16 @@ def train_probe(
         raise ConfigError(f"vectors have {train.dim}/{dev.dim} dimensions, the spec {spec.dim}")
     task = task_for(spec.task)
     spec = task.prepare(spec, train.golds)
+    scaler = Standardizer.fit(train.vectors) if config.standardize else None
+    if scaler is not None:  # the loop reads the data itself; predict scales on its own
+        train, dev_scaled = scaler.apply(train), scaler.apply(dev)
+    else:
+        dev_scaled = dev
     device = pick_device(config.device)
     rng = np.random.default_rng(config.seed)
     history: list[EpochLog] = []
     with _deterministic(config.seed):
-        probe = Probe(spec, key, backend=backend, info=info).to(device)
+        probe = Probe(spec, key, backend=backend, info=info, scaler=scaler).to(device)
         optimiser = torch.optim.Adam(
             probe.net.parameters(), lr=config.lr, weight_decay=config.weight_decay
         )
@@ -227,7 +240,7 @@ def train_probe(
                 count += len(index)
                 if on_step is not None:
                     on_step(len(index))
-            dev_loss = _mean_loss(probe, dev, config.batch_size)
+            dev_loss = _mean_loss(probe, dev_scaled, config.batch_size)
             lr = float(optimiser.param_groups[0]["lr"])
             log = EpochLog(
                 epoch, total / max(count, 1), dev_loss, lr, time.perf_counter() - started

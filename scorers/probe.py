@@ -2,8 +2,10 @@
 
 A probe directory holds ``weights.pt`` (the network's ``state_dict``) and ``probe.json``
 (spec, representation key, backend options, training data, dev metrics, seed, package
-versions). It is written into a temporary sibling directory and renamed into place, so
-a reader never sees half a probe.
+versions and, for a probe trained with ``--standardize``, the mean and standard deviation
+of every input dimension: :class:`~brittle.scorers.feature_scaling.Standardizer`). It
+is written into a temporary sibling directory and renamed into place, so a reader never
+sees half a probe.
 
 The API is batched: :meth:`Probe.predict` turns the word vectors of many sentences
 (:class:`~brittle.scorers.representations.FlatVectors`; :meth:`Probe.predict_reps` for
@@ -33,6 +35,7 @@ from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.versions import versions
 from brittle.scorers.batching import length_batches
+from brittle.scorers.feature_scaling import Standardizer
 from brittle.scorers.probe_gold import Gold
 from brittle.scorers.probe_tasks import ProbeSpec, ProbeTask, task_for
 from brittle.scorers.representations import BackendOptions, RepresentationKey
@@ -45,8 +48,10 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT_VERSION", "Probe", "package_versions"]
 
-#: Version of the probe directory layout.
-FORMAT_VERSION = 1
+#: Version of the probe directory layout: 1, or 2 for a probe that standardises its
+#: input (``probe.json`` holds ``standardize``), which an older brittle, blind to the
+#: key, refuses instead of reading the raw vectors.
+FORMAT_VERSION = 2
 WEIGHTS = "weights.pt"
 METADATA = "probe.json"
 
@@ -67,6 +72,8 @@ class Probe:
         net: the torch network (built from ``spec`` when ``None``).
         backend: options that reopen the backend (``RepresentationBackend.describe()``).
         info: everything else recorded at training time (data, metrics, seed...).
+        scaler: per-dimension standardisation applied to every vector the probe reads
+            (``None``: the vectors as the representation gives them).
     """
 
     def __init__(
@@ -77,8 +84,14 @@ class Probe:
         net: nn.Module | None = None,
         backend: Mapping[str, str | int | bool | None] | None = None,
         info: Mapping[str, object] | None = None,
+        scaler: Standardizer | None = None,
     ) -> None:
+        if scaler is not None and scaler.dim != spec.dim:
+            raise ConfigError(
+                f"a standardisation of {scaler.dim} dimensions for a probe reading {spec.dim}"
+            )
         self.spec = spec
+        self.scaler = scaler
         self.key = key
         self.task: ProbeTask = task_for(spec.task)
         self.net = net if net is not None else self.task.build(spec)
@@ -137,6 +150,8 @@ class Probe:
             shape = words.vectors.shape
             raise ConfigError(f"word vectors must be (words, dim), got shape {shape}")
         self._check_dim(int(words.vectors.shape[1]))
+        if self.scaler is not None:
+            words = self.scaler.apply(words)
         n = len(words)
         results: list[Prediction | None] = [None] * n
         with torch.inference_mode():
@@ -177,8 +192,9 @@ class Probe:
     # ------------------------------------------------------------------ files
     def metadata(self) -> dict[str, object]:
         """Everything ``probe.json`` holds."""
+        scaling = {} if self.scaler is None else {"standardize": self.scaler.to_dict()}
         return {
-            "format": FORMAT_VERSION,
+            "format": 1 if self.scaler is None else FORMAT_VERSION,
             "task": self.spec.task,
             "architecture": self.spec.arch,
             "rank": self.spec.rank,
@@ -189,6 +205,7 @@ class Probe:
             "representation": self.key.to_dict(),
             "backend": self.backend,
             **self.info,
+            **scaling,
         }
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
@@ -264,6 +281,7 @@ class Probe:
             "spec",
             "representation",
             "backend",
+            "standardize",
         }
         info = {k: v for k, v in meta.items() if k not in reserved}
         raw = meta.get("backend")
@@ -272,7 +290,13 @@ class Probe:
             if isinstance(raw, dict)
             else None
         )
-        probe = cls(spec, key, net=net, backend=backend, info=info)
+        scaler = None
+        if "standardize" in meta:
+            try:
+                scaler = Standardizer.from_dict(meta["standardize"], dim=spec.dim)
+            except ConfigError as err:
+                raise ConfigError(f"{path / METADATA}: {err}") from None
+        probe = cls(spec, key, net=net, backend=backend, info=info, scaler=scaler)
         probe.info["path"] = str(path)
         return probe
 
