@@ -5,9 +5,14 @@ One table per group of tasks that show the same columns (each probe task declare
 expected as ``<model><layer>-<task>-<arch>`` (how the commands in docs/probes.md name
 them); the Path and Majority baselines join the tables whose metrics they have.
 
+With ``--layers`` it prints layer curves instead: one table per task family and sweep
+(the probes of one ``train-probe --layer ...`` directory, named by it), a row per hidden
+state, the highest value of the task's first column in bold, and whether that value
+beats both tree baselines.
+
 Usage::
 
-    python bench/probes_markdown.py RESULTS.json [MORE.json ...]
+    python bench/probes_markdown.py [--layers] RESULTS.json [MORE.json ...]
 """
 
 from __future__ import annotations
@@ -75,11 +80,61 @@ def tables(results: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def _sweep(name: str, probe: dict[str, Any]) -> str:
+    """The sweep a probe belongs to: its directory's parent for ``layerN`` probes."""
+    path = Path(str(probe.get("path", name)))
+    return path.parent.name if path.name.startswith("layer") else path.name
+
+
+def layer_tables(results: list[dict[str, Any]]) -> str:
+    """Markdown layer curves of the merged results (see the module doc)."""
+    probes: dict[str, dict[str, Any]] = {}
+    baselines: dict[str, dict[str, float]] = {}
+    for r in results:
+        probes.update(r.get("probes", {}))
+        baselines.update(r.get("baselines", {}))
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for name, p in probes.items():
+        groups.setdefault((p["task"], _sweep(name, p)), []).append(p)
+    out: list[str] = []
+    for (task, sweep), members in sorted(groups.items()):
+        metrics = _columns(task, {str(i): p for i, p in enumerate(members)})
+        first = metrics[0]
+        members.sort(key=lambda p: int(p["representation"]["layer"]))
+        best = max(float(p["metrics"].get(first, math.nan)) for p in members)
+        base = [(n, m) for n, m in baselines.items() if first in m]
+        out.append(f"{sweep}: {task} ({members[0]['architecture']})\n")
+        out.append(
+            "| hidden state | layer | " + " | ".join(metrics) + " | beats Path and Majority |"
+        )
+        out.append("| ---: | ---: | " + " | ".join("---:" for _ in metrics) + " | --- |")
+        for p in members:
+            key = p["representation"]
+            cells = []
+            for k in metrics:
+                cell = _fmt(p["metrics"].get(k))
+                cells.append(f"**{cell}**" if k == first and p["metrics"].get(k) == best else cell)
+            value = p["metrics"].get(first, math.nan)
+            beats = "yes" if base and all(value > m[first] for _, m in base) else "no"
+            out.append(
+                f"| {key['layer']} | {key['layer_from_output']} | "
+                + " | ".join(cells)
+                + f" | {beats} |"
+            )
+        for name, m in base:
+            cells = [_fmt(m.get(k)) for k in metrics]
+            out.append(f"| *{name} baseline* | | " + " | ".join(cells) + " | |")
+        out.append("")
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("results", nargs="+", type=Path)
+    parser.add_argument("--layers", action="store_true", help="print layer curves")
     args = parser.parse_args()
-    print(tables([json.loads(p.read_text()) for p in args.results]))
+    results = [json.loads(p.read_text()) for p in args.results]
+    print(layer_tables(results) if args.layers else tables(results))
 
 
 if __name__ == "__main__":

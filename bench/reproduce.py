@@ -9,7 +9,11 @@ Runs, in order, with one work directory so that probes are trained once and shar
    tau 1-3, MiniLM and GloVe (trains a probe per task);
 4. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
    MiniLM layer-2 distance and POS probes of step 3, the first 300 sentences);
-5. ``reproduce_word_order.py``: DND and IDC of every reordering at every level.
+5. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
+6. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
+7. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
+   claim, from the JSON of steps 1-6 (writes ``docs/reproductions.json`` and the
+   comparison tables of ``docs/reproductions.md``).
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
@@ -30,8 +34,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import reproduce_agreement
 import reproduce_fragility
 import reproduce_jabberwocky
+import reproduce_papers
 import reproduce_probe_parser
 import reproduce_word_order
 import reproduce_word_order_damage
@@ -55,7 +61,10 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
             reproduce_probe_parser.main,
             ["--work", str(work), "--json", str(tables / "probe_parser.json")],
         ),
-        "jabberwocky": (reproduce_jabberwocky.main, ["--work", str(work)]),
+        "jabberwocky": (
+            reproduce_jabberwocky.main,
+            ["--work", str(work), "--json", str(tables / "jabberwocky.json")],
+        ),
         "fragility": (
             reproduce_fragility.main,
             ["--work", str(fragility), "--json", str(tables / "fragility.json"), *plot],
@@ -68,6 +77,11 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
             reproduce_word_order.main,
             [str(TEST), "--json", str(tables / "word_order.json")],
         ),
+        "agreement": (
+            reproduce_agreement.main,
+            ["--work", str(work / "agreement"), "--json", str(tables / "agreement.json")],
+        ),
+        "papers": (reproduce_papers.main, ["--work", str(work), "--write-doc"]),
     }
 
 

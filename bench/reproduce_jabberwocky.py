@@ -16,7 +16,7 @@ commands it runs and Markdown tables.
 
 Usage::
 
-    python bench/reproduce_jabberwocky.py [--work DIR] [--resamples 1000]
+    python bench/reproduce_jabberwocky.py [--work DIR] [--resamples 1000] [--json OUT.json]
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce-jabberwocky"))
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = parser.parse_args(argv)
     work: Path = args.work
     work.mkdir(parents=True, exist_ok=True)
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nLead over Majority, plain vs Jabberwocky (shrink = 1 - lead_J / lead_plain):\n")
     print("| probe | metric | lead (plain) | lead (Jabberwocky) | shrink |")
     print("| --- | --- | ---: | ---: | ---: |")
+    leads: dict[str, dict[str, dict[str, float | None]]] = {}
     for name, row in rows.items():
         if name in ("path", "majority"):
             continue
@@ -108,8 +110,22 @@ def main(argv: list[str] | None = None) -> int:
             lead_p = m["plain"] - maj[metric]["plain"]
             lead_j = m["perturbed"] - maj[metric]["perturbed"]
             # a lead under a point is no lead to shrink (the ratio would be noise)
-            shrink = f"{1 - lead_j / lead_p:.0%}" if lead_p >= 0.01 else "– (no lead)"
+            ratio = 1 - lead_j / lead_p if lead_p >= 0.01 else None
+            shrink = "– (no lead)" if ratio is None else f"{ratio:.0%}"
             print(f"| {name} | {metric} | {lead_p:+.3f} | {lead_j:+.3f} | {shrink} |")
+            leads.setdefault(name, {})[metric] = {
+                "plain": lead_p,
+                "jabberwocky": lead_j,
+                "shrink": ratio,
+            }
+    if args.json is not None:
+        table = {
+            "best_layer": best,
+            "sentences": report["sentences"],
+            "rows": rows,
+            "lead_over_majority": leads,
+        }
+        args.json.write_text(json.dumps(table, indent=2) + "\n")
     return 0
 
 

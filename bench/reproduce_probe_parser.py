@@ -8,8 +8,10 @@ The structural probe (``--task distance``) against the perceptron parser probe
    ``WORK/sweeps``; GloVe has one layer, so its sweep has one probe;
 2. ``brittle evaluate TEST --probe SWEEP ...`` evaluates every probe of the sweeps on EWT
    test (UUAS and DSpr), beside the Path and Majority baselines;
-3. per layer, the perceptron's lead over the structural probe on UUAS and on DSpr, with
-   a 95% paired bootstrap interval over sentences (both probes scored on the same
+3. per layer, the perceptron's lead over the structural probe on UUAS, on DSpr and on
+   DSpr after Prim + Floyd-Warshall (``dspr_prim``: the Spearman correlation of the gold
+   distances with the path lengths in the predicted tree, the paper's DSpr_P+FW), with a
+   95% paired bootstrap interval over sentences (both probes scored on the same
    resampled sentences).
 
 Steps whose output exists are skipped (an interrupted sweep resumes), so a rerun only
@@ -42,6 +44,8 @@ from brittle.scorers.probe_gold import golds_of
 from brittle.scorers.representations import reopen_backend
 
 TASKS = ("distance", "perceptron")
+#: The tree metrics compared: UUAS, DSpr and DSpr after Prim + Floyd-Warshall.
+METRICS = ("uuas", "dspr", "dspr_prim")
 
 
 def per_sentence(probe_dir: Path, sentences: Sequence[Sentence]) -> list[DistanceScores]:
@@ -66,13 +70,13 @@ def per_sentence(probe_dir: Path, sentences: Sequence[Sentence]) -> list[Distanc
 def lead(
     parser_scores: list[DistanceScores], probe_scores: list[DistanceScores], resamples: int
 ) -> dict[str, tuple[float, float, float]]:
-    """Perceptron minus structural probe on UUAS and DSpr: (difference, low, high)."""
+    """Perceptron minus structural probe on each of ``METRICS``: (difference, low, high)."""
 
     def diff(idx: Sequence[int] | None) -> dict[str, float]:
         a = parser_scores if idx is None else [parser_scores[i] for i in idx]
         b = probe_scores if idx is None else [probe_scores[i] for i in idx]
         ma, mb = aggregate_distance(a), aggregate_distance(b)
-        return {m: ma[m] - mb[m] for m in ("uuas", "dspr")}
+        return {m: ma[m] - mb[m] for m in METRICS}
 
     point = diff(None)
     ci = paired_bootstrap(
@@ -123,21 +127,23 @@ def main(argv: list[str] | None = None) -> int:
             )
     base = report["baselines"]
     print(f"EWT test ({report['sentences']} sentences); lead = perceptron - structural probe\n")
-    print(
-        "| representation | hidden state | UUAS probe | UUAS parser | UUAS lead [95% CI] "
-        "| DSpr probe | DSpr parser | DSpr lead [95% CI] |"
+    names = {"uuas": "UUAS", "dspr": "DSpr", "dspr_prim": "DSpr P+FW"}
+    head = " | ".join(
+        f"{names[m]} probe | {names[m]} parser | {names[m]} lead [95% CI]" for m in METRICS
     )
-    print("| --- | ---: | ---: | ---: | --- | ---: | ---: | --- |")
+    print(f"| representation | hidden state | {head} |")
+    print("| --- | ---: |" + " ---: | ---: | --- |" * len(METRICS))
     for row in table:
         p, q, ld = row["probe"], row["parser"], row["lead"]
         cells = []
-        for m in ("uuas", "dspr"):
+        for m in METRICS:
             v, lo, hi = ld[m]
             cells.append(f"{p[m]:.3f} | {q[m]:.3f} | {v:+.3f} [{lo:+.3f}, {hi:+.3f}]")
         print(f"| {row['model']} | {row['layer']} | " + " | ".join(cells) + " |")
     for name in ("path", "majority"):
         b = base[name]
-        print(f"| {name} (baseline) | – | {b['uuas']:.3f} | | | {b['dspr']:.3f} | | |")
+        scores = " | ".join(f"{b[m]:.3f} | | " for m in METRICS)
+        print(f"| {name} (baseline) | – | {scores}|")
     if args.json is not None:
         args.json.write_text(json.dumps({"rows": table, "baselines": base}, indent=2) + "\n")
     return 0

@@ -1,9 +1,20 @@
 """Clouatre et al.'s table: DND and IDC of each reordering at word, subword and character level.
 
-For every sentence of a treebank (default: UD English EWT test) each reorder generator
-(``shuffle``; ``phrase-shuffle`` and ``neighbour-flip`` at rho 0.1 ... 0.5) draws one
-reordering with seed 0 at each level (words, the bundled MiniLM's WordPiece tokens,
-characters). Two pairs of scores are reported, as means over the sentences that could be
+For every sentence of a treebank (default: UD English EWT test) each configuration draws
+one reordering with seed 0 at its levels (words, the bundled MiniLM's WordPiece tokens,
+characters). Two grids (:func:`configurations`):
+
+- ``paper``: Clouatre et al.'s own perturbations (their Appendix A): at every level the
+  full shuffle, the phrase shuffle with rho 0.66 and the neighbour flip with rho 0.5; at
+  character level also phrase shuffles with rho 0.5, 0.4, 0.3, 0.2, 0.15 and neighbour
+  flips with rho 0.4, 0.3, 0.2, 0.15, 0.1. Their phrase shuffle cuts the text between
+  two tokens with probability rho and shuffles all the pieces: brittle's
+  ``phrase-shuffle`` with ``segmentation=random``, ``boundary=rho`` and ``rho=1``.
+- ``brittle``: brittle's tree-phrase variant (``phrase-shuffle``'s default: the
+  dependency subtrees under the root move, each with probability rho 0.1 ... 0.5) and
+  neighbour flips with rho 0.1 ... 0.4 at word and subword level.
+
+Two pairs of scores are reported, as means over the sentences that could be
 reordered:
 
 - ``DND/IDC (units)``: over the units the generator moved (what ``brittle perturb``
@@ -25,8 +36,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,13 +55,54 @@ DEFAULT = (
 )
 RHOS = (0.1, 0.2, 0.3, 0.4, 0.5)
 LEVELS = ("word", "subword", "character")
+#: Clouatre et al., Appendix A: rho of the phrase shuffle at every level, and the extra
+#: character-level rhos of the phrase shuffle and of the neighbour flip.
+PAPER_PHRASE_RHO = 0.66
+PAPER_FLIP_RHO = 0.5
+PAPER_CHAR_PHRASE_RHOS = (0.5, 0.4, 0.3, 0.2, 0.15)
+PAPER_CHAR_FLIP_RHOS = (0.4, 0.3, 0.2, 0.15, 0.1)
 
 
-def configurations() -> list[tuple[str, dict[str, float]]]:
-    """(generator, options) of every row: full shuffle, then each rho of the other two."""
-    out: list[tuple[str, dict[str, float]]] = [("shuffle", {})]
-    for method in ("phrase-shuffle", "neighbour-flip"):
-        out.extend((method, {"rho": rho}) for rho in RHOS)
+class Config(NamedTuple):
+    """One row group: a generator with its options, at some levels, of one grid."""
+
+    grid: str  # "paper" (Clouatre et al.'s Appendix A) or "brittle"
+    method: str
+    options: Mapping[str, object] = MappingProxyType({})
+    levels: tuple[str, ...] = LEVELS
+
+    @property
+    def label(self) -> str:
+        """What the tables call it, with rho in the paper's sense where it has one."""
+        o = self.options
+        if self.method == "phrase-shuffle" and o.get("segmentation") == "random":
+            return f"phrase-shuffle, random cuts, rho {o['boundary']:g}"
+        if self.method == "phrase-shuffle":
+            return f"phrase-shuffle, tree phrases, rho {o['rho']:g}"
+        if "rho" in o:
+            return f"{self.method}, rho {o['rho']:g}"
+        return self.method
+
+
+def random_phrases(rho: float) -> dict[str, object]:
+    """Clouatre et al.'s phrase shuffle: cut with probability rho, shuffle every piece."""
+    return {"segmentation": "random", "boundary": rho, "rho": 1.0}
+
+
+def configurations() -> list[Config]:
+    """Every row group: the paper's grid, then brittle's (see the module doc)."""
+    char = ("character",)
+    out = [
+        Config("paper", "shuffle"),
+        Config("paper", "phrase-shuffle", random_phrases(PAPER_PHRASE_RHO)),
+        Config("paper", "neighbour-flip", {"rho": PAPER_FLIP_RHO}),
+    ]
+    out += [
+        Config("paper", "phrase-shuffle", random_phrases(r), char) for r in PAPER_CHAR_PHRASE_RHOS
+    ]
+    out += [Config("paper", "neighbour-flip", {"rho": r}, char) for r in PAPER_CHAR_FLIP_RHOS]
+    out += [Config("brittle", "phrase-shuffle", {"rho": r}) for r in RHOS]
+    out += [Config("brittle", "neighbour-flip", {"rho": r}, ("word", "subword")) for r in RHOS[:-1]]
     return out
 
 
@@ -76,7 +130,7 @@ def char_permutation_of(r: TextReordering) -> NDArray[np.int64]:
 
 
 def measure(
-    sentences: Sequence[Sentence], method: str, options: dict[str, float], level: str, seed: int
+    sentences: Sequence[Sentence], method: str, options: Mapping[str, object], level: str, seed: int
 ) -> dict[str, float]:
     """Mean DND and IDC over units and over characters of one generator at one level."""
     cls = GENERATORS.get(method)
@@ -102,24 +156,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     sentences = read_conllu(args.treebank)[: args.limit]
-    rows = []
-    for method, options in configurations():
-        for level in LEVELS:
-            row = {"method": method, "rho": options.get("rho"), "level": level}
-            row.update(measure(sentences, method, options, level, args.seed))
+    rows: list[dict[str, object]] = []
+    for config in configurations():
+        for level in config.levels:
+            row: dict[str, object] = {
+                "grid": config.grid,
+                "perturbation": config.label,
+                "method": config.method,
+                "options": dict(config.options),
+                "level": level,
+            }
+            row.update(measure(sentences, config.method, config.options, level, args.seed))
             rows.append(row)
     print(f"{args.treebank.name}: {len(sentences)} sentences, seed {args.seed}\n")
-    print(
-        "| perturbation | rho | level | DND (chars) | IDC (chars) "
-        "| DND (units) | IDC (units) | sentences |"
-    )
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
-    for r in rows:
-        rho = "–" if r["rho"] is None else f"{r['rho']:.1f}"
+    for grid, title in (
+        ("paper", "Clouatre et al.'s perturbations (their Appendix A)"),
+        ("brittle", "brittle's tree-phrase shuffle and further neighbour-flip rhos"),
+    ):
+        print(f"{title}:\n")
         print(
-            f"| {r['method']} | {rho} | {r['level']} | {r['dnd_chars']:.3f} | {r['idc_chars']:.3f}"
-            f" | {r['dnd_units']:.3f} | {r['idc_units']:.3f} | {r['sentences']} |"
+            "| perturbation | level | DND (chars) | IDC (chars) "
+            "| DND (units) | IDC (units) | sentences |"
         )
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        for r in rows:
+            if r["grid"] == grid:
+                print(
+                    f"| {r['perturbation']} | {r['level']} | {r['dnd_chars']:.3f} "
+                    f"| {r['idc_chars']:.3f} | {r['dnd_units']:.3f} | {r['idc_units']:.3f} "
+                    f"| {r['sentences']} |"
+                )
+        print()
     if args.json is not None:
         args.json.write_text(json.dumps({"treebank": str(args.treebank), "rows": rows}, indent=1))
     return 0

@@ -1,7 +1,9 @@
 """Which of DND and IDC predicts a probe's damage better, across reordered sentences?
 
-Each word-level reorder generator (``shuffle``; ``phrase-shuffle`` and ``neighbour-flip``
-at rho 0.1 ... 0.5) draws one reordering per sentence with seed 0, applied as
+Each word-level configuration of ``reproduce_word_order.py`` (Clouatre et al.'s full
+shuffle, random-cut phrase shuffle with rho 0.66 and neighbour flip with rho 0.5;
+brittle's tree-phrase shuffle at rho 0.1 ... 0.5 and neighbour flips at rho 0.1 ... 0.4)
+draws one reordering per sentence with seed 0, applied as
 ``brittle attack`` applies it (the words and their gold tree renumbered together). Every
 trained probe given is scored per sentence on the original and on each reordering
 against that sentence's own gold annotation; the damage is ``clean - reordered`` of the
@@ -28,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from reproduce_word_order import configurations
 from scipy.stats import spearmanr
 
 from brittle.engine.core.conllu import read_conllu
@@ -41,16 +44,6 @@ from brittle.scorers.probe_gold import golds_of
 from brittle.scorers.representations import reopen_backend
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.order import Reordering
-
-RHOS = (0.1, 0.2, 0.3, 0.4, 0.5)
-
-
-def configurations() -> list[tuple[str, dict[str, float]]]:
-    """(generator, options): full shuffle, then each rho of the other two."""
-    out: list[tuple[str, dict[str, float]]] = [("shuffle", {})]
-    for method in ("phrase-shuffle", "neighbour-flip"):
-        out.extend((method, {"rho": rho}) for rho in RHOS)
-    return out
 
 
 def char_permutation(forms: Sequence[str], order: Sequence[int]) -> np.ndarray:
@@ -77,17 +70,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     source: list[int] = []
     orders: list[np.ndarray] = []
     chars: list[np.ndarray] = []
-    for method, options in configurations():
-        cls = GENERATORS.get(method)
-        assert issubclass(cls, Reordering), method
-        gen = cls(level="word", **options)  # type: ignore[arg-type]
+    for config in configurations():
+        if "word" not in config.levels:
+            continue
+        cls = GENERATORS.get(config.method)
+        assert issubclass(cls, Reordering), config.method
+        gen = cls(level="word", **config.options)  # type: ignore[arg-type]
         drawn = gen.perturb(sentences, b=1, seed=args.seed)
         for i, (s, ps) in enumerate(zip(sentences, drawn, strict=True)):
             if not ps or ps[0].order is None:
                 continue
             order = ps[0].order
             reordered.append(apply_perturbation(s, ps[0]))
-            config_of.append(f"{method} {options.get('rho', '')}".strip())
+            config_of.append(config.label)
             source.append(i)
             orders.append(np.asarray(order, dtype=np.int64))
             chars.append(char_permutation(s.forms, order))
