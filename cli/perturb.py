@@ -31,14 +31,13 @@ from brittle.cli.common import (
 )
 from brittle.cli.group import main
 from brittle.engine.core.overlap import check_no_overlap, named
-from brittle.engine.perturb_html import write_perturb_set
+from brittle.engine.perturb_html import perturb_to_files
 from brittle.engine.perturb_run import (
     BUDGET_ALL,
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
     PerturbSummary,
     check_perturb_outputs,
-    perturb_treebank,
     summary_lines,
 )
 from brittle.engine.run_options import make_executor, shorthand_generator_options
@@ -295,14 +294,17 @@ def perturb_command(
         if executor is not None:
             stack.enter_context(executor)
         task = bar.add_task(f"perturb {method} tau={budget_label(budget)}", total=None)
-        result = perturb_treebank(
+        # Streamed: the sentences go to the files a chunk at a time (committed together).
+        result = perturb_to_files(
             treebank,
             config,
+            out,
+            report=report,
+            html=html,
             on_start=lambda total: bar.update(task, total=total),
             progress=lambda done: bar.advance(task, done),
             executor=executor,
         )
-    write_perturb_set(result, out, report=report, html=html)
     print_perturb_summary(result.summary(), method, result.constraints, on=say)
     written = [shown(p) for p in (out, report, html) if p is not None]
     say.print(

@@ -19,29 +19,42 @@ The page is a function of the run's result: the same seed gives the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from html import escape
+from pathlib import Path
+from typing import IO
 
 from brittle.engine.core.atomic import output_set
+from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.html_report import Column, LabelIndex, html_table, write_sentence_page
 from brittle.engine.perturb_run import (
     GOLD_PARSER,
+    PerturbConfig,
+    PerturbJob,
     PerturbResult,
+    PerturbRun,
+    ProgressFn,
     SentenceRecord,
     decode_parse,
     summary_lines,
     write_perturb_outputs,
 )
+from brittle.engine.report import write_json
+from brittle.engine.shards import ShardExecutor
 
 __all__ = [
     "PERTURB_FILTERS",
     "PERTURB_OUTCOMES",
     "PerturbRecords",
+    "constraint_names",
     "perturb_columns",
+    "perturb_to_files",
     "write_perturb_page",
     "write_perturb_set",
 ]
@@ -141,7 +154,7 @@ def _order(output: Sentence) -> list[JSONValue] | None:
     return [first.get(m or i, k) for k, (m, i) in enumerate(zip(moved, ids, strict=True))]
 
 
-def _overview(result: PerturbResult) -> str:
+def _overview(result: PerturbRun) -> str:
     """The overview section: the run, its summary table, constraints and settings."""
     cfg = result.config
     summary = result.summary()
@@ -202,31 +215,44 @@ def write_perturb_page(result: PerturbResult, path: str | os.PathLike[str]) -> N
 
     The gold trees come from ``result.originals`` (without them the page shows the
     words and the parses only)."""
-    names = [str(c.get("name", "?")) for c in result.constraints]
-    records = PerturbRecords(names)
+    records = PerturbRecords(constraint_names(result.constraints))
     originals = result.originals if len(result.originals) == len(result.records) else None
-    parser = str(result.parser.get("parser", result.config.parser))
 
     def rows() -> Iterator[JSONObject]:
         for k, (record, output) in enumerate(zip(result.records, result.sentences, strict=True)):
             yield records.record(k, record, originals[k] if originals else None, output)
 
-    treebank = os.path.basename(result.treebank) if result.treebank else "sentences"
+    _write_page(result, path, rows(), records.labels)
+
+
+def constraint_names(constraints: Iterable[Mapping[str, object]]) -> list[str]:
+    """The names of a run's constraints, from their descriptions (a page record's
+    ``rj`` follows them)."""
+    return [str(c.get("name", "?")) for c in constraints]
+
+
+def _write_page(
+    run: PerturbRun, path: str | os.PathLike[str], rows: Iterable[JSONObject], labels: list[str]
+) -> None:
+    """The page of ``run`` with its sentences' records ``rows`` (consumed once; they
+    intern their labels into ``labels``)."""
+    parser = str(run.parser.get("parser", run.config.parser))
+    treebank = os.path.basename(run.treebank) if run.treebank else "sentences"
     write_sentence_page(
         os.fspath(path),
-        title=f"brittle perturb: {treebank}, {result.config.method}",
-        overview=_overview(result),
-        columns=perturb_columns(bool(result.quality)),
+        title=f"brittle perturb: {treebank}, {run.config.method}",
+        overview=_overview(run),
+        columns=perturb_columns(bool(run.quality)),
         filters=PERTURB_FILTERS,
         meta={
             "page": "perturb",
-            "method": result.config.method,
+            "method": run.config.method,
             "outcomes": list(PERTURB_OUTCOMES),
             "parser": parser,
-            "constraints": list(names),
+            "constraints": list(constraint_names(run.constraints)),
         },
-        records=rows(),
-        labels=records.labels,
+        records=rows,
+        labels=labels,
     )
 
 
@@ -248,3 +274,105 @@ def write_perturb_set(
         write_perturb_outputs(result, out, report=report)
         if html is not None:
             write_perturb_page(result, html)
+
+
+class _PageRows:
+    """The page records of a streamed run's sentences, made as each chunk comes and
+    kept in a temporary file until the page, whose overview needs every record, is
+    written."""
+
+    def __init__(self, constraints: list[str], spool: IO[str]) -> None:
+        self.records = PerturbRecords(constraints)
+        self.spool = spool
+        self.count = 0
+
+    def add(
+        self,
+        originals: Sequence[Sentence],
+        outputs: Sequence[Sentence],
+        records: Sequence[SentenceRecord],
+    ) -> None:
+        """Take the next sentences (input, output and record of each, in order)."""
+        for original, output, record in zip(originals, outputs, records, strict=True):
+            row = self.records.record(self.count, record, original, output)
+            self.spool.write(json.dumps(row) + "\n")
+            self.count += 1
+
+    def rows(self) -> Iterator[JSONObject]:
+        """The records, in order, read back from the file."""
+        self.spool.seek(0)
+        for line in self.spool:
+            row: JSONObject = json.loads(line)
+            yield row
+
+
+def perturb_to_files(
+    path: str | os.PathLike[str],
+    config: PerturbConfig,
+    out: str | os.PathLike[str],
+    *,
+    report: str | os.PathLike[str] | None = None,
+    html: str | os.PathLike[str] | None = None,
+    generator_options: Mapping[str, object] | None = None,
+    parser_options: Mapping[str, object] | None = None,
+    progress: ProgressFn | None = None,
+    on_start: Callable[[int], None] | None = None,
+    executor: ShardExecutor | None = None,
+) -> PerturbRun:
+    """Perturb a treebank into its files, streamed: ``brittle perturb``.
+
+    The run (a :class:`~brittle.engine.perturb_run.PerturbJob`) reads the treebank a
+    chunk at a time, and each chunk's output sentences go to ``out`` as they come, so
+    memory does not grow with the treebank: what is kept is each sentence's record (a
+    few hundred bytes: the JSON report and the summary need every one), and the HTML
+    page's records wait in a temporary file. The files are those that
+    :func:`~brittle.engine.perturb_run.perturb_treebank` and :func:`write_perturb_set`
+    write, byte for byte, and as one set: all of them, or, when one cannot be written
+    (or the run fails), none.
+
+    Args:
+        path: the CoNLL-U file.
+        config: the run's settings (``config.limit`` is applied here).
+        out, report, html: the perturbed CoNLL-U, the JSON report and the HTML page
+            (``-``: standard output; ``None``: not written).
+        generator_options, parser_options, progress, on_start, executor: as
+            :func:`~brittle.engine.perturb_run.perturb_treebank` takes them.
+
+    Returns:
+        The run's records and provenance (its summary, what the report holds).
+
+    Raises:
+        BrittleInputError: the treebank cannot be read.
+        ConfigError: an unknown name, a bad option, a missing column.
+        ResourceMissingError: a model or lexicon is not installed.
+        OutputError: an output cannot be written.
+    """
+    job = PerturbJob(
+        path,
+        config,
+        generator_options=generator_options,
+        parser_options=parser_options,
+        executor=executor,
+    )
+    records: list[SentenceRecord] = []
+    with contextlib.ExitStack() as stack:
+        page = None
+        if html is not None:
+            spool = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
+            page = _PageRows(constraint_names(c.describe() for c in job.checks), spool)
+
+        def outputs() -> Iterator[Sentence]:
+            for chunk, chunk_out, chunk_records in job.chunks(progress, on_start):
+                if page is not None:
+                    page.add(chunk, chunk_out, chunk_records)
+                records.extend(chunk_records)
+                yield from chunk_out
+
+        with output_set():
+            write_conllu(outputs(), out)
+            run = job.run(records)
+            if report is not None:
+                write_json(Path(report), run.report())
+            if html is not None and page is not None:
+                _write_page(run, html, page.rows(), page.records.labels)
+    return run

@@ -20,18 +20,24 @@ candidate two constraints reject counts for both), and the summary adds them up.
 word, the sentence similarity, the re-tag agreement of the changed words (for
 reorderings, DND and IDC too); the records carry the values, the summary their means.
 
-Results are data (:class:`PerturbResult`); :func:`write_perturb_outputs` writes the
-CoNLL-U and the JSON report atomically, as one set (both or neither). Nothing depends
+A treebank is streamed (:class:`PerturbJob`): read once to check and count its
+sentences, then a chunk at a time, so what a run holds does not grow with the
+treebank but for one record per sentence. :func:`perturb_treebank` keeps every
+sentence as well, for use in memory (:class:`PerturbResult`), and
+:func:`write_perturb_outputs` writes such a result's CoNLL-U and JSON report atomically,
+as one set (both or neither); ``brittle perturb`` writes its files while the run goes
+(:func:`brittle.engine.perturb_html.perturb_to_files`), the same bytes. Nothing depends
 on timing or process state, so the same seed gives byte-identical files.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 import platform
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypedDict, TypeVar
@@ -43,7 +49,7 @@ from brittle.engine.core.conllu import iter_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.perturbation import counted_forms, describe
-from brittle.engine.core.sentence import Sentence
+from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.report import write_json
 from brittle.engine.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
@@ -74,13 +80,17 @@ __all__ = [
     "GOLD_PARSER",
     "MEANING_CONSTRAINTS",
     "PerturbConfig",
+    "PerturbJob",
     "PerturbResult",
+    "PerturbRun",
     "PerturbShards",
     "PerturbSummary",
     "SentenceRecord",
+    "batches",
     "check_perturb_outputs",
     "check_requirements",
     "chunks",
+    "count_treebank",
     "decode_parse",
     "encode_parse",
     "make_generator",
@@ -365,31 +375,27 @@ class SentenceRecord:
 
 
 @dataclass(frozen=True)
-class PerturbResult:
-    """The run's data: output sentences, one record per sentence, provenance.
+class PerturbRun:
+    """A run's records and provenance: what its summary and JSON report are made of
+    (its sentences aside, which a streamed run does not keep).
 
     Attributes:
         config: the resolved configuration.
         treebank: the input path (as given), or ``""`` for in-memory sentences.
-        sentences: the output sentences, in input order (perturbed or unchanged).
-        records: one record per sentence, same order.
+        records: one record per sentence, in input order.
         parser: the parser's description (name, model, versions, cache size).
         versions: package versions.
         constraints: each applied constraint's description (name and settings).
         quality: the quality models' description (empty: quality not measured).
-        originals: the input sentences, same order (for the HTML page's gold trees;
-            empty when not kept).
     """
 
     config: PerturbConfig
     treebank: str
-    sentences: tuple[Sentence, ...]
     records: tuple[SentenceRecord, ...]
     parser: Mapping[str, object] = field(default_factory=dict)
     versions: Mapping[str, str] = field(default_factory=dict)
     constraints: tuple[Mapping[str, object], ...] = ()
     quality: Mapping[str, object] = field(default_factory=dict)
-    originals: tuple[Sentence, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """Sentences per status (``perturbed``, ``unchanged``, ``rejected``)."""
@@ -453,6 +459,16 @@ class PerturbResult:
         return out
 
 
+@dataclass(frozen=True)
+class PerturbResult(PerturbRun):
+    """A run with its sentences: the :class:`PerturbRun` and, in input order,
+    ``sentences``, the output sentences (perturbed or unchanged), and ``originals``,
+    the input sentences (for the HTML page's gold trees; empty when not kept)."""
+
+    sentences: tuple[Sentence, ...] = field(kw_only=True)
+    originals: tuple[Sentence, ...] = field(default=(), kw_only=True)
+
+
 def _json_ready(description: Mapping[str, object]) -> dict[str, object]:
     """A constraint description with infinite numbers written as ``"inf"``."""
     return {
@@ -509,6 +525,14 @@ def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
+def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Consecutive lists of ``size`` items taken from ``items`` as they come (the last
+    may be shorter): a stream is never held whole."""
+    stream = iter(items)
+    while batch := list(itertools.islice(stream, size)):
+        yield batch
+
+
 def make_generator(method: str, **options: object) -> Generator:
     """The generator registered as ``method``, built with its keyword options.
 
@@ -556,6 +580,29 @@ def check_requirements(sentences: Sequence[Sentence], generator: Generator, sour
                 f"method {generator.method!r} needs the {column.upper()} column, "
                 f"but {source or 'the input'} has none"
             )
+
+
+def count_treebank(
+    path: str | os.PathLike[str], generator: Generator, *, limit: int | None = None
+) -> int:
+    """The sentences of ``path`` to perturb (the first ``limit``), read once and not
+    kept: a bad sentence anywhere is reported with its line before any model loads, and
+    so is a column the generator requires that they all leave blank (the check of
+    :func:`check_requirements`, made while streaming).
+
+    Raises:
+        BrittleInputError: the treebank cannot be read.
+        ConfigError: a column the generator requires is missing.
+    """
+    survey = ColumnSurvey(frozenset(generator.requires & _COLUMN_READERS.keys()))
+    for sentence in itertools.islice(iter_conllu(path), limit):
+        survey.add(sentence)
+    if survey.blank:
+        raise ConfigError(
+            f"method {generator.method!r} needs the {survey.blank[0].upper()} column, "
+            f"but {str(path) or 'the input'} has none"
+        )
+    return survey.sentences
 
 
 def _tiebreak_rng(seed: int, sent_id: str) -> np.random.Generator:
@@ -648,6 +695,29 @@ def perturb_sentences(
     return _result(config, treebank, sentences, out, records, parser, checks, quality)
 
 
+class _Provenance(TypedDict):
+    """Where a run's records come from: the fields :class:`PerturbRun` has besides its
+    configuration, treebank and records."""
+
+    parser: Mapping[str, object]
+    versions: Mapping[str, str]
+    constraints: tuple[Mapping[str, object], ...]
+    quality: Mapping[str, object]
+
+
+def _provenance(
+    parser: Parser, checks: Sequence[Constraint], quality: QualityMeter | None
+) -> _Provenance:
+    """The descriptions of a finished run's parser, constraints and quality models,
+    and the versions of the packages."""
+    return {
+        "parser": parser.describe(),
+        "versions": {**versions(), "python": platform.python_version()},
+        "constraints": tuple(c.describe() for c in checks),
+        "quality": {} if quality is None else quality.describe(),
+    }
+
+
 def _result(
     config: PerturbConfig,
     treebank: str,
@@ -662,13 +732,10 @@ def _result(
     return PerturbResult(
         config=config,
         treebank=treebank,
-        sentences=tuple(out),
         records=tuple(records),
-        parser=parser.describe(),
-        versions={**versions(), "python": platform.python_version()},
-        constraints=tuple(c.describe() for c in checks),
-        quality={} if quality is None else quality.describe(),
+        sentences=tuple(out),
         originals=tuple(originals),
+        **_provenance(parser, checks, quality),
     )
 
 
@@ -835,6 +902,130 @@ def read_treebank(path: str | os.PathLike[str], *, limit: int | None = None) -> 
     return out
 
 
+#: One perturbed chunk with its input: the input sentences, the output sentences and
+#: their records, in order.
+PerturbedInput = tuple[list[Sentence], list[Sentence], list[SentenceRecord]]
+
+
+class PerturbJob:
+    """A ``perturb`` run over a treebank, streamed a chunk at a time.
+
+    Creating it builds and checks the components by name (generator, parser,
+    constraints) and reads the treebank once without keeping it (:func:`count_treebank`),
+    so a mistake shows before any model loads. :meth:`chunks` loads the models and reads
+    the treebank again, ``config.chunk_size`` sentences at a time, so what it holds does
+    not grow with the treebank; :meth:`run` gives the run's provenance around the
+    records the caller kept.
+
+    Args:
+        path: the CoNLL-U file.
+        config: the run's settings (``config.limit`` is applied here).
+        generator_options, parser_options: keyword options for the components.
+        executor: workers (local processes or Ray actors, :mod:`brittle.engine.shards`)
+            to send the chunks to, one shard each; they load the components, this
+            process only checks them. The chunks are the same as in one process.
+
+    Attributes:
+        total: the sentences to perturb.
+
+    Raises:
+        BrittleInputError: the treebank cannot be read.
+        ConfigError: an unknown name, a bad option, a missing column.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        config: PerturbConfig,
+        *,
+        generator_options: Mapping[str, object] | None = None,
+        parser_options: Mapping[str, object] | None = None,
+        executor: ShardExecutor | None = None,
+    ) -> None:
+        options = {**config.parsed_generator_options(), **dict(generator_options or {})}
+        self.path = path
+        self.config = config
+        self.executor = executor
+        self.generator = make_generator(config.method, **options)
+        self.parser = make_parser(config.parser, **dict(parser_options or {}))
+        self.checks = perturb_constraints(config, self.parser)
+        self.task = PerturbShards(
+            config,
+            tuple((generator_options or {}).items()),
+            tuple((parser_options or {}).items()),
+        )
+        self.total = count_treebank(path, self.generator, limit=config.limit)
+        self.quality: QualityMeter | None = None
+
+    def _batches(self) -> Iterator[list[Sentence]]:
+        """The treebank's sentences, up to the limit, ``chunk_size`` at a time."""
+        sentences = itertools.islice(iter_conllu(self.path), self.config.limit)
+        return batches(sentences, self.config.chunk_size)
+
+    def chunks(
+        self,
+        progress: ProgressFn | None = None,
+        on_start: Callable[[int], None] | None = None,
+    ) -> Iterator[PerturbedInput]:
+        """Algorithm 1 on each chunk of the treebank, in order: in this process, or on
+        the executor's workers (one shard a chunk). ``on_start`` hears :attr:`total`
+        once the components are loaded; ``progress`` the sentences of each chunk done.
+        With ``config.quality`` the chosen perturbations are measured."""
+        if self.executor is not None:
+            yield from self._sharded(self.executor, progress, on_start)
+            return
+        self.generator.prepare()
+        self.parser.prepare()
+        if on_start is not None:
+            on_start(self.total)
+        self.quality = quality_meter(self.config, self.parser)
+        for chunk in self._batches():
+            outputs, records = perturb_chunk(
+                chunk,
+                config=self.config,
+                generator=self.generator,
+                parser=self.parser,
+                checks=self.checks,
+                quality=self.quality,
+            )
+            if progress is not None:
+                progress(len(chunk))
+            yield chunk, outputs, records
+
+    def _sharded(
+        self,
+        executor: ShardExecutor,
+        progress: ProgressFn | None,
+        on_start: Callable[[int], None] | None,
+    ) -> Iterator[PerturbedInput]:
+        """The chunks perturbed by ``executor``'s workers, in order (this process's
+        parser and constraints, not loaded, describe the run)."""
+        if on_start is not None:
+            on_start(self.total)
+        size = self.config.chunk_size
+        shards = (
+            Shard(number, number * size, number * size + len(chunk), chunk)
+            for number, chunk in enumerate(self._batches())
+        )
+
+        def finished(shard: Shard[list[Sentence]], perturbed: PerturbedChunk) -> None:
+            if progress is not None:
+                progress(shard.stop - shard.start)
+
+        for shard, (outputs, records) in run_shards(executor, self.task, shards, on_done=finished):
+            yield shard.payload, outputs, records
+        self.quality = quality_meter(self.config, self.parser)
+
+    def run(self, records: Sequence[SentenceRecord]) -> PerturbRun:
+        """The run's provenance around ``records`` (once :meth:`chunks` is done)."""
+        return PerturbRun(
+            config=self.config,
+            treebank=str(self.path),
+            records=tuple(records),
+            **_provenance(self.parser, self.checks, self.quality),
+        )
+
+
 def perturb_treebank(
     path: str | os.PathLike[str],
     config: PerturbConfig,
@@ -845,7 +1036,10 @@ def perturb_treebank(
     on_start: Callable[[int], None] | None = None,
     executor: ShardExecutor | None = None,
 ) -> PerturbResult:
-    """Perturb a treebank: build the components by name, check them, run Algorithm 1.
+    """Perturb a treebank in memory: build the components by name, check them, run
+    Algorithm 1 (a :class:`PerturbJob`), and keep every input and output sentence.
+    :func:`brittle.engine.perturb_html.perturb_to_files` streams a run into its files
+    instead.
 
     Generator, parser and constraints are built (and checked) before the treebank is
     read; no model loads before the treebank has been checked. With ``config.quality``
@@ -867,82 +1061,23 @@ def perturb_treebank(
         ConfigError: an unknown name, a bad option, a missing column.
         ResourceMissingError: a model or lexicon is not installed.
     """
-    options = {**config.parsed_generator_options(), **dict(generator_options or {})}
-    generator = make_generator(config.method, **options)
-    parser = make_parser(config.parser, **dict(parser_options or {}))
-    constraints = perturb_constraints(config, parser)
-    sentences = read_treebank(path, limit=config.limit)
-    check_requirements(sentences, generator, str(path))
-    if executor is not None:
-        return _sharded(
-            sentences,
-            config,
-            PerturbShards(
-                config,
-                tuple((generator_options or {}).items()),
-                tuple((parser_options or {}).items()),
-            ),
-            executor,
-            treebank=str(path),
-            parser=parser,
-            checks=constraints,
-            progress=progress,
-            on_start=on_start,
-        )
-    generator.prepare()
-    parser.prepare()
-    if on_start is not None:
-        on_start(len(sentences))
-    return perturb_sentences(
-        sentences,
-        config=config,
-        generator=generator,
-        parser=parser,
-        constraints=constraints,
-        progress=progress,
-        treebank=str(path),
-        quality=quality_meter(config, parser),
+    job = PerturbJob(
+        path,
+        config,
+        generator_options=generator_options,
+        parser_options=parser_options,
+        executor=executor,
     )
-
-
-def _sharded(
-    sentences: Sequence[Sentence],
-    config: PerturbConfig,
-    task: PerturbShards,
-    executor: ShardExecutor,
-    *,
-    treebank: str,
-    parser: Parser,
-    checks: Sequence[Constraint],
-    progress: ProgressFn | None,
-    on_start: Callable[[int], None] | None,
-) -> PerturbResult:
-    """The chunks of ``sentences`` perturbed by ``executor``'s workers, merged in order
-    (``parser`` and ``checks``, not loaded here, describe the run)."""
-    if on_start is not None:
-        on_start(len(sentences))
-    shards = (
-        Shard(number, start, start + len(chunk), list(chunk))
-        for number, (start, chunk) in enumerate(
-            zip(
-                range(0, len(sentences), config.chunk_size),
-                chunks(sentences, config.chunk_size),
-                strict=True,
-            )
-        )
-    )
-
-    def finished(shard: Shard[list[Sentence]], perturbed: PerturbedChunk) -> None:
-        if progress is not None:
-            progress(shard.stop - shard.start)
-
-    out: list[Sentence] = []
+    originals: list[Sentence] = []
+    outputs: list[Sentence] = []
     records: list[SentenceRecord] = []
-    for _, (chunk_out, chunk_records) in run_shards(executor, task, shards, on_done=finished):
-        out.extend(chunk_out)
+    for chunk, chunk_out, chunk_records in job.chunks(progress, on_start):
+        originals.extend(chunk)
+        outputs.extend(chunk_out)
         records.extend(chunk_records)
-    quality = quality_meter(config, parser)
-    return _result(config, treebank, sentences, out, records, parser, checks, quality)
+    return _result(
+        config, str(path), originals, outputs, records, job.parser, job.checks, job.quality
+    )
 
 
 def check_perturb_outputs(

@@ -449,10 +449,10 @@ def test_perturb_html_is_written_with_the_others_or_not_at_all(
     from brittle.engine import perturb_html
     from brittle.engine.core.errors import OutputError
 
-    def broken(result: object, path: object) -> None:
+    def broken(path: object, **page: object) -> None:
         raise OutputError(str(path), "No space left on device")
 
-    monkeypatch.setattr(perturb_html, "write_perturb_page", broken)
+    monkeypatch.setattr(perturb_html, "write_sentence_page", broken)
     args = ["perturb", str(TREEBANK), "--method", "shuffle", "--parser", "gold", "--limit", "3"]
     outputs = ["--report", str(tmp_path / "r.json"), "--html", str(tmp_path / "p.html")]
     failed = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "o.conllu"), *outputs])

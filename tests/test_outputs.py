@@ -515,19 +515,19 @@ def test_perturb_whose_report_fails_at_the_end_leaves_the_old_files(
 ) -> None:
     """The report's directory turns into a file while the run works: the write fails
     for real, after the .conllu was written to its temporary; neither is committed."""
-    import brittle.cli.perturb as perturb_cli
+    import brittle.engine.perturb_html as perturb_html
 
     out = tmp_path / "out.conllu"
     out.write_text("previous")
     report = tmp_path / "reports" / "r.json"
-    run = perturb_cli.perturb_treebank
+    write = perturb_html.write_conllu
 
-    def run_then_block(*args: object, **kwargs: object) -> object:
-        result = run(*args, **kwargs)  # type: ignore[arg-type]
+    def write_then_block(*args: object, **kwargs: object) -> int:
+        written = write(*args, **kwargs)  # type: ignore[arg-type]
         (tmp_path / "reports").write_text("now a file")
-        return result
+        return written
 
-    monkeypatch.setattr(perturb_cli, "perturb_treebank", run_then_block)
+    monkeypatch.setattr(perturb_html, "write_conllu", write_then_block)
     result = CliRunner().invoke(main, perturb_args(out, "--report", str(report)))
     assert result.exit_code == 2
     assert one_error_line(result) == f"error: cannot write {report}: Not a directory"

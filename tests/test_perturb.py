@@ -25,13 +25,16 @@ from brittle.engine.core.conllu import read_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
+from brittle.engine.perturb_html import perturb_to_files, write_perturb_set
 from brittle.engine.perturb_run import (
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
     PerturbResult,
+    count_treebank,
     make_generator,
     perturb_constraints,
     perturb_sentences,
+    perturb_treebank,
     read_treebank,
     write_perturb_outputs,
 )
@@ -48,6 +51,7 @@ from brittle.search.constraints import (
     SyntaxConstraint,
 )
 from brittle.search.generators.base import (
+    GENERATORS,
     SubstitutionGenerator,
     SubstitutionTable,
     sentence_rng,
@@ -659,3 +663,106 @@ def test_default_constraints_check_meaning_for_the_generators_that_mean_to_keep_
         assert names(PerturbConfig(method=method)) == ["budget", "pos", "syntax"]
     assert names(PerturbConfig(method="copos", constraints=("syntax",))) == ["syntax"]
     assert names(PerturbConfig(method="fixed")) == ["budget", "pos", "syntax"]  # unregistered
+
+
+# ------------------------------------------------------------------ streamed runs
+def _repeated_treebank(path: Path, copies: int) -> Path:
+    """The built-in treebank ``copies`` times over, each copy's ids made its own."""
+    text = default_treebank_path().read_text()
+    with path.open("w") as handle:
+        for k in range(copies):
+            handle.write(text.replace("# sent_id = ", f"# sent_id = c{k}-"))
+    return path
+
+
+def test_streamed_files_equal_the_in_memory_run(tmp_path: Path) -> None:
+    config = PerturbConfig(
+        method="jabberwocky", parser="gold", quality=False, limit=150, chunk_size=16
+    )
+    treebank = _repeated_treebank(tmp_path / "tb.conllu", 2)
+    names = ("out.conllu", "report.json", "page.html")
+    kept = perturb_treebank(treebank, config)
+    write_perturb_set(
+        kept, tmp_path / "a" / names[0], report=tmp_path / "a" / names[1],
+        html=tmp_path / "a" / names[2],
+    )  # fmt: skip
+    done: list[int] = []
+    run = perturb_to_files(
+        treebank, config, tmp_path / "b" / names[0], report=tmp_path / "b" / names[1],
+        html=tmp_path / "b" / names[2], progress=done.append,
+    )  # fmt: skip
+    assert done == [16] * 9 + [6]
+    assert run.records == kept.records and run.summary() == kept.summary()
+    assert run.summary()["perturbed"] > 0
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_column_the_generator_needs_is_checked_over_the_whole_treebank(
+    tmp_path: Path,
+) -> None:
+    text = default_treebank_path().read_text()
+    blank = tmp_path / "blank.conllu"
+    lines = []
+    for line in text.splitlines():
+        cells = line.split("\t")
+        if len(cells) == 10:
+            cells[2] = "_"  # LEMMA
+        lines.append("\t".join(cells))
+    blank.write_text("\n".join(lines) + "\n")
+    config = PerturbConfig(method="neighbours", parser="gold", quality=False)
+    with pytest.raises(ConfigError, match="needs the LEMMA column"):
+        perturb_to_files(blank, config, tmp_path / "o.conllu")
+    assert not (tmp_path / "o.conllu").exists()
+    # one lemma anywhere, even in the last sentence, is enough
+    first = text.split("\n\n")[0].replace("# sent_id = ", "# sent_id = again-")
+    blank.write_text(blank.read_text() + first + "\n\n")
+    with pytest.raises(ConfigError, match="needs the LEMMA column"):
+        perturb_to_files(blank, replace(config, limit=119), tmp_path / "o.conllu")
+    assert count_treebank(blank, make_generator("neighbours")) == 120
+
+
+@pytest.fixture
+def fixed_words() -> Iterator[str]:
+    """:class:`FixedWords` registered as a generator for the duration of one test."""
+    GENERATORS.register("test-fixed", help="test generator")(FixedWords)
+    try:
+        yield "test-fixed"
+    finally:
+        GENERATORS.unregister("test-fixed")
+
+
+def test_memory_does_not_grow_with_the_treebank(tmp_path: Path, fixed_words: str) -> None:
+    """A streamed run holds a chunk of sentences at a time; what grows is one record
+    per sentence (the report and the summary need them all)."""
+    import gc
+    import tracemalloc
+
+    treebank = _repeated_treebank(tmp_path / "tb.conllu", 2)
+    config = PerturbConfig(
+        method=fixed_words, parser="gold", quality=False, constraints=("budget",), chunk_size=16
+    )
+    marks: dict[int, int] = {64: 0, 238: 0}
+    done = [0]
+
+    def measure(count: int) -> None:
+        done[0] += count
+        if done[0] in marks:
+            gc.collect()  # also empties CPython's free lists, which would blur the count
+            marks[done[0]] = tracemalloc.get_traced_memory()[0]
+
+    # Loads and compiles what a run needs, outside the measurement (and much faster).
+    perturb_to_files(treebank, replace(config, limit=16), tmp_path / "warm.conllu")
+    tracemalloc.start()
+    try:
+        run = perturb_to_files(
+            treebank, config, tmp_path / "o.conllu", report=tmp_path / "r.json",
+            html=tmp_path / "p.html", progress=measure,
+        )  # fmt: skip
+    finally:
+        tracemalloc.stop()
+    assert run.summary()["sentences"] == 238 and run.summary()["perturbed"] > 200
+    per_sentence = (marks[238] - marks[64]) / (238 - 64)
+    # Holding each input and output sentence would cost about 12 kB a sentence; the
+    # record and its share of the label index cost about 450 bytes.
+    assert per_sentence < 1500, marks
