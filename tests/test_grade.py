@@ -517,3 +517,60 @@ def test_grade_pairs_batches_one_parser_call(wordnet: Any, glove: None) -> None:
     assert [g.sent_id for g in grades] == ["loved", "books", "pear"]
     assert parser.stats.batches == 1  # type: ignore[attr-defined]
     assert grades[1].tree_valid is True and grades[2].checks == ()
+
+
+@pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+def test_pair_surprisals_are_the_scores_of_each_sentence_read_whole() -> None:
+    """The shortcuts of ``pair_surprisals`` (an original read once for all its
+    perturbations, a perturbation read from its first changed token on the original's
+    cache, logits only at the wanted words) give the plain computation's numbers."""
+    from dataclasses import replace
+
+    from brittle.search.sentence_models import surprisal_model
+    from brittle.search.validity.surprisal import (
+        continuations,
+        pair_surprisals,
+        word_surprisals,
+    )
+
+    fixtures = Path(__file__).parent / "fixtures"
+    by_id = {s.sent_id: s for s in read_conllu(fixtures / "quality_original.conllu")}
+    olds: list[Sentence] = []
+    news: list[Sentence] = []
+    for p in read_conllu(fixtures / "quality_perturbed.conllu"):
+        o = by_id[p.sent_id]
+        diff = changed_words_of(o, p)
+        if isinstance(diff, tuple) and diff:
+            olds.append(o)
+            news.append(p)
+    # two more perturbations of the first original: its first word, and its last
+    first = olds[0]
+    for i, form in ((0, "Was"), (len(first) - 1, "!")):
+        olds.append(first)
+        news.append(first.with_words({i: replace(first.words[i], form=form)}))
+    upto: list[int] = []
+    wanted: list[set[int]] = []
+    for o, p in zip(olds, news, strict=True):
+        diff = changed_words_of(o, p)
+        assert isinstance(diff, tuple)
+        words = {j for w in diff for j in (w.index, *continuations(o, w.index))}
+        upto.append(max(words))
+        wanted.append(words)
+    lm = surprisal_model(None).lm
+    whole = word_surprisals(lm, [*olds, *news])
+    m = len(olds)
+    for batch_size in (16, 2):
+        bits_o, bits_p = pair_surprisals(
+            lm, olds, news, upto=upto, wanted=wanted, batch_size=batch_size
+        )
+        for k in range(m):
+            at = sorted(wanted[k])
+            np.testing.assert_allclose(bits_o[k][at], whole[k][at], atol=2e-3)
+            np.testing.assert_allclose(bits_p[k][at], whole[m + k][at], atol=2e-3)
+            rest = [j for j in range(len(olds[k])) if j not in wanted[k]]
+            assert not bits_o[k][rest].any() and not bits_p[k][rest].any()
+    # every word up to the end when none are named
+    bits_o, bits_p = pair_surprisals(lm, olds, news, upto=[len(o) - 1 for o in olds])
+    for k in range(m):
+        np.testing.assert_allclose(bits_o[k], whole[k], atol=2e-3)
+        np.testing.assert_allclose(bits_p[k], whole[m + k], atol=2e-3)

@@ -7,7 +7,9 @@ another order), is returned ungraded with the reason. A pair that changes nothin
 valid at every level and has no evidence.
 
 Everything heavy is batched over the pairs: one parser call (originals and perturbed
-sentences together), one LM call (per-word surprisal of both), one encoder call (the
+sentences together), one LM call (per-word surprisal of both, each original read once
+and each perturbation only from its first changed token:
+:func:`~brittle.search.validity.surprisal.pair_surprisals`), one encoder call (the
 sentence embeddings of both). The models are the process-wide ones of
 :mod:`brittle.search.sentence_models`, loaded at first use.
 """
@@ -33,7 +35,7 @@ from brittle.search.validity.grammar import (
 from brittle.search.validity.lexical import closed_class_check, form_check
 from brittle.search.validity.meaning import similarity_check, synonymy_check
 from brittle.search.validity.records import ChangedWord, Check, Grade
-from brittle.search.validity.surprisal import continuations, surprisal_check, word_surprisals
+from brittle.search.validity.surprisal import continuations, pair_surprisals, surprisal_check
 from brittle.search.validity.tree import attachment_check, retag_check
 
 if TYPE_CHECKING:
@@ -165,12 +167,15 @@ class Grader:
         parses = parser.parse([*olds, *news])
         self._took("parse", tic)
         tic = time.perf_counter()
-        # the LM reads each pair only as far as the last word a check looks at
-        upto = [
-            max(j for w in diff for j in (w.index, *continuations(o, w.index)))
+        # the LM scores only the words the surprisal check reads: the changed words and
+        # where their constructions continue
+        wanted = [
+            {j for w in diff for j in (w.index, *continuations(o, w.index))}
             for o, diff in zip(olds, diffs, strict=True)
         ]
-        bits = word_surprisals(lm.lm, [*olds, *news], upto=[*upto, *upto])
+        bits_old, bits_new = pair_surprisals(
+            lm.lm, olds, news, upto=[max(words) for words in wanted], wanted=wanted
+        )
         self._took("lm", tic)
         tic = time.perf_counter()
         cosine = encoder.similarity(
@@ -191,7 +196,7 @@ class Grader:
                 verb_frame_check(o, changed, lexicon, wordnet),
                 agreement_check(o, changed, lexicon, p),
                 count_check(o, changed, lexicon),
-                surprisal_check(o, changed, bits[k], bits[m + k]),
+                surprisal_check(o, changed, bits_old[k], bits_new[k]),
                 synonymy_check(o, changed, lexicon, wordnet),
                 similarity_check(float(cosine[k])),
             )

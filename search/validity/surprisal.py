@@ -3,24 +3,34 @@
 :func:`word_surprisals` reads each sentence as its words joined by single spaces
 (``SpaceAfter=No`` respected), runs the LM once over all sentences of a batch (left
 padded, after the BOS token) and gives each word the summed surprisal of the subword
-tokens that end inside it, in bits. :func:`surprisal_check` compares, at the changed
-words and at the word right after each, the perturbed sentence's surprisal with the
-original's: a word that does not fit its slot surprises the LM there, and a word that
-breaks the construction surprises it at the next word ("the growing pushing *to*").
+tokens that end inside it, in bits. :func:`pair_surprisals` gives the same numbers for
+(original, perturbed) pairs at a fraction of the cost: each original is read once, a
+perturbed sentence only from its first changed token (on the original's key/value
+cache) to the last word wanted, and the vocabulary's logits only at the wanted words.
+:func:`surprisal_check` compares, at the changed words and at the word right after
+each, the perturbed sentence's surprisal with the original's: a word that does not fit
+its slot surprises the LM there, and a word that breaks the construction surprises it
+at the next word ("the growing pushing *to*").
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import weakref
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from brittle.search.validity.records import ChangedWord, Check
 
 if TYPE_CHECKING:
+    import torch
     from numpy.typing import NDArray
+    from torch import nn
+    from transformers import PreTrainedTokenizerBase
+    from transformers.cache_utils import Cache
 
     from brittle.engine.core.sentence import Sentence, Token
     from brittle.search.generators.lm import LoadedLM
@@ -29,6 +39,8 @@ __all__ = [
     "MAX_NEXT_INCREASE",
     "MAX_WORD_INCREASE",
     "continuations",
+    "pair_surprisals",
+    "reading_end",
     "sentence_text",
     "surprisal_check",
     "word_surprisals",
@@ -69,6 +81,50 @@ def sentence_text(sentence: Sentence) -> tuple[str, list[tuple[int, int]]]:
     return "".join(parts), spans
 
 
+def _start_token(tokenizer: PreTrainedTokenizerBase) -> int:
+    """The token every text is read after: BOS, else EOS."""
+    for value in (tokenizer.bos_token_id, tokenizer.eos_token_id):
+        if value is not None:
+            return int(value)
+    raise ValueError("the tokenizer has neither BOS nor EOS: a first word cannot be scored")
+
+
+def _pad_token(tokenizer: PreTrainedTokenizerBase) -> int:
+    for value in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.bos_token_id):
+        if value is not None:
+            return int(value)
+    return 0
+
+
+def reading_end(sentence: Sentence, index: int) -> int:
+    """The last word the LM must read for the words up to ``index`` (0-based) to be
+    scored as in the whole sentence: ``index``, or further while a word is written
+    without a space after it (a token may span "ca|n't", and counts for the word it
+    ends in)."""
+    words = sentence.words
+    end = max(index, 0)
+    while end < len(words) - 1 and words[end].no_space_after:
+        end += 1
+    return end
+
+
+def _encode(
+    tokenizer: PreTrainedTokenizerBase, sentence: Sentence, upto: int | None, start: int
+) -> tuple[list[int], list[int]]:
+    """Token ids of the sentence's text, read up to the end of word ``upto`` (``None``:
+    all of it), after the ``start`` token; and per text token the word (0-based) whose
+    span holds the token's last character (-1: none, a space)."""
+    text, spans = sentence_text(sentence)
+    if upto is not None and 0 <= upto < len(spans) - 1:
+        text = text[: spans[upto][1]]
+    word_at = np.full(len(text) + 1, -1, dtype=np.int64)
+    for k, (a, b) in enumerate(spans):
+        word_at[a : min(b, len(text))] = k
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    owner = [int(word_at[min(max(end - 1, 0), len(text))]) for _, end in enc["offset_mapping"]]
+    return [start, *(int(i) for i in enc["input_ids"])], owner
+
+
 def word_surprisals(
     lm: LoadedLM,
     sentences: Sequence[Sentence],
@@ -82,37 +138,24 @@ def word_surprisals(
 
     ``upto`` gives, per sentence, the last word (0-based) whose surprisal is needed: the
     LM reads the text only that far (a word's surprisal depends on its left context
-    alone), and later words get 0.
+    alone), and later words get 0. The plain computation, every sentence read whole
+    from its first token; :func:`pair_surprisals` scores pairs with shared prefixes
+    for less.
     """
     import torch
 
     tok = lm.tokenizer
-    start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
-    pad = next((int(v) for v in (tok.pad_token_id, tok.eos_token_id, start) if v is not None), 0)
-    encoded: list[tuple[list[int], list[int]]] = []
-    for k, s in enumerate(sentences):
-        text, spans = sentence_text(s)
-        if upto is not None and 0 <= upto[k] < len(spans) - 1:
-            text = text[: spans[upto[k]][1]]
-        enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
-        owner: list[int] = []
-        for _, end in enc["offset_mapping"]:
-            last = max(end - 1, 0)
-            owner.append(next((k for k, (a, b) in enumerate(spans) if a <= last < b), -1))
-        row = ([int(start)] if start is not None else []) + list(enc["input_ids"])
-        encoded.append((row, owner))
+    start = _start_token(tok)
+    pad = _pad_token(tok)
+    encoded = [
+        _encode(tok, s, None if upto is None else upto[k], start) for k, s in enumerate(sentences)
+    ]
     out: list[NDArray[np.float64]] = [np.zeros(len(s), dtype=np.float64) for s in sentences]
     order = sorted(range(len(sentences)), key=lambda k: -len(encoded[k][0]))
     for b0 in range(0, len(order), batch_size):
         chunk = order[b0 : b0 + batch_size]
-        width = max(len(encoded[k][0]) for k in chunk)
-        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(chunk), width), dtype=torch.long)
-        for r, k in enumerate(chunk):
-            tokens = encoded[k][0]
-            ids[r, width - len(tokens) :] = torch.tensor(tokens, dtype=torch.long)
-            mask[r, width - len(tokens) :] = 1
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        ids, mask, positions = _left_padded([encoded[k][0] for k in chunk], pad)
+        width = ids.shape[1]
         with torch.inference_mode():
             logits = lm.model(
                 input_ids=ids.to(lm.device),
@@ -130,6 +173,365 @@ def word_surprisals(
                 if word >= 0:
                     out[k][word] += bits[t]
     return out
+
+
+def _left_padded(
+    rows: Sequence[Sequence[int]], pad: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``input_ids``, ``attention_mask``, ``position_ids`` of rows padded on the left:
+    long tensors (B, L); a row's first token has position 0."""
+    import torch
+
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for b, row in enumerate(rows):
+        ids[b, width - len(row) :] = torch.tensor(list(row), dtype=torch.long)
+        mask[b, width - len(row) :] = 1
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    return ids, mask, positions
+
+
+#: Per loaded model, whether its logits are its head applied to its body's output.
+_SPLIT_CHECKED: weakref.WeakKeyDictionary[nn.Module, bool] = weakref.WeakKeyDictionary()
+
+
+class _Split:
+    """The LM as a body (the transformer, giving the last hidden state and the key/value
+    cache) and a head (hidden state to logits), so logits are computed only where a
+    score is read. A model whose logits are not its output embedding applied to the
+    body's last hidden state (checked once on a short input) runs whole: its "hidden
+    state" is then the logits, and the head is the identity."""
+
+    def __init__(self, lm: LoadedLM, start: int) -> None:
+        import torch
+
+        model = lm.model
+        self.model = model
+        head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+        body = getattr(model, "base_model", None)
+        split = _SPLIT_CHECKED.get(model)
+        if split is None:
+            split = False
+            if head is not None and body is not None and body is not model:
+                ids = torch.tensor([[start, start]], device=lm.device)
+                with torch.inference_mode():
+                    whole = model(input_ids=ids).logits.float()
+                    parts = head(body(input_ids=ids).last_hidden_state).float()
+                split = parts.shape == whole.shape and bool(
+                    torch.allclose(parts, whole, atol=1e-4, rtol=1e-4)
+                )
+            _SPLIT_CHECKED[model] = split
+        self.split: bool = split
+        self.body: Callable[..., Any] = body if split and body is not None else model
+        self.head: Callable[[torch.Tensor], torch.Tensor] | None = head if split else None
+
+    def run(self, **inputs: object) -> tuple[torch.Tensor, Cache]:
+        """The last hidden states (B, L, d) (the logits when not split) and the cache."""
+        out = self.body(**inputs, use_cache=True)
+        features = out.last_hidden_state if self.split else out.logits
+        return features, out.past_key_values
+
+    def logprobs(self, features: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """``log P(target | position)`` for each row of ``features`` (N, d), float64."""
+        logits = features if self.head is None else self.head(features)
+        logp = logits.float().log_softmax(-1)
+        return logp.gather(1, targets[:, None])[:, 0].double()
+
+
+#: Most rows of one forward pass of :func:`pair_surprisals`, and the padding it accepts:
+#: a batch (rows sorted by length) closes before its padded size would exceed the real
+#: tokens by more than this share. On CPU, padding costs as much as the tokens; a
+#: perturbation's tokens after its change vary from 1 to the whole sentence.
+PAIR_BATCH_ROWS = 16
+PAIR_BATCH_SLACK = 0.25
+#: Distinct originals whose key/value caches :func:`pair_surprisals` keeps at once.
+PAIR_GROUP = 64
+
+
+def _batches(lengths: Sequence[int], rows: int, slack: float) -> list[list[int]]:
+    """Indices of ``lengths`` in batches: longest first, at most ``rows`` a batch, and
+    a batch's padded size (rows x its longest) at most ``1 + slack`` times its tokens."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    out: list[list[int]] = []
+    for i in order:
+        batch = out[-1] if out else None
+        if batch is not None and len(batch) < rows:
+            longest = lengths[batch[0]]
+            tokens = sum(lengths[j] for j in batch) + lengths[i]
+            if longest * (len(batch) + 1) <= (1 + slack) * tokens:
+                batch.append(i)
+                continue
+        out.append([i])
+    return out
+
+
+@dataclass
+class _Pair:
+    """One perturbed sentence to score on its original's prefix.
+
+    Attributes:
+        original: index of its original among the distinct ones.
+        ids, owner: its tokens (start token first) and each text token's word.
+        words: the words whose scores are wanted.
+        prefix: tokens it shares with its original from the start (at least 1).
+        feed: the tokens the model reads for it: from the first changed one to the one
+            before the last wanted token (their outputs predict the tokens after).
+    """
+
+    original: int
+    ids: list[int]
+    owner: list[int]
+    words: Collection[int]
+    prefix: int
+    feed: list[int]
+
+
+def pair_surprisals(
+    lm: LoadedLM,
+    originals: Sequence[Sentence],
+    perturbed: Sequence[Sentence],
+    *,
+    upto: Sequence[int],
+    wanted: Sequence[Collection[int]] | None = None,
+    batch_size: int = PAIR_BATCH_ROWS,
+) -> tuple[list[NDArray[np.float64]], list[NDArray[np.float64]]]:
+    """Per pair ``k``, the per-word surprisal in bits (as :func:`word_surprisals`) of
+    ``originals[k]`` and of ``perturbed[k]``, read up to word ``upto[k]``, at the words
+    ``wanted[k]`` (0-based; ``None``: every word up to ``upto[k]``); other words get 0.
+
+    The same numbers as reading each sentence whole (up to float noise), for less:
+
+    - each distinct original is read once, however many perturbations it has, and only
+      as far as a score of it or of its perturbations needs;
+    - a perturbed sentence is read only from its first token that differs from its
+      original's, on the original's key/value cache for the shared prefix (the tokens
+      before it have the original's scores, and the first changed token is predicted
+      by the original's state before it), up to its last wanted token;
+    - the LM's head (hidden state to the vocabulary's logits) runs only at the tokens
+      of wanted words;
+    - rows go through the model in batches of similar length (:func:`_batches`).
+    """
+    if not (len(originals) == len(perturbed) == len(upto)):
+        raise ValueError(
+            f"{len(originals)} originals, {len(perturbed)} perturbed, {len(upto)} upto"
+        )
+    tok = lm.tokenizer
+    start = _start_token(tok)
+    model = _Split(lm, start)
+    out_o = [np.zeros(len(s), dtype=np.float64) for s in originals]
+    out_p = [np.zeros(len(s), dtype=np.float64) for s in perturbed]
+    groups: dict[str, list[int]] = {}
+    for k, o in enumerate(originals):
+        groups.setdefault(sentence_text(o)[0], []).append(k)
+    members = list(groups.values())
+    for g0 in range(0, len(members), PAIR_GROUP):
+        part = members[g0 : g0 + PAIR_GROUP]
+        ends = [max(reading_end(originals[k], upto[k]) for k in ks) for ks in part]
+        enc_o = [
+            _encode(tok, originals[ks[0]], end, start) for ks, end in zip(part, ends, strict=True)
+        ]
+        pairs: dict[int, _Pair] = {}
+        for g, (ks, end) in enumerate(zip(part, ends, strict=True)):
+            for k in ks:
+                ids, owner = _encode(tok, perturbed[k], end, start)
+                words = range(upto[k] + 1) if wanted is None else frozenset(wanted[k])
+                prefix = 1
+                ids_o = enc_o[g][0]
+                while prefix < min(len(ids), len(ids_o)) and ids[prefix] == ids_o[prefix]:
+                    prefix += 1
+                last = max((t + 1 for t, w in enumerate(owner) if w in words), default=0)
+                pairs[k] = _Pair(g, ids, owner, words, prefix, ids[prefix:last])
+        scores_o = _score_originals(model, lm, part, enc_o, pairs, out_o, out_p)
+        _score_perturbed(model, lm, pairs, scores_o, out_p, batch_size)
+    return out_o, out_p
+
+
+def _score_originals(
+    model: _Split,
+    lm: LoadedLM,
+    part: Sequence[Sequence[int]],
+    enc_o: Sequence[tuple[list[int], list[int]]],
+    pairs: dict[int, _Pair],
+    out_o: list[NDArray[np.float64]],
+    out_p: list[NDArray[np.float64]],
+) -> _Originals:
+    """Run the distinct originals ``part`` (each, the pairs of one original) as far as
+    needed; score their wanted words into ``out_o`` and the perturbations' tokens before
+    their change into ``out_p``. Returns what the perturbations read on: each
+    original's key/value cache of the shared prefixes, and the log-probability of each
+    perturbation's first changed token."""
+    import torch
+
+    dev = lm.device
+    need: list[set[int]] = [set() for _ in part]  # token indices whose log-prob is read
+    first: dict[int, int] = {}  # pair -> its first changed token, when wanted
+    keep = [0 for _ in part]  # cache positions the perturbations read on
+    for k, pair in pairs.items():
+        g = pair.original
+        owner_o = enc_o[g][1]
+        need[g].update(t + 1 for t, w in enumerate(owner_o) if w in pair.words)
+        need[g].update(
+            t + 1 for t, w in enumerate(pair.owner) if w in pair.words and t + 1 < pair.prefix
+        )
+        if pair.prefix < len(pair.ids) and pair.owner[pair.prefix - 1] in pair.words:
+            first[k] = pair.prefix
+        if pair.feed:
+            keep[g] = max(keep[g], pair.prefix)
+    # an original runs up to the token before the last one scored or read on
+    feeds = [
+        enc_o[g][0][
+            : max(
+                max(need[g], default=0), keep[g], *(pairs[k].prefix for k in part[g] if k in first)
+            )
+        ]
+        for g in range(len(part))
+    ]
+    logp: dict[tuple[int, int], float] = {}
+    caches: dict[int, list[tuple[torch.Tensor, torch.Tensor]]] = {}
+    first_lp: dict[int, float] = {}
+    run = [g for g in range(len(part)) if feeds[g]]
+    for batch in _batches([len(feeds[g]) for g in run], PAIR_BATCH_ROWS, PAIR_BATCH_SLACK):
+        rows = [run[i] for i in batch]
+        ids, mask, positions = _left_padded([feeds[g] for g in rows], _pad_token(lm.tokenizer))
+        width = ids.shape[1]
+        with torch.inference_mode():
+            hidden, cache = model.run(
+                input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=positions.to(dev)
+            )
+            feats: list[torch.Tensor] = []
+            targets: list[int] = []
+            keys: list[tuple[str, int, int]] = []
+            for r, g in enumerate(rows):
+                pad = width - len(feeds[g])
+                if keep[g]:
+                    caches[g] = [
+                        (key[r : r + 1, :, pad : pad + keep[g]].clone(),
+                         value[r : r + 1, :, pad : pad + keep[g]].clone())
+                        for key, value in _cache_tensors(cache)
+                    ]  # fmt: skip
+                for t in sorted(need[g]):
+                    feats.append(hidden[r, pad + t - 1])
+                    targets.append(enc_o[g][0][t])
+                    keys.append(("o", g, t))
+                for k in part[g]:
+                    if k in first:
+                        t = first[k]
+                        feats.append(hidden[r, pad + t - 1])
+                        targets.append(pairs[k].ids[t])
+                        keys.append(("p", k, t))
+            if feats:
+                scores = model.logprobs(torch.stack(feats), torch.tensor(targets, device=dev))
+                for (kind, i, t), lp in zip(keys, scores.cpu().tolist(), strict=True):
+                    if kind == "o":
+                        logp[(i, t)] = lp
+                    else:
+                        first_lp[i] = lp
+    for g, ks in enumerate(part):
+        owner_o = enc_o[g][1]
+        for t in need[g]:
+            word = owner_o[t - 1]
+            for k in ks:
+                if word >= 0 and word in pairs[k].words:
+                    out_o[k][word] += -logp[(g, t)] / math.log(2.0)
+        for k in ks:
+            pair = pairs[k]
+            for t in range(1, min(pair.prefix, len(pair.ids))):
+                word = pair.owner[t - 1]
+                if word >= 0 and word in pair.words:
+                    out_p[k][word] += -logp[(g, t)] / math.log(2.0)
+    return _Originals(caches, first_lp)
+
+
+def _cache_tensors(cache: Any) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Per layer, the keys and values (batch, heads, positions, d) of a key/value cache:
+    ``transformers``' ``DynamicCache`` (its ``layers``, or the older ``key_cache`` and
+    ``value_cache``) or the legacy tuple of pairs."""
+    if hasattr(cache, "layers"):
+        return [(layer.keys, layer.values) for layer in cache.layers]
+    if hasattr(cache, "key_cache"):
+        return list(zip(cache.key_cache, cache.value_cache, strict=True))
+    return [(key, value) for key, value, *_ in cache]
+
+
+@dataclass
+class _Originals:
+    """What :func:`_score_originals` leaves for the perturbations: per original, its
+    key/value cache of the shared prefixes (per layer, keys and values (1, heads,
+    positions, d)); per pair, the log-probability of its first changed token."""
+
+    caches: dict[int, list[tuple[torch.Tensor, torch.Tensor]]]
+    first: dict[int, float]
+
+
+def _score_perturbed(
+    model: _Split,
+    lm: LoadedLM,
+    pairs: dict[int, _Pair],
+    originals: _Originals,
+    out_p: list[NDArray[np.float64]],
+    batch_size: int,
+) -> None:
+    """Score the perturbed sentences' tokens from the first changed one into ``out_p``:
+    the first from the original's state before it, the rest by reading the changed
+    tokens on the original's cache of the shared prefix (left padded to the longest
+    prefix of the batch, positions after the prefix not there at all)."""
+    import torch
+    from transformers.cache_utils import DynamicCache
+
+    dev = lm.device
+    for k, lp in originals.first.items():
+        pair = pairs[k]
+        out_p[k][pair.owner[pair.prefix - 1]] += -lp / math.log(2.0)
+    run = [k for k, pair in pairs.items() if pair.feed]
+    pad_id = _pad_token(lm.tokenizer)
+    for batch in _batches([len(pairs[k].feed) for k in run], batch_size, PAIR_BATCH_SLACK):
+        rows = [pairs[run[i]] for i in batch]
+        past = max(p.prefix for p in rows)
+        length = max(len(p.feed) for p in rows)
+        ids = torch.full((len(rows), length), pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), past + length), dtype=torch.long)
+        positions = torch.zeros((len(rows), length), dtype=torch.long)
+        for r, p in enumerate(rows):
+            ids[r, : len(p.feed)] = torch.tensor(p.feed, dtype=torch.long)
+            mask[r, past - p.prefix : past + len(p.feed)] = 1
+            positions[r] = p.prefix + torch.arange(length)
+        with torch.inference_mode():
+            try:
+                cache = DynamicCache(config=getattr(lm.model, "config", None))
+            except TypeError:  # transformers before 4.56: the cache takes no config
+                cache = DynamicCache()
+            layers = [originals.caches[p.original] for p in rows]
+            for i in range(len(layers[0])):
+                parts_k, parts_v = [], []
+                for p, layer in zip(rows, layers, strict=True):
+                    key, value = layer[i]
+                    key, value = key[:, :, : p.prefix], value[:, :, : p.prefix]
+                    fill = past - p.prefix
+                    parts_k.append(torch.nn.functional.pad(key, (0, 0, fill, 0)))
+                    parts_v.append(torch.nn.functional.pad(value, (0, 0, fill, 0)))
+                cache.update(torch.cat(parts_k), torch.cat(parts_v), i)
+            hidden, _ = model.run(
+                input_ids=ids.to(dev),
+                attention_mask=mask.to(dev),
+                position_ids=positions.to(dev),
+                past_key_values=cache,
+            )
+            feats: list[torch.Tensor] = []
+            targets: list[int] = []
+            owners: list[tuple[int, int]] = []
+            for r, (i, p) in enumerate(zip(batch, rows, strict=True)):
+                k = run[i]
+                for t in range(p.prefix + 1, p.prefix + len(p.feed) + 1):
+                    word = p.owner[t - 1]
+                    if word >= 0 and word in p.words:
+                        feats.append(hidden[r, t - p.prefix - 1])
+                        targets.append(p.ids[t])
+                        owners.append((k, word))
+            if feats:
+                scores = model.logprobs(torch.stack(feats), torch.tensor(targets, device=dev))
+                for (k, word), lp in zip(owners, scores.cpu().tolist(), strict=True):
+                    out_p[k][word] += -lp / math.log(2.0)
 
 
 def continuations(original: Sentence, index: int) -> list[int]:
