@@ -496,6 +496,10 @@ def test_grade_end_to_end(
     assert (film["tree_valid"], film["grammatical"], film["meaning_kept"]) == (True, True, True)
     assert film["changed"] == [{"position": 4, "original": "movie", "new": "film"}]
     assert rate["tree_valid"] is False and "closed-class" in rate["failed"]
+    # the LM and the encoder run only where their level still holds
+    for name in ("surprisal", "similarity"):
+        assert rate["evidence"][name]["passed"] is None
+        assert rate["evidence"][name]["value"].startswith("not measured: failed already on")
     for name in ("retag", "attachment", "surprisal", "similarity", "synonymy"):
         evidence = film["evidence"][name]
         assert {"measured", "value", "threshold", "passed", "failed"} <= set(evidence)
@@ -517,6 +521,22 @@ def test_grade_pairs_batches_one_parser_call(wordnet: Any, glove: None) -> None:
     assert [g.sent_id for g in grades] == ["loved", "books", "pear"]
     assert parser.stats.batches == 1  # type: ignore[attr-defined]
     assert grades[1].tree_valid is True and grades[2].checks == ()
+    # every check measured on request, with the same verdicts
+    rate = pair("rate", {1: "or"})
+    lazy, complete = (
+        grade_pairs([rate[0]], [rate[1]], parser=parser, complete=flag)[0] for flag in (False, True)
+    )
+    assert "closed-class" in lazy.failed_checks()
+    assert {c.name: c.passed for c in lazy.checks}["surprisal"] is None
+    measured = {c.name: c for c in complete.checks}
+    assert (
+        isinstance(measured["surprisal"].value, tuple) and measured["similarity"].passed is not None
+    )
+    assert (lazy.tree_valid, lazy.grammatical, lazy.meaning_kept) == (
+        complete.tree_valid,
+        complete.grammatical,
+        complete.meaning_kept,
+    )
 
 
 @pytest.mark.skipif(MISSING is not None, reason=MISSING or "")

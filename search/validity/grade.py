@@ -33,9 +33,21 @@ from brittle.search.validity.grammar import (
     verb_frame_check,
 )
 from brittle.search.validity.lexical import closed_class_check, form_check
-from brittle.search.validity.meaning import similarity_check, synonymy_check
+from brittle.search.validity.meaning import (
+    MIN_SIMILARITY,
+    SIMILARITY_MEASURED,
+    similarity_check,
+    synonymy_check,
+)
 from brittle.search.validity.records import ChangedWord, Check, Grade
-from brittle.search.validity.surprisal import continuations, pair_surprisals, surprisal_check
+from brittle.search.validity.surprisal import (
+    MAX_NEXT_INCREASE,
+    MAX_WORD_INCREASE,
+    SURPRISAL_MEASURED,
+    continuations,
+    pair_surprisals,
+    surprisal_check,
+)
 from brittle.search.validity.tree import attachment_check, retag_check
 
 if TYPE_CHECKING:
@@ -84,6 +96,11 @@ class Grader:
         encoder: sentence encoder directory (``None``: the bundled MiniLM).
         device: torch device of both (``None``: CUDA when available, else CPU).
         dtype: precision of both (``None``: float32).
+        complete: run every check on every pair. By default the LM runs only on the
+            pairs whose grammatical level still holds after the other checks, and the
+            encoder only on those whose meaning level still does: elsewhere the level
+            has failed already, the verdicts are the same, and the check is recorded
+            as not measured (``passed`` unknown).
         timings: seconds spent so far per stage (``parse``, ``lm``, ``encoder``,
             ``checks``, ``load``), summed over calls.
     """
@@ -93,6 +110,7 @@ class Grader:
     encoder: str | None = None
     device: str | None = None
     dtype: str | None = None
+    complete: bool = False
     timings: dict[str, float] = field(default_factory=dict)
     _parser_loaded: Parser | None = field(default=None, init=False, repr=False)
     _lexicon: tuple[WordNetCorpusReader, PosLexicon] | None = field(
@@ -156,53 +174,125 @@ class Grader:
         news: Sequence[Sentence],
         diffs: Sequence[tuple[ChangedWord, ...]],
     ) -> list[Grade]:
-        """Grade pairs that each substitute some words: one parser, LM and encoder call."""
+        """Grade pairs that each substitute some words: one parser call, then the
+        lexical checks, then one LM call for the pairs whose grammatical level still
+        holds and one encoder call for those whose meaning level still does."""
         tic = time.perf_counter()
         parser = self._parser()
         wordnet, lexicon = self._wordnet()
-        lm = surprisal_model(self.lm, device=self.device, dtype=self.dtype)
-        encoder = sentence_encoder(self.encoder, device=self.device, dtype=self.dtype)
         self._took("load", tic)
         tic = time.perf_counter()
         parses = parser.parse([*olds, *news])
         self._took("parse", tic)
         tic = time.perf_counter()
-        # the LM scores only the words the surprisal check reads: the changed words and
-        # where their constructions continue
-        wanted = [
-            {j for w in diff for j in (w.index, *continuations(o, w.index))}
-            for o, diff in zip(olds, diffs, strict=True)
-        ]
-        bits_old, bits_new = pair_surprisals(
-            lm.lm, olds, news, upto=[max(words) for words in wanted], wanted=wanted
-        )
-        self._took("lm", tic)
-        tic = time.perf_counter()
-        cosine = encoder.similarity(
-            [s.surface_text() for s in olds], [s.surface_text() for s in news]
-        )
-        self._took("encoder", tic)
-        tic = time.perf_counter()
         m = len(olds)
-        out: list[Grade] = []
+        lexical: list[tuple[Check, ...]] = []
+        synonymy: list[Check] = []
         for k, (o, p, changed) in enumerate(zip(olds, news, diffs, strict=True)):
             nonwords = {w.index for w in changed if not is_english_word(w.new, lexicon)}
-            checks: tuple[Check, ...] = (
-                retag_check(o, changed, parses[k], parses[m + k], nonwords),
-                attachment_check(o, changed, parses[k], parses[m + k], nonwords),
-                closed_class_check(o, changed, lexicon),
-                form_check(o, changed, lexicon),
-                known_word_check(changed, lexicon),
-                verb_frame_check(o, changed, lexicon, wordnet),
-                agreement_check(o, changed, lexicon, p),
-                count_check(o, changed, lexicon),
-                surprisal_check(o, changed, bits_old[k], bits_new[k]),
-                synonymy_check(o, changed, lexicon, wordnet),
-                similarity_check(float(cosine[k])),
+            lexical.append(
+                (
+                    retag_check(o, changed, parses[k], parses[m + k], nonwords),
+                    attachment_check(o, changed, parses[k], parses[m + k], nonwords),
+                    closed_class_check(o, changed, lexicon),
+                    form_check(o, changed, lexicon),
+                    known_word_check(changed, lexicon),
+                    verb_frame_check(o, changed, lexicon, wordnet),
+                    agreement_check(o, changed, lexicon, p),
+                    count_check(o, changed, lexicon),
+                )
+            )
+            synonymy.append(synonymy_check(o, changed, lexicon, wordnet))
+        self._took("checks", tic)
+        # the LM only where the grammatical level still holds (unless every check is
+        # wanted): elsewhere its verdict is decided without it
+        surprisal: dict[int, Check] = {}
+        lm_pairs = [k for k in range(m) if self.complete or not _failed(lexical[k])]
+        if lm_pairs:
+            tic = time.perf_counter()
+            model = surprisal_model(self.lm, device=self.device, dtype=self.dtype).lm
+            self._took("load", tic)
+            tic = time.perf_counter()
+            # the LM scores only the words the surprisal check reads: the changed words
+            # and where their constructions continue
+            wanted = [
+                {j for w in diffs[k] for j in (w.index, *continuations(olds[k], w.index))}
+                for k in lm_pairs
+            ]
+            bits_old, bits_new = pair_surprisals(
+                model,
+                [olds[k] for k in lm_pairs],
+                [news[k] for k in lm_pairs],
+                upto=[max(words) for words in wanted],
+                wanted=wanted,
+            )
+            for i, k in enumerate(lm_pairs):
+                surprisal[k] = surprisal_check(olds[k], diffs[k], bits_old[i], bits_new[i])
+            self._took("lm", tic)
+        # the encoder only where the meaning level still holds
+        similarity: dict[int, Check] = {}
+        enc_pairs = [
+            k
+            for k in range(m)
+            if self.complete
+            or not _failed((*lexical[k], surprisal.get(k, _UNMEASURED), synonymy[k]))
+        ]
+        if enc_pairs:
+            tic = time.perf_counter()
+            encoder = sentence_encoder(self.encoder, device=self.device, dtype=self.dtype)
+            cosine = encoder.similarity(
+                [olds[k].surface_text() for k in enc_pairs],
+                [news[k].surface_text() for k in enc_pairs],
+            )
+            for i, k in enumerate(enc_pairs):
+                similarity[k] = similarity_check(float(cosine[i]))
+            self._took("encoder", tic)
+        out: list[Grade] = []
+        for k, (p, changed) in enumerate(zip(news, diffs, strict=True)):
+            checks = (
+                *lexical[k],
+                surprisal.get(k) or unmeasured_surprisal(lexical[k]),
+                synonymy[k],
+                similarity.get(k)
+                or unmeasured_similarity((*lexical[k], surprisal.get(k, _UNMEASURED), synonymy[k])),
             )
             out.append(Grade(p.sent_id, method_of(p), changed, checks))
-        self._took("checks", tic)
         return out
+
+
+#: A check that did not run (a placeholder while deciding what else to run).
+_UNMEASURED = Check(name="", level="grammatical", measured="", value=None, passed=None)
+
+
+def _failed(checks: Sequence[Check]) -> tuple[str, ...]:
+    """The names of the failed ``checks``."""
+    return tuple(c.name for c in checks if c.passed is False)
+
+
+def unmeasured_surprisal(before: Sequence[Check]) -> Check:
+    """The surprisal check's record where the LM was not run: the grammatical level had
+    already failed on ``before``'s failed checks (unknown: it does not fail a level)."""
+    return Check(
+        name="surprisal",
+        level="grammatical",
+        measured=SURPRISAL_MEASURED,
+        value=f"not measured: failed already on {', '.join(_failed(before))}",
+        threshold=(MAX_WORD_INCREASE, MAX_NEXT_INCREASE),
+        passed=None,
+    )
+
+
+def unmeasured_similarity(before: Sequence[Check]) -> Check:
+    """The similarity check's record where the encoder was not run: the meaning level
+    had already failed on ``before``'s failed checks."""
+    return Check(
+        name="similarity",
+        level="meaning",
+        measured=SIMILARITY_MEASURED,
+        value=f"not measured: failed already on {', '.join(_failed(before))}",
+        threshold=MIN_SIMILARITY,
+        passed=None,
+    )
 
 
 def grade_pairs(
@@ -213,9 +303,10 @@ def grade_pairs(
     lm: str | None = None,
     encoder: str | None = None,
     device: str | None = None,
+    complete: bool = False,
 ) -> list[Grade]:
     """Grade each ``(originals[k], perturbed[k])`` pair: one parser call, one LM call and
     one encoder call for all of them (see :class:`Grader`, which keeps the parser and
-    WordNet between calls)."""
-    grader = Grader(parser=parser, lm=lm, encoder=encoder, device=device)
+    WordNet between calls; ``complete``: every check on every pair)."""
+    grader = Grader(parser=parser, lm=lm, encoder=encoder, device=device, complete=complete)
     return grader.grade(originals, perturbed)

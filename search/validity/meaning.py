@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from brittle.engine.core.sentence import Sentence
     from brittle.search.generators.lexicon import PosLexicon
 
-__all__ = ["MAX_SENSE_RANK", "MIN_SIMILARITY", "same_lemma", "similarity_check", "synonymy_check"]
+__all__ = [
+    "MAX_SENSE_RANK",
+    "MIN_SIMILARITY",
+    "SIMILARITY_MEASURED",
+    "same_lemma",
+    "similarity_check",
+    "synonymy_check",
+]
 
 #: A shared synset must be among the original lemma's first this many senses in its
 #: part of speech (WordNet orders senses by frequency in SemCor); calibrated on the
@@ -34,6 +41,8 @@ MAX_SENSE_RANK = 3
 #: 142 pairs of docs/validity.md (synonym substitutions there score 0.88 and above, near-synonyms
 #: that change the sense lower).
 MIN_SIMILARITY = 0.85
+#: What the similarity check measures.
+SIMILARITY_MEASURED = "cosine of the MiniLM sentence embeddings of original and perturbed"
 #: Forms of one word.
 _VARIANTS: dict[str, str] = {"an": "a"}
 
@@ -118,7 +127,7 @@ def similarity_check(cosine: float) -> Check:
     return Check(
         name="similarity",
         level="meaning",
-        measured="cosine of the MiniLM sentence embeddings of original and perturbed",
+        measured=SIMILARITY_MEASURED,
         value=float(cosine),
         threshold=MIN_SIMILARITY,
         passed=ok,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_NEXT_INCREASE",
     "MAX_WORD_INCREASE",
+    "SURPRISAL_MEASURED",
     "continuations",
     "pair_surprisals",
     "reading_end",
@@ -57,6 +58,11 @@ MAX_WORD_INCREASE = 24.0
 #: 8.0, "pointed" -> "referred out" 18.3) while well-formed ones stay below 6.5 once a
 #: modifier's own head is left out (see :func:`surprisal_check`).
 MAX_NEXT_INCREASE = 7.5
+#: What the surprisal check measures.
+SURPRISAL_MEASURED = (
+    "causal LM surprisal increase in bits at the changed word and at the next word and "
+    "the start of each right dependent (worst of each)"
+)
 #: Relations of a modifier whose head, when it is a common noun right after it, is left
 #: out of the next-word measure: the head noun's surprisal follows the collocation
 #: ("money maker" -> "tax maker" +11.4 bits) rather than the grammar. The parts of a
@@ -601,8 +607,7 @@ def surprisal_check(
     return Check(
         name="surprisal",
         level="grammatical",
-        measured="causal LM surprisal increase in bits at the changed word and at the "
-        "next word and the start of each right dependent (worst of each)",
+        measured=SURPRISAL_MEASURED,
         value=(worst_at, worst_next),
         threshold=(MAX_WORD_INCREASE, MAX_NEXT_INCREASE),
         passed=not bad,
