@@ -31,7 +31,7 @@ from brittle.search.validity.grammar import (
 from brittle.search.validity.lexical import closed_class_check, form_check
 from brittle.search.validity.meaning import similarity_check, synonymy_check
 from brittle.search.validity.surprisal import continuations, surprisal_check
-from brittle.search.validity.tree import attachment_check, retag_check
+from brittle.search.validity.tree import attachment_check, retag_check, same_relation
 
 from support import missing_sentence_models
 
@@ -273,6 +273,20 @@ def test_attachment_checks_arcs_of_and_to_the_changed_word() -> None:
     # the parser attached "the" elsewhere in the original: that arc is unknown
     wrong = _parse(rows, head_2=2)
     assert attachment_check(original, changed, wrong, wrong).value == (1, 0, 1)
+
+
+def test_a_prenominal_modifier_switching_between_amod_and_compound_keeps_its_arc() -> None:
+    """UD tells amod from compound by the modifier's word class alone, which the retag
+    check judges; with the same head, the switch is no change of tree."""
+    rows = ROWS["books"]
+    original, _, changed = pair("books", {3: "novels"})
+    good = _parse(rows, label_2="amod")
+    compound = _parse(rows, label_2="compound")
+    assert attachment_check(original, changed, good, compound).value == (2, 0, 0)
+    subject = _parse(rows, label_2="nsubj")
+    assert attachment_check(original, changed, good, subject).value == (1, 1, 0)
+    assert same_relation("amod", "compound") and same_relation("dobj", "obj")
+    assert not same_relation("amod", "nsubj") and not same_relation("dobj", "npadvmod")
 
 
 def test_the_parsers_guess_at_a_nonword_is_unknown() -> None:
