@@ -14,7 +14,7 @@ from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators import CoPOS
-from brittle.search.generators.sense import Sense, choose_senses
+from brittle.search.generators.sense import Sense, SenseChoice, choose_senses, confirmed
 from brittle.search.sentence_models import sentence_encoder
 
 DEFAULT = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
@@ -94,16 +94,16 @@ def test_choose_senses_scores_glosses_and_priors() -> None:
     )
     body = Sense("buttocks.n.01", "the fleshy part of the human body that you sit on", ("butt",), 1)
     [kept] = choose_senses([SEAT], [(body, chair)], encoder, margin=0.0, prior_weight=0.05)
-    assert kept == (chair,)
+    assert kept.senses == (chair,) and kept.sure
     [both] = choose_senses([SEAT], [(body, chair)], encoder, margin=2.0, prior_weight=0.05)
-    assert both == (chair, body)  # best first
+    assert both.senses == (chair, body)  # best first
     # A prior strong enough overrides the glosses.
     [prior] = choose_senses([SEAT], [(body, chair)], encoder, margin=0.0, prior_weight=-50.0)
-    assert prior == (body,)
-    assert choose_senses([SEAT], [()], encoder, margin=0.0, prior_weight=0.05) == [()]
+    assert prior.senses == (body,)
+    assert choose_senses([SEAT], [()], encoder, margin=0.0, prior_weight=0.05) == [SenseChoice(())]
 
 
-def test_min_lead_abstains_when_the_best_sense_is_not_clearly_ahead() -> None:
+def test_min_lead_marks_unsure_when_the_best_sense_is_not_clearly_ahead() -> None:
     encoder = sentence_encoder()
     chair = Sense(
         "seat.n.01", "a space reserved for sitting (as in a theater or on a train)", ("place",), 9
@@ -116,14 +116,46 @@ def test_min_lead_abstains_when_the_best_sense_is_not_clearly_ahead() -> None:
     [sure] = choose_senses(
         [SEAT], [(body, chair)], encoder, margin=0.0, prior_weight=0.05, min_lead=lead * 0.9
     )
-    assert sure == (chair,)
+    assert sure == SenseChoice((chair,), sure=True)
     [unsure] = choose_senses(
         [SEAT], [(body, chair)], encoder, margin=0.0, prior_weight=0.05, min_lead=lead * 1.1
     )
-    assert unsure == ()
+    assert unsure == SenseChoice((chair,), sure=False)  # its best sense only
     # one sense: nothing to be unsure between
     [alone] = choose_senses([SEAT], [(chair,)], encoder, margin=0.0, prior_weight=0.05, min_lead=9)
-    assert alone == (chair,)
+    assert alone == SenseChoice((chair,))
+
+
+OVEN = "The cake smells delicious, but it needs ten more minutes in the oven."
+
+
+def test_confirm_offers_an_unsure_word_only_synonyms_read_in_its_sense(
+    wordnet: Any, sentences: dict[str, Sentence]
+) -> None:
+    # *needs* is unsure between necessitate.v.01 and its other senses; of its best
+    # sense's synonyms, *requires* reads as necessitate.v.01 in the new sentence, its
+    # commonest sense; *involves* reads as involve.v.01 ("contain as a part").
+    sentence = sentences[OVEN]
+    assert not CoPOS(wordnet=wordnet).confirm  # off by default: the unsure word stays
+    assert options(CoPOS(wordnet=wordnet), sentence, "needs") == []
+    confirmed_options = options(CoPOS(wordnet=wordnet, confirm=True), sentence, "needs")
+    assert "requires" in confirmed_options
+    assert "involves" not in confirmed_options
+    assert "demands" not in confirmed_options  # demand.v.01, "request urgently", comes first
+    # taken as sure, the word offers every synonym of that sense
+    assert "involves" in options(CoPOS(wordnet=wordnet, min_lead=0.0), sentence, "needs")
+
+
+def test_confirmed_scores_the_substitute_s_own_senses(wordnet: Any) -> None:
+    copos = CoPOS(wordnet=wordnet)
+    encoder = sentence_encoder()
+    texts = [OVEN.replace("needs", w) for w in ("requires", "involves", "demands")]
+    own = [copos.senses(lemma, "v") for lemma in ("require", "involve", "demand")]
+    verdicts = confirmed(texts, ["necessitate.v.01"] * 3, own, encoder, prior_weight=0.05)
+    assert verdicts == [True, False, False]
+    # a substitute without the offered sense is never confirmed
+    assert confirmed(texts[:1], ["involve.v.01"], own[:1], encoder, prior_weight=0.05) == [False]
+    assert confirmed([], [], [], encoder, prior_weight=0.05) == []
 
 
 def test_margin_must_not_be_negative(wordnet: Any) -> None:

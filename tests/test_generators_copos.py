@@ -508,3 +508,13 @@ def test_usage_checks_false_turns_the_usage_rules_off_at_once(wordnet: Any) -> N
     )
     assert off == each and off != pool()
     assert CoPOS(usage_checks=False).eligibility == Eligibility()
+
+
+def test_the_word_itself_in_another_form_is_not_a_synonym(copos: CoPOS, wordnet: Any) -> None:
+    # wish.n.01 lists *wish*, *wishing* and *want*: "the wishing that ..." is the word
+    # itself as a gerund, not another word for it
+    assert "wishing" in {n for s in wordnet.synsets("wish", pos="n") for n in s.lemma_names()}
+    spec = "1 the the DET DT _ 2 det\n2 wish wish NOUN NN _ 0 root"
+    forms = {f for f, _ in _opts(copos, spec, 1)}
+    assert "want" in forms
+    assert "wishing" not in forms

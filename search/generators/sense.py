@@ -28,12 +28,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from brittle.search.sentence_models import SentenceEncoder
 
-__all__ = ["Sense", "choose_senses"]
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["Sense", "SenseChoice", "choose_senses", "confirmed", "sense_scores"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,56 @@ class Sense:
     synonym_frames: tuple[frozenset[int], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class SenseChoice:
+    """The senses a word is taken to have in its sentence.
+
+    Attributes:
+        senses: the kept senses, best first (empty when the word has none).
+        sure: whether the best sense leads the second by at least ``min_lead`` (always
+            true for a word with one sense); an unsure word keeps its best sense only.
+    """
+
+    senses: tuple[Sense, ...]
+    sure: bool = True
+
+
+def sense_scores(
+    contexts: Sequence[str],
+    senses: Sequence[Sequence[Sense]],
+    encoder: SentenceEncoder,
+    *,
+    prior_weight: float,
+) -> list[NDArray[np.float64]]:
+    """Each sense's score for the word in its sentence.
+
+    Args:
+        contexts: q sentence texts (the word in its sentence).
+        senses: for each of the q words, its candidate senses.
+        encoder: the sentence encoder.
+        prior_weight: weight of the log relative sense frequency (SemCor counts, add-one
+            smoothed) added to the cosine similarity of sentence and gloss.
+
+    Returns:
+        For each word, float64 (n_senses,): cosine + ``prior_weight`` * log prior.
+    """
+    if not contexts:
+        return []
+    # Glosses recur in every run and sentences in every run on the same treebank: each
+    # text is embedded alone and kept in the encoder's on-disk store, so its vector is
+    # the same whichever run computed it.
+    texts = [*contexts, *(s.gloss for group in senses for s in group)]
+    emb = encoder.embed_alone(texts).astype(np.float64)
+    out: list[NDArray[np.float64]] = []
+    row = len(contexts)
+    for k, group in enumerate(senses):
+        counts = np.array([sense.count for sense in group], dtype=np.float64) + 1.0
+        prior = np.log(counts / counts.sum())
+        out.append(emb[row : row + len(group)] @ emb[k] + prior_weight * prior)
+        row += len(group)
+    return out
+
+
 def choose_senses(
     contexts: Sequence[str],
     senses: Sequence[Sequence[Sense]],
@@ -72,7 +126,7 @@ def choose_senses(
     margin: float,
     prior_weight: float,
     min_lead: float = 0.0,
-) -> list[tuple[Sense, ...]]:
+) -> list[SenseChoice]:
     """The senses each word most likely has in its sentence, best first.
 
     Args:
@@ -82,34 +136,62 @@ def choose_senses(
         margin: senses scoring within ``margin`` of the best are kept.
         prior_weight: weight of the log relative sense frequency added to the cosine.
         min_lead: a word whose best sense scores less than this above its second best
-            gets no sense at all (the choice is too unsure to substitute); 0 keeps all.
+            is unsure (``sure`` false) and keeps its best sense only; 0: always sure.
 
     Returns:
-        For each word, the kept senses ordered by score (ties: WordNet order); empty when
-        the word has no sense.
+        For each word, the kept senses ordered by score (ties: WordNet order); no senses
+        when the word has none.
     """
-    if not contexts:
-        return []
-    # Glosses recur in every run and sentences in every run on the same treebank: each
-    # text is embedded alone and kept in the encoder's on-disk store, so its vector is
-    # the same whichever run computed it.
-    texts = [*contexts, *(s.gloss for group in senses for s in group)]
-    emb = encoder.embed_alone(texts).astype(np.float64)
-    q = len(contexts)
-    out: list[tuple[Sense, ...]] = []
-    row = q
-    for k, group in enumerate(senses):
+    out: list[SenseChoice] = []
+    for group, scores in zip(
+        senses, sense_scores(contexts, senses, encoder, prior_weight=prior_weight), strict=True
+    ):
         if not group:
-            out.append(())
+            out.append(SenseChoice(()))
             continue
-        counts = np.array([sense.count for sense in group], dtype=np.float64) + 1.0
-        prior = np.log(counts / counts.sum())
-        scores = emb[row : row + len(group)] @ emb[k] + prior_weight * prior
-        row += len(group)
         best = float(scores.max())
         order = sorted(range(len(group)), key=lambda j: (-float(scores[j]), j))
         if min_lead > 0 and len(group) > 1 and best - float(scores[order[1]]) < min_lead:
-            out.append(())
+            out.append(SenseChoice((group[order[0]],), sure=False))
             continue
-        out.append(tuple(group[j] for j in order if float(scores[j]) >= best - margin))
+        kept = tuple(group[j] for j in order if float(scores[j]) >= best - margin)
+        out.append(SenseChoice(kept))
+    return out
+
+
+def confirmed(
+    texts: Sequence[str],
+    offered: Sequence[str],
+    senses: Sequence[Sequence[Sense]],
+    encoder: SentenceEncoder,
+    *,
+    prior_weight: float,
+) -> list[bool]:
+    """Whether each substitute, read in its new sentence, is read in the sense it was
+    offered in: that sense is its own best-scoring sense there (as :func:`choose_senses`
+    scores them, ties to WordNet order) and its commonest sense (the most SemCor
+    tags, ties to WordNet order), since a reader takes a word in its commonest sense
+    unless the context says otherwise (*pupils* is student.n.01 first, *demanded* is
+    demand.v.01 "request urgently" before necessitate.v.01).
+
+    Args:
+        texts: q sentences, each with one substitute in place.
+        offered: for each, the synset name it was offered through (``detect.v.01``).
+        senses: for each, the substitute's own WordNet senses in its part of speech.
+        encoder: the sentence encoder.
+        prior_weight: as for :func:`choose_senses`.
+    """
+    out: list[bool] = []
+    for name, group, scores in zip(
+        offered,
+        senses,
+        sense_scores(texts, senses, encoder, prior_weight=prior_weight),
+        strict=True,
+    ):
+        if not group:
+            out.append(False)
+            continue
+        commonest = max(range(len(group)), key=lambda j: (group[j].count, -j))
+        best = int(np.argmax(scores))
+        out.append(group[best].name == name and best == commonest)
     return out
