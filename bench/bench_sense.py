@@ -129,7 +129,8 @@ def run(cases: Sequence[Case], lm_cases: int) -> dict[str, list[tuple[list[str],
         add("first sense", [w for w in senses[0].synonyms if _single(w)], case)
         text = " ".join(case.tokens)
         for weight in LAMBDAS:
-            [kept] = choose_senses([text], [senses], encoder, margin=0.0, prior_weight=weight)
+            [choice] = choose_senses([text], [senses], encoder, margin=0.0, prior_weight=weight)
+            kept = choice.senses
             offers = [w for s in kept for w in s.synonyms if _single(w)]
             add(f"context, lambda {weight}", offers, case)
             if weight == DEFAULT_LAMBDA:
@@ -146,13 +147,14 @@ def run(cases: Sequence[Case], lm_cases: int) -> dict[str, list[tuple[list[str],
                     [sure] = choose_senses(
                         [text], [senses], encoder, margin=0.0, prior_weight=weight, min_lead=lead
                     )
-                    led = plain if sure else []
+                    led = plain if sure.sure else []
                     add(f"{DEFAULT_NAME}, max_substitute_senses 12, min_lead {lead}", led, case)
                 attested = [x for x in senses if x.count >= 1]
                 [seen] = choose_senses(
                     [text], [attested], encoder, margin=0.0, prior_weight=weight, min_lead=0.1
                 )
-                offers = [w for x in seen for w in common[x.name] if _single(w)]
+                chosen = seen.senses if seen.sure else ()
+                offers = [w for x in chosen for w in common[x.name] if _single(w)]
                 offers = offers if len(senses) <= DEFAULT_MAX_SENSES else []
                 offers = [w for w in offers if _few_senses(w, case.pos)]
                 add(
