@@ -214,7 +214,9 @@ class _Split:
 
         model = lm.model
         self.model = model
-        head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+        # nn.Module's __getattr__ types every attribute as a Tensor or Module
+        has_head = hasattr(model, "get_output_embeddings")
+        head = model.get_output_embeddings() if has_head else None  # type: ignore[operator]
         body = getattr(model, "base_model", None)
         split = _SPLIT_CHECKED.get(model)
         if split is None:
