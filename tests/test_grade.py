@@ -30,7 +30,11 @@ from brittle.search.validity.grammar import (
 )
 from brittle.search.validity.lexical import closed_class_check, form_check
 from brittle.search.validity.meaning import similarity_check, synonymy_check
-from brittle.search.validity.surprisal import continuations, surprisal_check
+from brittle.search.validity.surprisal import (
+    continuation_classes,
+    continuations,
+    surprisal_check,
+)
 from brittle.search.validity.tree import attachment_check, retag_check, same_relation
 
 from support import missing_sentence_models
@@ -367,17 +371,31 @@ def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:
     assert count_check(original, changed, lexicon).passed is True
 
 
-def test_surprisal_at_the_word_and_where_its_construction_continues() -> None:
+def test_surprisal_where_the_changed_words_construction_continues() -> None:
     original, _, changed = pair("expanded", {1: "expected"})
     assert continuations(original, 1) == [2, 5]  # "on" (next, and the obl's start), "."
+    assert continuation_classes(original, [2, 5]) == {}  # function words count as such
     before = np.zeros(6)
-    fine = surprisal_check(original, changed, before, np.array([0, 9.0, 1.0, 0, 0, 0]))
+    # the changed word's own surprisal is not judged: a rare word costs more
+    fine = surprisal_check(original, changed, before, np.array([0, 30.0, 1.0, 0, 0, 0]))
     assert fine.passed is True
     broken = surprisal_check(original, changed, before, np.array([0, 9.0, 9.0, 0, 0, 0]))
-    assert broken.passed is False and broken.value == (9.0, 9.0)
+    assert broken.passed is False and broken.value == (9.0, 0.0)
+    # a content word continues the construction as its class: the class's surprisal
+    original, _, changed = pair("rate", {2: "fell"})
+    assert continuations(original, 2) == [3, 4]  # "quickly", "."
+    assert continuation_classes(original, [3, 4]) == {3: "ADV"}
+    before = np.zeros(5)
+    assert surprisal_check(original, changed, before, np.array([0, 0, 0, 3.0, 0])).passed
+    worse = surprisal_check(original, changed, before, np.array([0, 0, 0, 5.0, 0]))
+    assert worse.passed is False and worse.value == (0.0, 5.0)
     # the noun an adjective modifies is a collocation, not a continuation
     original, _, _ = pair("books", {2: "fine"})
     assert continuations(original, 2) == []
+    # nor does anything after a noun continue it; with nothing to read, unknown
+    original, _, changed = pair("loved", {3: "film"})
+    assert continuations(original, 3) == []
+    assert surprisal_check(original, changed, np.zeros(5), np.zeros(5)).passed is None
 
 
 # ------------------------------------------------------------------ meaning level
@@ -553,16 +571,35 @@ def test_grade_pairs_batches_one_parser_call(wordnet: Any, glove: None) -> None:
     )
 
 
+def _class_bits(lm: Any, sentence: Sentence, word: int, token_ids: Any) -> float:
+    """The surprisal of a class at the first token of ``word``, the sentence read whole."""
+    import math
+
+    import torch
+
+    from brittle.search.validity.surprisal import sentence_text
+
+    text, spans = sentence_text(sentence)
+    enc = lm.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    a, b = spans[word]
+    first = next(t for t, (_, end) in enumerate(enc["offset_mapping"]) if a <= end - 1 < b)
+    ids = torch.tensor([[lm.tokenizer.bos_token_id, *enc["input_ids"]]])
+    with torch.inference_mode():
+        logp = lm.model(input_ids=ids).logits[0, first].float().log_softmax(-1)
+    return -float(torch.logsumexp(logp[torch.as_tensor(token_ids)], 0)) / math.log(2.0)
+
+
 @pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
-def test_pair_surprisals_are_the_scores_of_each_sentence_read_whole() -> None:
+def test_pair_surprisals_are_the_scores_of_each_sentence_read_whole(lexicon: PosLexicon) -> None:
     """The shortcuts of ``pair_surprisals`` (an original read once for all its
     perturbations, a perturbation read from its first changed token on the original's
-    cache, logits only at the wanted words) give the plain computation's numbers."""
+    cache, logits only at the wanted words) give the plain computation's numbers, for
+    words and for the classes of content words."""
     from dataclasses import replace
 
     from brittle.search.sentence_models import surprisal_model
     from brittle.search.validity.surprisal import (
-        continuations,
+        class_tokens,
         pair_surprisals,
         word_surprisals,
     )
@@ -587,7 +624,8 @@ def test_pair_surprisals_are_the_scores_of_each_sentence_read_whole() -> None:
     for o, p in zip(olds, news, strict=True):
         diff = changed_words_of(o, p)
         assert isinstance(diff, tuple)
-        words = {j for w in diff for j in (w.index, *continuations(o, w.index))}
+        words = {j for w in diff for j in (w.index, w.index + 1) if j < len(o)}
+        words |= {j for w in diff for j in continuations(o, w.index)}
         upto.append(max(words))
         wanted.append(words)
     lm = surprisal_model(None).lm
@@ -608,3 +646,19 @@ def test_pair_surprisals_are_the_scores_of_each_sentence_read_whole() -> None:
     for k in range(m):
         np.testing.assert_allclose(bits_o[k], whole[k], atol=2e-3)
         np.testing.assert_allclose(bits_p[k], whole[m + k], atol=2e-3)
+    # content words by their class, at their first token
+    tokens_of = class_tokens(lm, lexicon)
+    classes = [continuation_classes(o, words) for o, words in zip(olds, wanted, strict=True)]
+    assert sum(map(len, classes)) >= 5
+    bits_o, bits_p = pair_surprisals(
+        lm, olds, news, upto=upto, wanted=wanted, classes=classes, tokens_of=tokens_of
+    )
+    for k in range(m):
+        for j in wanted[k]:
+            if j in classes[k]:
+                ids = tokens_of[classes[k][j]]
+                assert bits_o[k][j] == pytest.approx(_class_bits(lm, olds[k], j, ids), abs=2e-3)
+                assert bits_p[k][j] == pytest.approx(_class_bits(lm, news[k], j, ids), abs=2e-3)
+            else:
+                assert bits_o[k][j] == pytest.approx(whole[k][j], abs=2e-3)
+                assert bits_p[k][j] == pytest.approx(whole[m + k][j], abs=2e-3)

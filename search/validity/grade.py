@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from brittle.engine.core.resources import load_wordnet
 from brittle.scorers.parsers import make_parser
 from brittle.search.generators.lexicon import PosLexicon
@@ -41,9 +43,11 @@ from brittle.search.validity.meaning import (
 )
 from brittle.search.validity.records import ChangedWord, Check, Grade
 from brittle.search.validity.surprisal import (
+    MAX_CLASS_INCREASE,
     MAX_NEXT_INCREASE,
-    MAX_WORD_INCREASE,
     SURPRISAL_MEASURED,
+    class_tokens,
+    continuation_classes,
     continuations,
     pair_surprisals,
     surprisal_check,
@@ -204,27 +208,35 @@ class Grader:
             )
             synonymy.append(synonymy_check(o, changed, lexicon, wordnet))
         self._took("checks", tic)
-        # the LM only where the grammatical level still holds (unless every check is
-        # wanted): elsewhere its verdict is decided without it
+        # the LM reads only where the changed words' constructions continue, and only
+        # where the grammatical level still holds (unless every check is wanted):
+        # elsewhere its verdict is decided without it
         surprisal: dict[int, Check] = {}
-        lm_pairs = [k for k in range(m) if self.complete or not _failed(lexical[k])]
-        if lm_pairs:
+        wanted: dict[int, set[int]] = {}
+        for k in range(m):
+            if self.complete or not _failed(lexical[k]):
+                at = {w.index for w in diffs[k]}
+                words = {j for i in at for j in continuations(olds[k], i)} - at
+                if words:
+                    wanted[k] = words
+                else:  # nothing to read: the check is unknown
+                    none = np.zeros(len(olds[k]))
+                    surprisal[k] = surprisal_check(olds[k], diffs[k], none, none)
+        if wanted:
             tic = time.perf_counter()
             model = surprisal_model(self.lm, device=self.device, dtype=self.dtype).lm
+            tokens_of = class_tokens(model, lexicon)
             self._took("load", tic)
             tic = time.perf_counter()
-            # the LM scores only the words the surprisal check reads: the changed words
-            # and where their constructions continue
-            wanted = [
-                {j for w in diffs[k] for j in (w.index, *continuations(olds[k], w.index))}
-                for k in lm_pairs
-            ]
+            lm_pairs = sorted(wanted)
             bits_old, bits_new = pair_surprisals(
                 model,
                 [olds[k] for k in lm_pairs],
                 [news[k] for k in lm_pairs],
-                upto=[max(words) for words in wanted],
-                wanted=wanted,
+                upto=[max(wanted[k]) for k in lm_pairs],
+                wanted=[wanted[k] for k in lm_pairs],
+                classes=[continuation_classes(olds[k], wanted[k]) for k in lm_pairs],
+                tokens_of=tokens_of,
             )
             for i, k in enumerate(lm_pairs):
                 surprisal[k] = surprisal_check(olds[k], diffs[k], bits_old[i], bits_new[i])
@@ -277,7 +289,7 @@ def unmeasured_surprisal(before: Sequence[Check]) -> Check:
         level="grammatical",
         measured=SURPRISAL_MEASURED,
         value=f"not measured: failed already on {', '.join(_failed(before))}",
-        threshold=(MAX_WORD_INCREASE, MAX_NEXT_INCREASE),
+        threshold=(MAX_NEXT_INCREASE, MAX_CLASS_INCREASE),
         passed=None,
     )
 

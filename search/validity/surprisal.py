@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +33,16 @@ if TYPE_CHECKING:
     from transformers.cache_utils import Cache
 
     from brittle.engine.core.sentence import Sentence, Token
+    from brittle.search.generators.lexicon import PosLexicon
     from brittle.search.generators.lm import LoadedLM
 
 __all__ = [
+    "MAX_CLASS_INCREASE",
     "MAX_NEXT_INCREASE",
-    "MAX_WORD_INCREASE",
+    "OPEN_CLASSES",
     "SURPRISAL_MEASURED",
+    "class_tokens",
+    "continuation_classes",
     "continuations",
     "pair_surprisals",
     "reading_end",
@@ -47,21 +51,27 @@ __all__ = [
     "word_surprisals",
 ]
 
-#: Largest increase of surprisal at a changed word, bits. On the first 142 pairs read
-#: for docs/validity.md a rare but well-formed content word costs up to 23 bits ("treaty" ->
-#: "cockpit" 22.8, "proof" -> "carver" 22.0), so the word's own surprisal says little
-#: about grammar; the bound only catches what no English word costs.
-MAX_WORD_INCREASE = 24.0
-#: Largest increase of surprisal at the word after a changed word, bits. A substitute
-#: that breaks its construction makes the next word surprising: on the first 142 pairs read
-#: for docs/validity.md the ungrammatical ones reach 8.0-18.3 ("insisted" -> "shipped that"
-#: 8.0, "pointed" -> "referred out" 18.3) while well-formed ones stay below 6.5 once a
-#: modifier's own head is left out (see :func:`surprisal_check`).
+#: Largest increase of surprisal at a function word or a name where a changed word's
+#: construction continues, bits. A substitute that breaks its construction makes the
+#: word that continues it surprising: on the pairs read for docs/validity.md the broken
+#: ones reach 7.8-17.9 ("told Clinton *he*" -> "said Clinton he" 7.8, "come *across*" ->
+#: "attested across" 13.6, "United *States*" -> "Duplex States" 17.9) while the
+#: well-formed ones stay below 7.5 but for two ("shoulders *a*" 9.4, "rife with" ->
+#: "persistent *with*" 7.2).
 MAX_NEXT_INCREASE = 7.5
+#: Largest increase of the surprisal of a content word's class where a changed word's
+#: construction continues, bits (the class's probability at the word's first token,
+#: :func:`continuation_classes`). Calibrated on the pairs read for docs/validity.md: the
+#: well-formed reach 2.6 ("described *above*" -> "disadvantaged above"), the broken
+#: 4.1 and 5.6 ("let me *say*" -> "confirm me say", "too *nice*" -> "enough nice"). The
+#: word itself would measure the collocation: "to reduce *bias*" -> "to ally bias" costs
+#: 13.5 bits at *bias*, its class 0.1.
+MAX_CLASS_INCREASE = 4.0
 #: What the surprisal check measures.
 SURPRISAL_MEASURED = (
-    "causal LM surprisal increase in bits at the changed word and at the next word and "
-    "the start of each right dependent (worst of each)"
+    "causal LM surprisal increase in bits where the changed words' constructions "
+    "continue (the next word and the start of each right dependent): of a function "
+    "word or name itself, of a content word's class (worst of each)"
 )
 #: Relations of a modifier whose head, when it is a common noun right after it, is left
 #: out of the next-word measure: the head noun's surprisal follows the collocation
@@ -240,11 +250,26 @@ class _Split:
         features = out.last_hidden_state if self.split else out.logits
         return features, out.past_key_values
 
-    def logprobs(self, features: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        """``log P(target | position)`` for each row of ``features`` (N, d), float64."""
+    def logprobs(
+        self,
+        features: torch.Tensor,
+        targets: Sequence[int | str],
+        classes: Mapping[str, torch.Tensor],
+    ) -> list[float]:
+        """Per row of ``features`` (N, d): ``log P(target | position)`` of a token id, or
+        for a class name, the log of the probability mass of the class's tokens
+        (``classes``: the token ids of each class)."""
+        import torch
+
         logits = features if self.head is None else self.head(features)
         logp = logits.float().log_softmax(-1)
-        return logp.gather(1, targets[:, None])[:, 0].double()
+        out: list[float] = []
+        for row, target in zip(logp, targets, strict=True):
+            if isinstance(target, str):
+                out.append(float(torch.logsumexp(row[classes[target]], 0)))
+            else:
+                out.append(float(row[target]))
+        return out
 
 
 #: Most rows of one forward pass of :func:`pair_surprisals`, and the padding it accepts:
@@ -255,6 +280,32 @@ PAIR_BATCH_ROWS = 16
 PAIR_BATCH_SLACK = 0.25
 #: Distinct originals whose key/value caches :func:`pair_surprisals` keeps at once.
 PAIR_GROUP = 64
+
+#: Open word classes whose continuations are judged by class (:func:`continuation_classes`).
+OPEN_CLASSES: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV")
+#: Per loaded LM, the token ids of each open class (:func:`class_tokens`).
+_CLASS_TOKENS: weakref.WeakKeyDictionary[LoadedLM, dict[str, NDArray[np.int64]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def class_tokens(lm: LoadedLM, lexicon: PosLexicon) -> dict[str, NDArray[np.int64]]:
+    """Per open class (:data:`OPEN_CLASSES`), the ids of the LM's tokens that begin a
+    word (a space, then letters) the lexicon knows in that class: the class's
+    probability at a position is their summed probability. Built once per LM."""
+    hit = _CLASS_TOKENS.get(lm)
+    if hit is not None:
+        return hit
+    starts = np.nonzero(lm.pieces.word_starts)[0]
+    members: dict[str, list[int]] = {c: [] for c in OPEN_CLASSES}
+    for v in starts:
+        tags = lexicon.upos(lm.pieces.text[int(v)])
+        for c in OPEN_CLASSES:
+            if c in tags:
+                members[c].append(int(v))
+    out = {c: np.asarray(ids, dtype=np.int64) for c, ids in members.items()}
+    _CLASS_TOKENS[lm] = out
+    return out
 
 
 def _batches(lengths: Sequence[int], rows: int, slack: float) -> list[list[int]]:
@@ -274,6 +325,24 @@ def _batches(lengths: Sequence[int], rows: int, slack: float) -> list[list[int]]
     return out
 
 
+def _targets(
+    ids: Sequence[int], owner: Sequence[int], words: Collection[int], classes: Mapping[int, str]
+) -> dict[int, int | str]:
+    """What is scored of a sentence, by token index (start token 0): each token of a
+    wanted word (its id), and for a word judged by class, only its first token (the
+    class's name)."""
+    out: dict[int, int | str] = {}
+    for t, word in enumerate(owner):
+        if word < 0 or word not in words:
+            continue
+        if word in classes:
+            if t == 0 or owner[t - 1] != word:
+                out[t + 1] = classes[word]
+        else:
+            out[t + 1] = ids[t + 1]
+    return out
+
+
 @dataclass
 class _Pair:
     """One perturbed sentence to score on its original's prefix.
@@ -281,16 +350,16 @@ class _Pair:
     Attributes:
         original: index of its original among the distinct ones.
         ids, owner: its tokens (start token first) and each text token's word.
-        words: the words whose scores are wanted.
+        targets: what is scored of it (:func:`_targets`), by token index.
         prefix: tokens it shares with its original from the start (at least 1).
         feed: the tokens the model reads for it: from the first changed one to the one
-            before the last wanted token (their outputs predict the tokens after).
+            before the last scored token (their outputs predict the tokens after).
     """
 
     original: int
     ids: list[int]
     owner: list[int]
-    words: Collection[int]
+    targets: dict[int, int | str]
     prefix: int
     feed: list[int]
 
@@ -302,11 +371,16 @@ def pair_surprisals(
     *,
     upto: Sequence[int],
     wanted: Sequence[Collection[int]] | None = None,
+    classes: Sequence[Mapping[int, str]] | None = None,
+    tokens_of: Mapping[str, NDArray[np.int64]] | None = None,
     batch_size: int = PAIR_BATCH_ROWS,
 ) -> tuple[list[NDArray[np.float64]], list[NDArray[np.float64]]]:
     """Per pair ``k``, the per-word surprisal in bits (as :func:`word_surprisals`) of
     ``originals[k]`` and of ``perturbed[k]``, read up to word ``upto[k]``, at the words
     ``wanted[k]`` (0-based; ``None``: every word up to ``upto[k]``); other words get 0.
+    A word ``j`` in ``classes[k]`` gets instead the surprisal of its class at its first
+    token, ``-log2`` of the probability of the tokens ``tokens_of[classes[k][j]]``
+    (:func:`class_tokens`).
 
     The same numbers as reading each sentence whole (up to float noise), for less:
 
@@ -317,16 +391,21 @@ def pair_surprisals(
       before it have the original's scores, and the first changed token is predicted
       by the original's state before it), up to its last wanted token;
     - the LM's head (hidden state to the vocabulary's logits) runs only at the tokens
-      of wanted words;
+      scored;
     - rows go through the model in batches of similar length (:func:`_batches`).
     """
+    import torch
+
     if not (len(originals) == len(perturbed) == len(upto)):
         raise ValueError(
             f"{len(originals)} originals, {len(perturbed)} perturbed, {len(upto)} upto"
         )
+    if classes is not None and tokens_of is None:
+        raise ValueError("classes need tokens_of, the token ids of each class")
     tok = lm.tokenizer
     start = _start_token(tok)
     model = _Split(lm, start)
+    class_ids = {c: torch.as_tensor(v, device=lm.device) for c, v in (tokens_of or {}).items()}
     out_o = [np.zeros(len(s), dtype=np.float64) for s in originals]
     out_p = [np.zeros(len(s), dtype=np.float64) for s in perturbed]
     groups: dict[str, list[int]] = {}
@@ -340,19 +419,43 @@ def pair_surprisals(
             _encode(tok, originals[ks[0]], end, start) for ks, end in zip(part, ends, strict=True)
         ]
         pairs: dict[int, _Pair] = {}
+        wants: dict[int, dict[int, int | str]] = {}
         for g, (ks, end) in enumerate(zip(part, ends, strict=True)):
+            ids_o, owner_o = enc_o[g]
             for k in ks:
-                ids, owner = _encode(tok, perturbed[k], end, start)
                 words = range(upto[k] + 1) if wanted is None else frozenset(wanted[k])
+                named = {} if classes is None else classes[k]
+                wants[k] = _targets(ids_o, owner_o, words, named)
+                ids, owner = _encode(tok, perturbed[k], end, start)
+                targets = _targets(ids, owner, words, named)
                 prefix = 1
-                ids_o = enc_o[g][0]
                 while prefix < min(len(ids), len(ids_o)) and ids[prefix] == ids_o[prefix]:
                     prefix += 1
-                last = max((t + 1 for t, w in enumerate(owner) if w in words), default=0)
-                pairs[k] = _Pair(g, ids, owner, words, prefix, ids[prefix:last])
-        scores_o = _score_originals(model, lm, part, enc_o, pairs, out_o, out_p)
-        _score_perturbed(model, lm, pairs, scores_o, out_p, batch_size)
+                last = max(targets, default=0)
+                pairs[k] = _Pair(g, ids, owner, targets, prefix, ids[prefix:last])
+        scores = _score_originals(model, lm, part, enc_o, pairs, wants, class_ids)
+        for k, pair in pairs.items():
+            for t, target in wants[k].items():
+                word = enc_o[pair.original][1][t - 1]
+                out_o[k][word] += -scores.logp[(pair.original, t, target)] / math.log(2.0)
+            for t, target in pair.targets.items():
+                if t < pair.prefix:  # the original's token in the original's context
+                    word = pair.owner[t - 1]
+                    out_p[k][word] += -scores.logp[(pair.original, t, target)] / math.log(2.0)
+        _score_perturbed(model, lm, pairs, scores, class_ids, out_p, batch_size)
     return out_o, out_p
+
+
+@dataclass
+class _Originals:
+    """What :func:`_score_originals` gives: the originals' log-probabilities by
+    ``(original, token index, target)``; per original, its key/value cache of the shared
+    prefixes (per layer, keys and values (1, heads, positions, d)); per pair, the
+    log-probability of its first changed token (when it is scored)."""
+
+    logp: dict[tuple[int, int, int | str], float]
+    caches: dict[int, list[tuple[torch.Tensor, torch.Tensor]]]
+    first: dict[int, float]
 
 
 def _score_originals(
@@ -361,43 +464,37 @@ def _score_originals(
     part: Sequence[Sequence[int]],
     enc_o: Sequence[tuple[list[int], list[int]]],
     pairs: dict[int, _Pair],
-    out_o: list[NDArray[np.float64]],
-    out_p: list[NDArray[np.float64]],
+    wants: dict[int, dict[int, int | str]],
+    class_ids: Mapping[str, torch.Tensor],
 ) -> _Originals:
     """Run the distinct originals ``part`` (each, the pairs of one original) as far as
-    needed; score their wanted words into ``out_o`` and the perturbations' tokens before
-    their change into ``out_p``. Returns what the perturbations read on: each
-    original's key/value cache of the shared prefixes, and the log-probability of each
-    perturbation's first changed token."""
+    needed, and score what is read off them: their own targets (``wants``, by pair), the
+    perturbations' targets before their change, and each perturbation's first changed
+    token (predicted by the original's state before it); keep the key/value cache of
+    the prefixes the perturbations read on."""
     import torch
 
     dev = lm.device
-    need: list[set[int]] = [set() for _ in part]  # token indices whose log-prob is read
-    first: dict[int, int] = {}  # pair -> its first changed token, when wanted
+    need: list[dict[int, set[int | str]]] = [{} for _ in part]  # token -> targets
+    first: dict[int, tuple[int, int | str]] = {}  # pair -> (token, target)
     keep = [0 for _ in part]  # cache positions the perturbations read on
     for k, pair in pairs.items():
         g = pair.original
-        owner_o = enc_o[g][1]
-        need[g].update(t + 1 for t, w in enumerate(owner_o) if w in pair.words)
-        need[g].update(
-            t + 1 for t, w in enumerate(pair.owner) if w in pair.words and t + 1 < pair.prefix
-        )
-        if pair.prefix < len(pair.ids) and pair.owner[pair.prefix - 1] in pair.words:
-            first[k] = pair.prefix
+        for t, target in wants[k].items():
+            need[g].setdefault(t, set()).add(target)
+        for t, target in pair.targets.items():
+            if t < pair.prefix:
+                need[g].setdefault(t, set()).add(target)
+        if pair.prefix in pair.targets:
+            first[k] = (pair.prefix, pair.targets[pair.prefix])
         if pair.feed:
             keep[g] = max(keep[g], pair.prefix)
     # an original runs up to the token before the last one scored or read on
-    feeds = [
-        enc_o[g][0][
-            : max(
-                max(need[g], default=0), keep[g], *(pairs[k].prefix for k in part[g] if k in first)
-            )
-        ]
-        for g in range(len(part))
-    ]
-    logp: dict[tuple[int, int], float] = {}
-    caches: dict[int, list[tuple[torch.Tensor, torch.Tensor]]] = {}
-    first_lp: dict[int, float] = {}
+    reach = [max([*need[g], keep[g]], default=0) for g in range(len(part))]
+    for k, (t, _) in first.items():
+        reach[pairs[k].original] = max(reach[pairs[k].original], t)
+    feeds = [enc_o[g][0][: reach[g]] for g in range(len(part))]
+    out = _Originals({}, {}, {})
     run = [g for g in range(len(part)) if feeds[g]]
     for batch in _batches([len(feeds[g]) for g in run], PAIR_BATCH_ROWS, PAIR_BATCH_SLACK):
         rows = [run[i] for i in batch]
@@ -408,47 +505,36 @@ def _score_originals(
                 input_ids=ids.to(dev), attention_mask=mask.to(dev), position_ids=positions.to(dev)
             )
             feats: list[torch.Tensor] = []
-            targets: list[int] = []
-            keys: list[tuple[str, int, int]] = []
+            targets: list[int | str] = []
+            keys: list[tuple[int, int, int | str] | int] = []
             for r, g in enumerate(rows):
                 pad = width - len(feeds[g])
                 if keep[g]:
-                    caches[g] = [
+                    caches = _cache_tensors(cache)
+                    out.caches[g] = [
                         (key[r : r + 1, :, pad : pad + keep[g]].clone(),
                          value[r : r + 1, :, pad : pad + keep[g]].clone())
-                        for key, value in _cache_tensors(cache)
+                        for key, value in caches
                     ]  # fmt: skip
                 for t in sorted(need[g]):
-                    feats.append(hidden[r, pad + t - 1])
-                    targets.append(enc_o[g][0][t])
-                    keys.append(("o", g, t))
+                    for target in need[g][t]:
+                        feats.append(hidden[r, pad + t - 1])
+                        targets.append(target)
+                        keys.append((g, t, target))
                 for k in part[g]:
                     if k in first:
-                        t = first[k]
+                        t, target = first[k]
                         feats.append(hidden[r, pad + t - 1])
-                        targets.append(pairs[k].ids[t])
-                        keys.append(("p", k, t))
+                        targets.append(target)
+                        keys.append(k)
             if feats:
-                scores = model.logprobs(torch.stack(feats), torch.tensor(targets, device=dev))
-                for (kind, i, t), lp in zip(keys, scores.cpu().tolist(), strict=True):
-                    if kind == "o":
-                        logp[(i, t)] = lp
+                scores = model.logprobs(torch.stack(feats), targets, class_ids)
+                for key, lp in zip(keys, scores, strict=True):
+                    if isinstance(key, tuple):
+                        out.logp[key] = lp
                     else:
-                        first_lp[i] = lp
-    for g, ks in enumerate(part):
-        owner_o = enc_o[g][1]
-        for t in need[g]:
-            word = owner_o[t - 1]
-            for k in ks:
-                if word >= 0 and word in pairs[k].words:
-                    out_o[k][word] += -logp[(g, t)] / math.log(2.0)
-        for k in ks:
-            pair = pairs[k]
-            for t in range(1, min(pair.prefix, len(pair.ids))):
-                word = pair.owner[t - 1]
-                if word >= 0 and word in pair.words:
-                    out_p[k][word] += -logp[(g, t)] / math.log(2.0)
-    return _Originals(caches, first_lp)
+                        out.first[key] = lp
+    return out
 
 
 def _cache_tensors(cache: Any) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -462,28 +548,19 @@ def _cache_tensors(cache: Any) -> list[tuple[torch.Tensor, torch.Tensor]]:
     return [(key, value) for key, value, *_ in cache]
 
 
-@dataclass
-class _Originals:
-    """What :func:`_score_originals` leaves for the perturbations: per original, its
-    key/value cache of the shared prefixes (per layer, keys and values (1, heads,
-    positions, d)); per pair, the log-probability of its first changed token."""
-
-    caches: dict[int, list[tuple[torch.Tensor, torch.Tensor]]]
-    first: dict[int, float]
-
-
 def _score_perturbed(
     model: _Split,
     lm: LoadedLM,
     pairs: dict[int, _Pair],
     originals: _Originals,
+    class_ids: Mapping[str, torch.Tensor],
     out_p: list[NDArray[np.float64]],
     batch_size: int,
 ) -> None:
-    """Score the perturbed sentences' tokens from the first changed one into ``out_p``:
-    the first from the original's state before it, the rest by reading the changed
-    tokens on the original's cache of the shared prefix (left padded to the longest
-    prefix of the batch, positions after the prefix not there at all)."""
+    """Score the perturbed sentences' targets from the first changed token on into
+    ``out_p``: the first from the original's state before it, the rest by reading the
+    changed tokens on the original's cache of the shared prefix (left padded to the
+    longest prefix of the batch)."""
     import torch
     from transformers.cache_utils import DynamicCache
 
@@ -526,19 +603,17 @@ def _score_perturbed(
                 past_key_values=cache,
             )
             feats: list[torch.Tensor] = []
-            targets: list[int] = []
+            targets: list[int | str] = []
             owners: list[tuple[int, int]] = []
             for r, (i, p) in enumerate(zip(batch, rows, strict=True)):
-                k = run[i]
-                for t in range(p.prefix + 1, p.prefix + len(p.feed) + 1):
-                    word = p.owner[t - 1]
-                    if word >= 0 and word in p.words:
+                for t, target in p.targets.items():
+                    if t > p.prefix:
                         feats.append(hidden[r, t - p.prefix - 1])
-                        targets.append(p.ids[t])
-                        owners.append((k, word))
+                        targets.append(target)
+                        owners.append((run[i], p.owner[t - 1]))
             if feats:
-                scores = model.logprobs(torch.stack(feats), torch.tensor(targets, device=dev))
-                for (k, word), lp in zip(owners, scores.cpu().tolist(), strict=True):
+                scores = model.logprobs(torch.stack(feats), targets, class_ids)
+                for (k, word), lp in zip(owners, scores, strict=True):
                     out_p[k][word] += -lp / math.log(2.0)
 
 
@@ -546,8 +621,18 @@ def continuations(original: Sentence, index: int) -> list[int]:
     """Where the construction of the word at ``index`` continues: the next word (unless
     it is the common noun the word modifies) and the first word of each dependent's
     subtree to the right (where its arguments begin: "waving the government *of* ...").
-    0-based, ascending."""
+    0-based, ascending.
+
+    None for a common noun: what follows a noun is a modifier any noun takes ("the
+    referendum *of* discrimination experiences", "those captures *who* indicated") or
+    the rest of its clause, whose agreement with the noun is the agreement check's; the
+    LM's surprise there is at the collocation, not at the grammar (on the pairs read
+    for docs/validity.md it failed three well-formed sentences and caught one broken
+    idiom, "in connection with" -> "in case with").
+    """
     words = original.words
+    if words[index].upos == "NOUN":
+        return []
     heads = original.heads
     out: set[int] = set()
     if index + 1 < len(words) and not _collocation(words, index):
@@ -556,6 +641,21 @@ def continuations(original: Sentence, index: int) -> list[int]:
         if int(heads[j]) == index + 1:
             out.add(_subtree_start(heads, j))
     return sorted(out)
+
+
+def continuation_classes(original: Sentence, indices: Collection[int]) -> dict[int, str]:
+    """The words among ``indices`` judged by their class rather than as themselves: a
+    content word (gold UPOS in :data:`OPEN_CLASSES`, written with letters) continues a
+    construction as well as any word of its class would ("to ally *bias*" is a
+    transitive verb's object all the same), while a function word (preposition,
+    particle, pronoun, determiner, punctuation) or a name is what the construction
+    selects ("fond *of*" -> "feminine of", "United *States*" -> "Duplex States")."""
+    words = original.words
+    return {
+        j: words[j].upos
+        for j in indices
+        if words[j].upos in OPEN_CLASSES and words[j].form[:1].isalpha()
+    }
 
 
 def _subtree_start(heads: NDArray[np.int32], j: int) -> int:
@@ -588,30 +688,33 @@ def surprisal_check(
     original_bits: NDArray[np.float64],
     perturbed_bits: NDArray[np.float64],
 ) -> Check:
-    """The surprisal increase (perturbed minus original, bits) at each changed word and
-    where its construction continues (:func:`continuations`); fails above
-    :data:`MAX_WORD_INCREASE` at a changed word or :data:`MAX_NEXT_INCREASE` at a
-    continuation (the worst counts).
+    """The surprisal increase (perturbed minus original, bits) where the constructions
+    of the changed words continue (:func:`continuations`): at a function word or a name,
+    of the word itself, which fails above :data:`MAX_NEXT_INCREASE`; at a content word,
+    of its class (:func:`continuation_classes`; the bits are then the class's, as
+    :func:`pair_surprisals` gives them), which fails above :data:`MAX_CLASS_INCREASE`.
+    The worst of each counts. Unknown when no construction continues to the right.
 
-    Value: ``(worst increase at a changed word, worst increase at the next word)``.
+    Value: ``(worst increase at a word, worst increase of a class)``.
     """
-    at = [float(perturbed_bits[w.index] - original_bits[w.index]) for w in changed]
     indices = {w.index for w in changed}
     after = sorted({j for w in changed for j in continuations(original, w.index)} - indices)
-    nxt = [float(perturbed_bits[j] - original_bits[j]) for j in after]
-    worst_at = max(at, default=0.0)
-    worst_next = max(nxt, default=0.0)
+    by_class = continuation_classes(original, after)
+    words = [float(perturbed_bits[j] - original_bits[j]) for j in after if j not in by_class]
+    kinds = [float(perturbed_bits[j] - original_bits[j]) for j in by_class]
+    worst_word = max(words, default=0.0)
+    worst_class = max(kinds, default=0.0)
     bad: list[str] = []
-    if worst_at > MAX_WORD_INCREASE:
-        bad.append(f"changed word +{worst_at:.1f} bits")
-    if worst_next > MAX_NEXT_INCREASE:
-        bad.append(f"continuation +{worst_next:.1f} bits")
+    if worst_word > MAX_NEXT_INCREASE:
+        bad.append(f"continuation +{worst_word:.1f} bits")
+    if worst_class > MAX_CLASS_INCREASE:
+        bad.append(f"continuation's class +{worst_class:.1f} bits")
     return Check(
         name="surprisal",
         level="grammatical",
         measured=SURPRISAL_MEASURED,
-        value=(worst_at, worst_next),
-        threshold=(MAX_WORD_INCREASE, MAX_NEXT_INCREASE),
-        passed=not bad,
+        value=(worst_word, worst_class),
+        threshold=(MAX_NEXT_INCREASE, MAX_CLASS_INCREASE),
+        passed=None if not after else not bad,
         failed=None if not bad else "; ".join(bad),
     )
