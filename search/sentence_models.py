@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -206,28 +206,81 @@ class SurprisalModel:
         """The model's name, for reports (does not load it)."""
         return {"model": self.model or "smollm2 (bundled)", "unit": "bits per word"}
 
-    def logprobs(self, texts: Sequence[str]) -> NDArray[np.float64]:
-        """Total log-probability (natural log) of each text, float64 (m,)."""
-        found, todo = self._cache.split(_by_length(texts))
+    def logprobs(
+        self,
+        texts: Sequence[str],
+        *,
+        groups: Sequence[Hashable | None] | None = None,
+        fresh: bool = False,
+    ) -> NDArray[np.float64]:
+        """Total log-probability (natural log) of each text, float64 (m,).
+
+        ``groups`` labels each text (``None``: no label): texts of one label begin alike
+        (one sentence with words substituted from one position on), so two or more of
+        them to score are scored together, their shared tokens run once
+        (:func:`~brittle.search.generators.lm_causal.shared_prefix_logprobs`: each text
+        costs its own tail). The others are scored in batches sorted by length. The
+        values agree either way up to float noise.
+
+        ``fresh`` scores every text anew instead of reading the kept ones, so the values
+        depend on ``texts`` and ``groups`` alone, not on what was scored before; they
+        are kept all the same.
+        """
+        if groups is not None and len(groups) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(groups)} group labels")
+        if fresh:
+            found: dict[str, float] = {}
+            todo = _by_length(texts)
+        else:
+            found, todo = self._cache.split(_by_length(texts))
         if todo:
             # defer: torch and transformers load with the model
-            from brittle.search.generators.lm_causal import sentence_logprobs
+            from brittle.search.generators.lm_causal import (
+                sentence_logprobs,
+                shared_prefix_logprobs,
+            )
 
-            scores = sentence_logprobs(self.lm, todo, batch_size=self.batch_size)
-            for text, score in zip(todo, scores.tolist(), strict=True):
-                found[text] = float(score)
-                self._cache.put(text, float(score))
+            alike: dict[Hashable, list[str]] = {}
+            if groups is not None:
+                missing = set(todo)
+                for text, label in zip(texts, groups, strict=True):
+                    if label is not None and text in missing:
+                        missing.discard(text)
+                        alike.setdefault(label, []).append(text)
+            together = [g for g in alike.values() if len(g) > 1]
+            for group in together:
+                scores = shared_prefix_logprobs(self.lm, group, batch_size=self.batch_size)
+                self._keep(group, scores, found)
+            done = {t for g in together for t in g}
+            rest = [t for t in todo if t not in done]
+            if rest:
+                scores = sentence_logprobs(self.lm, rest, batch_size=self.batch_size)
+                self._keep(rest, scores, found)
         return np.array([found[t] for t in texts], dtype=np.float64)
 
-    def bits_per_word(self, texts: Sequence[str], words: Sequence[int]) -> NDArray[np.float64]:
+    def _keep(
+        self, texts: Sequence[str], scores: NDArray[np.float64], found: dict[str, float]
+    ) -> None:
+        for text, score in zip(texts, scores.tolist(), strict=True):
+            found[text] = float(score)
+            self._cache.put(text, float(score))
+
+    def bits_per_word(
+        self,
+        texts: Sequence[str],
+        words: Sequence[int],
+        *,
+        groups: Sequence[Hashable | None] | None = None,
+    ) -> NDArray[np.float64]:
         """Mean surprisal of each text in bits per word: ``-log2 P(text) / words``, (m,).
 
-        ``words`` is each text's number of words (the sentence's, not the LM's tokens).
+        ``words`` is each text's number of words (the sentence's, not the LM's tokens);
+        ``groups`` as in :meth:`logprobs`.
         """
         if len(texts) != len(words):
             raise ValueError(f"{len(texts)} texts but {len(words)} word counts")
         n = np.maximum(np.asarray(words, dtype=np.float64), 1.0)
-        return -self.logprobs(texts) / math.log(2.0) / n
+        return -self.logprobs(texts, groups=groups) / math.log(2.0) / n
 
 
 class SentenceEncoder:

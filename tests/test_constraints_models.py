@@ -20,7 +20,7 @@ import pytest
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.scorers.parsers import Parser, make_parser
 from brittle.search.constraints import (
@@ -40,6 +40,7 @@ from brittle.search.constraints import (
     check_batches,
     surprisal_increase,
 )
+from brittle.search.generators.lm_causal import sentence_logprobs
 from brittle.search.quality import recover_perturbation
 from brittle.search.sentence_models import pair_texts, sentence_encoder, surprisal_model
 
@@ -379,3 +380,25 @@ def test_per_changed_word_counts_each_word_of_a_substitution_alone() -> None:
     # the bare constraint rejects the pair, as it rejects "dark" alone
     [result] = FluencyConstraint().check_many([CandidateBatch.build(train, [both])])
     assert not result.mask[0] and result.values[0] == pytest.approx(word[0])
+
+
+@needs_models
+def test_fluency_of_candidates_sharing_their_start_equals_whole_sentences() -> None:
+    """Candidates changed from the same word on are scored with their shared start run
+    once; the values are those of each whole sentence scored on its own."""
+    [train] = [o for _, o, _ in labelled() if "spend the night" in o.text]
+    almost, night = train.forms.index("almost"), train.forms.index("night")
+    sid = train.sent_id
+    candidates = [
+        Perturbation(sid, "t", (almost,), ("nearly",)),
+        Perturbation(sid, "t", (almost,), ("about",)),
+        Perturbation(sid, "t", (almost, night), ("nearly", "dark")),
+        Perturbation(sid, "t", (night,), ("evening",)),
+        Perturbation(sid, "t", (night,), ("day",)),
+    ]
+    surprisal_model().forget()
+    [values] = surprisal_increase([CandidateBatch.build(train, candidates)])
+    texts = [apply_perturbation(train, p).surface_text() for p in candidates]
+    whole = sentence_logprobs(surprisal_model().lm, [train.surface_text(), *texts])
+    expected = -(whole[1:] - whole[0]) / math.log(2.0) / len(train)
+    assert values == pytest.approx(expected, abs=1e-4)

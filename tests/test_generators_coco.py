@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from test_generators_helpers import CATS, make_sentence
@@ -20,8 +21,15 @@ from brittle.search.generators import CoCO, Eligibility
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, PieceTable, load_lm
-from brittle.search.generators.lm_causal import next_words, next_words_at, sentence_logprobs
+from brittle.search.generators.lm_causal import (
+    next_words,
+    next_words_at,
+    sentence_logprobs,
+    shared_prefix_logprobs,
+)
 from brittle.search.generators.lm_masked import masked_words
+
+from support import ROOT, missing_sentence_models
 
 CORPUS = [
     "the cat sat on the mat",
@@ -343,3 +351,128 @@ def test_eligibility_is_respected(gpt2_dir: Path) -> None:
     gen = CoCO(model=str(gpt2_dir), eligibility=only_nouns, pos_filter="none", min_length=1)
     (t,) = gen.candidates([make_sentence("cats", CATS)])
     assert set(t.positions) <= {1, 5}
+
+
+# ------------------------------------------------- the re-rank's shared-prefix scoring
+SUBSTITUTED = [  # one sentence, one word replaced in turn: the re-rank's texts
+    "the cat sat on the mat",
+    "the cat ran on the mat",
+    "the cat sleeping on the mat",
+    "the cat sat on the mat",  # a text twice
+    "the cat engineering on the mat",
+    "the cat",  # a text that is all shared tokens
+]
+
+
+def test_shared_prefix_scores_equal_whole_sentences(gpt2_dir: Path) -> None:
+    lm = load_lm(str(gpt2_dir))
+    reference = sentence_logprobs(lm, SUBSTITUTED, batch_size=2)
+    for batch_size in (1, 2, 16):
+        got = shared_prefix_logprobs(lm, SUBSTITUTED, batch_size=batch_size)
+        assert got == pytest.approx(reference, abs=1e-4)
+    # Texts that share only the start token, one text alone, none at all.
+    apart = ["birds sing", "the dogs chased two bigger cats quickly", "a"]
+    assert shared_prefix_logprobs(lm, apart) == pytest.approx(
+        sentence_logprobs(lm, apart), abs=1e-4
+    )
+    assert shared_prefix_logprobs(lm, apart[1:2]) == pytest.approx(
+        sentence_logprobs(lm, apart[1:2]), abs=1e-4
+    )
+    assert shared_prefix_logprobs(lm, []).shape == (0,)
+
+
+def test_shared_prefix_scores_without_a_cache_run_whole_texts(gpt2_dir: Path) -> None:
+    lm = load_lm(str(gpt2_dir))
+    plain = LoadedLM(lm.name, "causal", lm.tokenizer, NoCache(lm.model), lm.device, lm.pieces)
+    assert shared_prefix_logprobs(plain, SUBSTITUTED) == pytest.approx(
+        sentence_logprobs(lm, SUBSTITUTED), abs=1e-4
+    )
+
+
+def test_rerank_orders_the_pool_by_whole_sentence_scores(gpt2_dir: Path) -> None:
+    """The re-ranked table is the pool sorted by plain whole-sentence log-probabilities."""
+    from brittle.search.generators.surface import surface_of
+
+    k = 3
+    model = str(gpt2_dir)
+    # The same pool of 2k words either way: n_first = 6k, need = 2k.
+    pool_gen = CoCO(model=model, pos_filter="none", min_length=1, rerank=False, oversample=3)
+    ranked_gen = CoCO(model=model, pos_filter="none", min_length=1, rerank=True, oversample=6)
+    lm = load_lm(str(gpt2_dir))
+    sentences = [make_sentence("cats", CATS), make_sentence("mice", CATS.replace("cats", "mice"))]
+    pools = pool_gen.candidates(sentences, top_k=2 * k)
+    ranked = ranked_gen.candidates(sentences, top_k=k)
+    compared = 0
+    for s, pool, table in zip(sentences, pools, ranked, strict=True):
+        surf = surface_of(s)
+        assert table.positions == pool.positions
+        for i, opts in pool:
+            if len(opts) < 2:
+                continue
+            scores = sentence_logprobs(lm, [surf.replaced(i, f) for f, _ in opts]).tolist()
+            order = sorted(range(len(opts)), key=lambda j: -scores[j])
+            assert table.options(i) == tuple(opts[j] for j in order[:k])
+            compared += 1
+    assert compared >= 4
+
+
+REPLACEMENTS = ("house", "unbelievably", "Zanzibar", "x", "thingamajigs")
+
+
+@pytest.mark.skipif(missing_sentence_models() is not None, reason="bundled models absent")
+def test_shared_prefix_scores_equal_whole_sentences_on_real_sentences() -> None:
+    """SmolLM2 on real sentences, a word replaced in turn (the first, a middle one, the
+    last before the final punctuation) by words of one to several tokens: the slow,
+    obvious reference scores each whole text."""
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.search.generators.surface import surface_of
+
+    lm = load_lm(None)
+    sentences = read_conllu(ROOT / "data" / "default.conllu")[:2]
+    compared = 0
+    for s in sentences:
+        surf = surface_of(s)
+        for i in sorted({0, len(s) // 2, len(s) - 2}):
+            texts = [surf.replaced(i, w) for w in REPLACEMENTS]
+            reference = sentence_logprobs(lm, texts)
+            got = shared_prefix_logprobs(lm, texts, batch_size=4)
+            assert got == pytest.approx(reference, abs=1e-3)
+            gaps = np.diff(np.sort(reference))
+            if gaps.min() > 1e-3:  # no near ties: the very same order
+                assert list(np.argsort(-got)) == list(np.argsort(-reference))
+            compared += 1
+    assert compared == 6
+
+
+def test_surprisal_groups_and_fresh_scores_equal_plain_ones(gpt2_dir: Path) -> None:
+    from brittle.search.sentence_models import SurprisalModel
+
+    texts = [*SUBSTITUTED, "birds sing", "the dogs chased two bigger cats quickly"]
+    labels = ["cat"] * len(SUBSTITUTED) + [None, "alone"]
+    plain = SurprisalModel(str(gpt2_dir), device="cpu").logprobs(texts)
+    grouped_model = SurprisalModel(str(gpt2_dir), device="cpu", batch_size=2)
+    grouped = grouped_model.logprobs(texts, groups=labels)
+    assert grouped == pytest.approx(plain, abs=1e-4)
+    assert grouped[0] == grouped[3]  # the text twice
+    with pytest.raises(ValueError, match="group labels"):
+        grouped_model.logprobs(texts, groups=labels[1:])
+    # Kept scores are read back unless fresh ones are asked for.
+    grouped_model._cache.put(texts[1], 1.0)
+    assert grouped_model.logprobs(texts[1:2])[0] == 1.0
+    again = grouped_model.logprobs(texts[:3], groups=["cat"] * 3, fresh=True)
+    assert again[1] == pytest.approx(plain[1], abs=1e-4)
+    assert grouped_model.logprobs(texts[1:2])[0] == again[1]
+
+
+def test_rerank_scores_are_kept_for_the_fluency_constraint(gpt2_dir: Path) -> None:
+    from brittle.search.generators.surface import surface_of
+    from brittle.search.sentence_models import surprisal_model
+
+    gen = CoCO(model=str(gpt2_dir), pos_filter="none", min_length=1, top_k=3)
+    s = make_sentence("cats", CATS)
+    scorer = surprisal_model(str(gpt2_dir))
+    scorer.forget()
+    (table,) = gen.candidates([s])
+    surf = surface_of(s)
+    texts = [surf.replaced(i, f) for i, opts in table if len(opts) > 1 for f, _ in opts]
+    assert texts and all(scorer._cache.get(t) is not None for t in texts)

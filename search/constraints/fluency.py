@@ -21,7 +21,11 @@ nighttime"). A spec with values holds only the bounds it names. It applies alike
 substitutions and reorderings (a reordering changes the words it moves).
 
 The LM (the bundled SmolLM2 unless told otherwise) loads at the first check, once per
-process and device; an original is scored once however many candidates it meets.
+process and device; an original is scored once however many candidates it meets, and
+so is a candidate sentence met again (coCO's re-rank leaves the single substitutions it
+scored for this check). The substitutions of a sentence changed from the same word on
+are scored together, the text before that word run once
+(:meth:`~brittle.search.sentence_models.SurprisalModel.logprobs` with groups).
 """
 
 from __future__ import annotations
@@ -111,33 +115,39 @@ def _increases(
     lm = surprisal_model(model, device=device, dtype=dtype)
     first: list[str] = []
     second: list[str] = []
+    labels: list[tuple[int, int] | None] = []  # substitutions: (batch, first position)
     words: list[int] = []
     changed: list[int] = []
-    alone: list[tuple[int, str, str, int]] = []  # (candidate, original, single, words)
-    for b in batches:
+    # (candidate, original, one word alone, words, group): a substitution's each word
+    alone: list[tuple[int, str, str, int, tuple[int, int]]] = []
+    for k, b in enumerate(batches):
         for sentence, p in zip(b.sentences, b.perturbations, strict=True):
             a, c = pair_texts(b.original, sentence, p)
             if singles and p.order is None and p.size > 1:
                 for single in _single_words(p):
                     x, y = pair_texts(b.original, apply_perturbation(b.original, single), single)
-                    alone.append((len(first), x, y, len(b.original)))
+                    alone.append((len(first), x, y, len(b.original), (k, single.positions[0])))
             first.append(a)
             second.append(c)
+            # A substitution's text begins as the original's up to its first word: the
+            # candidates of a sentence changed from the same word on share that prefix.
+            substituted = p.order is None and bool(p.positions)
+            labels.append((k, min(p.positions)) if substituted else None)
             words.append(len(b.original))
             changed.append(max(p.size, 1))
     if not first:
         empty = [np.zeros(0, dtype=np.float64) for _ in batches]
         return empty, [e.copy() for e in empty]
-    increase = lm.bits_per_word(second, words) - lm.bits_per_word(first, words)
+    increase = lm.bits_per_word(second, words, groups=labels) - lm.bits_per_word(first, words)
     n = np.asarray(words, dtype=np.float64)
     per_changed = increase * n / np.asarray(changed, dtype=np.float64)
     if alone:
-        counts = [w for _, _, _, w in alone]
-        own = lm.bits_per_word([y for _, _, y, _ in alone], counts) - lm.bits_per_word(
-            [x for _, x, _, _ in alone], counts
-        )
-        for (k, _, _, _), value in zip(alone, own * np.asarray(counts), strict=True):
-            per_changed[k] = max(per_changed[k], float(value))
+        counts = [row[3] for row in alone]
+        own = lm.bits_per_word(
+            [row[2] for row in alone], counts, groups=[row[4] for row in alone]
+        ) - lm.bits_per_word([row[1] for row in alone], counts)
+        for row, value in zip(alone, own * np.asarray(counts), strict=True):
+            per_changed[row[0]] = max(per_changed[row[0]], float(value))
     out_word: list[NDArray[np.float64]] = []
     out_changed: list[NDArray[np.float64]] = []
     start = 0

@@ -7,7 +7,12 @@ Two kinds of model, chosen from the model's config (or forced with ``kind``):
   sentence serves all its positions), then re-ranked by the log-likelihood of the
   whole sentence with the word substituted, right context included (``rerank``, on by
   default: the left context alone proposes "forbade" -> "will" or "Dogs should
-  loudly"; batched, one more forward pass per proposal).
+  loudly"). The re-rank scores the best ``2 * top_k`` words of every position
+  together: the text left of the word runs once and each word costs its own tokens
+  and the right context's
+  (:func:`~brittle.search.generators.lm_causal.shared_prefix_logprobs`; the values
+  are the whole sentences' up to float noise). It is still most of coCO's cost (see
+  *Cost* below).
 - **masked** (BERT style): the words that best fill the word's place, with one mask or,
   with ``max_masks > 1``, as many masks as pieces
   (:func:`~brittle.search.generators.lm_masked.masked_words`).
@@ -19,7 +24,7 @@ allows for the original UPOS and fine PTB tag (default ``xpos``: "forbade" (VBD)
 past forms only; ``upos`` checks the word class alone): LM candidates are otherwise
 often function words, of another class, or of another tense or number. Candidates
 take the original's capitalisation; their lemma comes from the lexicon. All eligible
-positions of a batch of sentences are scored together, ``batch_size`` contexts per
+positions of a batch of sentences are proposed together, ``batch_size`` contexts per
 forward pass.
 
 A function word never replaces a content word (``function_words=false``, the default):
@@ -36,7 +41,7 @@ loads the same way (``from_pretrained``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -47,9 +52,10 @@ from brittle.search.generators.eligibility import CONTENT_UPOS
 from brittle.search.generators.inflection import match_case, target_tag
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, load_lm
-from brittle.search.generators.lm_causal import next_words_at, sentence_logprobs
+from brittle.search.generators.lm_causal import next_words_at
 from brittle.search.generators.lm_masked import masked_words
 from brittle.search.generators.surface import SurfaceText, surface_of
+from brittle.search.sentence_models import surprisal_model
 from brittle.search.table import Candidate, SubstitutionTable
 
 __all__ = ["CoCO", "keep_word"]
@@ -80,7 +86,9 @@ class CoCO(SubstitutionGenerator):
         device: torch device (default ``cuda`` when available, else ``cpu``).
         dtype: the language model's precision (``float32``, ``bfloat16``, ``float16``
             (GPU only); ``None``: float32). The commands' ``--dtype`` sets it.
-        batch_size: sentences (causal) or masked texts (masked) per forward pass.
+        batch_size: sentences (causal) or masked texts (masked) per forward pass of
+            the proposals (the re-rank scores in the shared
+            :class:`~brittle.search.sentence_models.SurprisalModel`'s batches).
         oversample: first pieces considered per position, as a multiple of ``top_k``
             (room for the filters).
         max_pieces: causal: longest word in tokens for greedy completion.
@@ -91,8 +99,8 @@ class CoCO(SubstitutionGenerator):
             fragments possible).
         max_masks: masked: most mask tokens tried for multi-piece words.
         rerank: causal: re-rank the best ``2 * top_k`` words by the log-likelihood of
-            the whole sentence with the word substituted (one more forward pass per
-            word; on by default).
+            the whole sentence with the word substituted (each word's own tokens and
+            the right context scored on the left context's cache; on by default).
         pos_filter: ``upos``: keep only words whose possible UPOS include the
             original's; ``xpos``: also require the original's PTB tag (``expanded``
             (VBD) keeps ``built``, not ``builds``); ``none``: no POS filter.
@@ -153,10 +161,13 @@ class CoCO(SubstitutionGenerator):
             guesses = self._guess(
                 lm, sentences, surfaces, queries, n_first=k * self.oversample, need=need
             )
-            for (si, i), words in zip(queries, guesses, strict=True):
-                found = self._filter(sentences[si], i, words)
-                if self.rerank and lm.kind == "causal" and len(found) > 1:
-                    found = self._rerank(lm, surfaces[si].replaced, i, found[: 2 * k])
+            pools = {
+                (si, i): self._filter(sentences[si], i, words)
+                for (si, i), words in zip(queries, guesses, strict=True)
+            }
+            if self.rerank and lm.kind == "causal":
+                pools = self._rerank(surfaces, pools, k)
+            for (si, i), found in pools.items():
                 if found:
                     options[si][i] = found[:k]
         return [
@@ -241,12 +252,35 @@ class CoCO(SubstitutionGenerator):
 
     def _rerank(
         self,
-        lm: LoadedLM,
-        replaced: Callable[[int, str], str],
-        i: int,
-        found: list[Candidate],
-    ) -> list[Candidate]:
-        texts = [replaced(i, form) for form, _ in found]
-        scores = sentence_logprobs(lm, texts, batch_size=self.batch_size)
-        order = sorted(range(len(found)), key=lambda j: -float(scores[j]))
-        return [found[j] for j in order]
+        surfaces: Sequence[SurfaceText],
+        pools: dict[tuple[int, int], list[Candidate]],
+        k: int,
+    ) -> dict[tuple[int, int], list[Candidate]]:
+        """The best ``2 * k`` words of each pool ordered by the log-likelihood of the
+        whole sentence with the word substituted, best first (ties: the LM's order).
+
+        Every pool's texts are scored in one call, each pool's left context once (the
+        texts of a pool begin alike). They are scored anew (``fresh``), so a table
+        depends on its batch of sentences alone, and kept by the shared
+        :class:`~brittle.search.sentence_models.SurprisalModel`, where the ``fluency``
+        constraint finds the candidates it checks already scored.
+        """
+        texts: list[str] = []
+        labels: list[tuple[int, int]] = []
+        for (si, i), found in pools.items():
+            if len(found) > 1:
+                texts.extend(surfaces[si].replaced(i, form) for form, _ in found[: 2 * k])
+                labels.extend((si, i) for _ in found[: 2 * k])
+        if not texts:
+            return pools
+        scorer = surprisal_model(self.model, device=self.device, dtype=self.dtype)
+        scores = iter(scorer.logprobs(texts, groups=labels, fresh=True).tolist())
+        out: dict[tuple[int, int], list[Candidate]] = {}
+        for key, found in pools.items():
+            if len(found) > 1:
+                pool = found[: 2 * k]
+                mine = [next(scores) for _ in pool]
+                order = sorted(range(len(pool)), key=lambda j: -mine[j])
+                found = [pool[j] for j in order]
+            out[key] = found
+        return out

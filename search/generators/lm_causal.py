@@ -27,6 +27,7 @@ masked positions do not shift positions).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
     from transformers.cache_utils import Cache
 
-__all__ = ["next_words", "next_words_at", "sentence_logprobs"]
+__all__ = ["next_words", "next_words_at", "sentence_logprobs", "shared_prefix_logprobs"]
 
 WordScores = list[tuple[str, float]]
 Completion = Literal["all", "unknown", "none"]
@@ -432,3 +433,83 @@ def sentence_logprobs(
         sums = torch.where(keep, picked, 0.0).sum(-1).double().numpy()
         out[start : start + len(rows)] = sums
     return out
+
+
+def shared_prefix_logprobs(
+    lm: LoadedLM, texts: Sequence[str], *, batch_size: int = 16
+) -> NDArray[np.float64]:
+    """:func:`sentence_logprobs` of texts that begin alike, their shared tokens run once.
+
+    The tokens every text begins with (the start token, then the longest run of token
+    ids all texts share) go through the model once, keeping their key/value cache; the
+    rest of each text is then scored on a copy of that cache, ``batch_size`` texts per
+    forward pass (padded on the right: a text's tokens never attend to the padding after
+    them). The values are :func:`sentence_logprobs`'s up to float noise. For the texts
+    of a substitution (one sentence, one word replaced in turn) the left context runs
+    once and each text costs its word and its right context only. A model whose cache
+    cannot be copied across a batch, or a tokenizer without a start token, gets every
+    text run whole (:func:`sentence_logprobs`).
+    """
+    import torch
+
+    out = np.zeros(len(texts), dtype=np.float64)
+    if not texts:
+        return out
+    rows = [_encode(lm, t) for t in texts]
+    n = _common_length(rows)
+    if n == 0:
+        return sentence_logprobs(lm, texts, batch_size=batch_size)
+    dev = lm.device
+    prefix = torch.tensor([rows[0][:n]], dtype=torch.long)
+    with torch.inference_mode():
+        first = lm.model(
+            input_ids=prefix.to(dev),
+            attention_mask=torch.ones_like(prefix).to(dev),
+            position_ids=torch.arange(n)[None, :].to(dev),
+            use_cache=True,
+        )
+        cache = first.past_key_values
+        if cache is None or not hasattr(cache, "batch_repeat_interleave"):
+            return sentence_logprobs(lm, texts, batch_size=batch_size)
+        logp = first.logits[0].float().log_softmax(-1).cpu()  # (n, V)
+    base = float(logp[:-1].gather(1, prefix[0, 1:, None])[:, 0].double().sum())
+    after = logp[-1]  # the next token's log-probabilities after the shared tokens
+    tails = [r[n:] for r in rows]
+    todo = sorted((j for j, t in enumerate(tails) if t), key=lambda j: (-len(tails[j]), j))
+    out[:] = base
+    pad = _pad_id(lm.tokenizer)
+    for start in range(0, len(todo), batch_size):
+        chunk = todo[start : start + batch_size]
+        width = len(tails[chunk[0]])
+        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        for b, j in enumerate(chunk):
+            ids[b, : len(tails[j])] = torch.tensor(tails[j], dtype=torch.long)
+        lengths = torch.tensor([len(tails[j]) for j in chunk], dtype=torch.long)
+        with torch.inference_mode():
+            kv = copy.deepcopy(cache)
+            kv.batch_repeat_interleave(len(chunk))
+            logits = lm.model(
+                input_ids=ids.to(dev),
+                attention_mask=torch.ones((len(chunk), n + width), dtype=torch.long).to(dev),
+                position_ids=torch.arange(n, n + width)[None, :].expand(len(chunk), -1).to(dev),
+                past_key_values=kv,
+                use_cache=True,
+            ).logits
+            rest = logits[:, :-1, :].float().log_softmax(-1).cpu()  # (B, width - 1, V)
+        picked = rest.gather(2, ids[:, 1:, None])[:, :, 0]
+        real = torch.arange(width - 1)[None, :] < (lengths - 1)[:, None]
+        sums = after[ids[:, 0]] + torch.where(real, picked, 0.0).sum(-1)
+        for j, value in zip(chunk, sums.double().tolist(), strict=True):
+            out[j] = base + value
+    return out
+
+
+def _common_length(rows: Sequence[Sequence[int]]) -> int:
+    """How many tokens every row begins with (at most the shortest row's length)."""
+    n = min(len(r) for r in rows)
+    for r in rows[1:]:
+        k = 0
+        while k < n and r[k] == rows[0][k]:
+            k += 1
+        n = k
+    return n
