@@ -106,6 +106,19 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("flaw", "flaw", "NOUN", "NN", "Number=Sing", "2", "obj"),
         (".", ".", "PUNCT", ".", "_", "2", "punct"),
     ],
+    "told": [
+        ("He", "he", "PRON", "PRP", "Case=Nom|Gender=Masc|Number=Sing|Person=3|PronType=Prs",
+         "2", "nsubj"),
+        ("told", "tell", "VERB", "VBD", "Mood=Ind|Number=Sing|Person=3|Tense=Past|VerbForm=Fin",
+         "0", "root"),
+        ("me", "I", "PRON", "PRP", "Case=Acc|Number=Sing|Person=1|PronType=Prs", "2", "obj"),
+        ("that", "that", "SCONJ", "IN", "_", "6", "mark"),
+        ("it", "it", "PRON", "PRP", "Case=Nom|Gender=Neut|Number=Sing|Person=3|PronType=Prs",
+         "6", "nsubj"),
+        ("helps", "help", "VERB", "VBZ", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+         "2", "ccomp"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
     "pear": [
         ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
         ("ate", "eat", "VERB", "VBD", "Mood=Ind|Number=Sing|Person=1|Tense=Past|VerbForm=Fin",
@@ -203,6 +216,14 @@ def test_function_words_in_open_class_slots_fail(
     assert check.failed is not None and new in check.failed
 
 
+def test_one_heading_a_noun_phrase_is_a_noun(lexicon: PosLexicon) -> None:
+    """UD tags the pro-form *one* NOUN where it has a determiner or modifier."""
+    original, _, changed = pair("pear", {3: "one"})  # "I ate a one"
+    assert closed_class_check(original, changed, lexicon).passed is True
+    original, _, changed = pair("books", {3: "ones"})  # "good ones"
+    assert closed_class_check(original, changed, lexicon).passed is True
+
+
 def test_content_words_and_function_slots_pass_the_closed_class_check(
     lexicon: PosLexicon,
 ) -> None:
@@ -259,6 +280,19 @@ def test_retag_compares_with_gold_and_leaves_the_parsers_own_errors_unknown() ->
     # the parser already tags the original wrong there: unknown, not invalid
     unknown = retag_check(original, changed, verb, verb)
     assert unknown.passed is None and unknown.value == (0, 0, 1)
+
+
+def test_in_capitals_a_noun_taken_for_a_name_is_unknown() -> None:
+    rows = ROWS["loved"]
+    good = _parse(rows)
+    name = _parse(rows, upos_3="PROPN")
+    original, _, changed = pair("loved", {3: "FILM"})
+    assert retag_check(original, changed, good, name).value == (0, 0, 1)
+    original, _, changed = pair("loved", {3: "film"})
+    assert retag_check(original, changed, good, name).passed is False
+    verb = _parse(rows, upos_3="VERB")
+    original, _, changed = pair("loved", {3: "FILM"})
+    assert retag_check(original, changed, good, verb).passed is False
 
 
 def test_attachment_checks_arcs_of_and_to_the_changed_word() -> None:
@@ -336,6 +370,16 @@ def test_a_verb_must_allow_the_slots_use(lexicon: PosLexicon, wordnet: Any) -> N
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
     original, _, changed = pair("loved", {1: "arrived"})  # an object the verb cannot take
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is False
+
+
+def test_a_verb_with_an_object_and_a_clause_needs_a_frame_for_each(
+    lexicon: PosLexicon, wordnet: Any
+) -> None:
+    original, _, changed = pair("told", {1: "met"})  # "He met me that it helps"
+    check = verb_frame_check(original, changed, lexicon, wordnet)
+    assert check.passed is False and "no clause after its object" in str(check.failed)
+    original, _, changed = pair("told", {1: "informed"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
 
 
 def test_a_phrasal_verb_stays_one(lexicon: PosLexicon, wordnet: Any) -> None:

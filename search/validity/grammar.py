@@ -25,7 +25,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from brittle.engine.core.articles import agreeing_article
-from brittle.search.generators.frames import lemma_frames, synonym_fits, verb_use
+from brittle.search.generators.frames import (
+    CLAUSE_AFTER_OBJECT,
+    fits,
+    lemma_frames,
+    synonym_fits,
+    verb_use,
+)
 from brittle.search.generators.inflection import inflect_lemma
 from brittle.search.generators.usage import count_use, is_countable
 from brittle.search.generators.vocabulary import frequency_rank
@@ -134,6 +140,13 @@ def _predicative(original: Sentence, index: int) -> bool:
     return any(w.head == head and w.deprel == "xcomp" and w.upos == "ADJ" for w in original.words)
 
 
+def _clause_too(original: Sentence, index: int) -> bool:
+    """Whether the verb at ``index`` has a clausal complement (``ccomp``) besides the
+    object that makes its use transitive."""
+    head = str(index + 1)
+    return any(w.head == head and w.deprel == "ccomp" for w in original.words)
+
+
 def _particles(original: Sentence, index: int) -> list[str]:
     """The verb particles (``compound:prt``) of the word at ``index``, lowercased."""
     head = str(index + 1)
@@ -184,6 +197,12 @@ def verb_frame_check(
         judged += 1
         if not synonym_fits(lemma, frames, use):
             bad.append(f"{w.new} ({lemma}) has no {use} frame")
+        elif (
+            use == "transitive"
+            and _clause_too(original, w.index)
+            and not (fits(frames, "clause") or lemma.lower() in CLAUSE_AFTER_OBJECT)
+        ):  # an object and a clause ("told me ... that it would help"): both need a frame
+            bad.append(f"{w.new} ({lemma}) takes no clause after its object")
     return Check(
         name="verb-frame",
         level="grammatical",

@@ -112,13 +112,34 @@ def is_closed_class(word: str, lexicon: PosLexicon) -> bool:
     return bool(lemmas) and not lemmas & _MAIN_VERB_AUX
 
 
+#: Pronouns that are nouns where they head a noun phrase with a determiner or a modifier
+#: of their own ("a good *one*", "the blue *ones*": UD tags them NOUN).
+_PRO_NOUNS = frozenset({"one", "ones"})
+#: Dependents that make a pro-form a noun phrase's head noun.
+_NOUN_PHRASE = frozenset({"det", "amod", "nmod:poss", "det:poss"})
+
+
+def _pro_noun(original: Sentence, index: int, word: str) -> bool:
+    """Whether ``word`` in the NOUN slot at ``index`` is a pro-form noun (:data:`_PRO_NOUNS`
+    with a determiner or modifier in the gold tree)."""
+    if word.lower() not in _PRO_NOUNS or original.upos[index] != "NOUN":
+        return False
+    head = str(index + 1)
+    return any(w.head == head and w.deprel in _NOUN_PHRASE for w in original.words)
+
+
 def closed_class_check(
     original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
 ) -> Check:
-    """Fails when a function word fills a slot of an open class (value: such words)."""
+    """Fails when a function word fills a slot of an open class (value: such words); a
+    pro-form *one* heading a noun phrase is a noun (:func:`_pro_noun`)."""
     upos = original.upos
     bad = tuple(
-        w.new for w in changed if upos[w.index] in OPEN_UPOS and is_closed_class(w.new, lexicon)
+        w.new
+        for w in changed
+        if upos[w.index] in OPEN_UPOS
+        and is_closed_class(w.new, lexicon)
+        and not _pro_noun(original, w.index, w.new)
     )
     return Check(
         name="closed-class",
