@@ -7,11 +7,13 @@ another order), is returned ungraded with the reason. A pair that changes nothin
 valid at every level and has no evidence.
 
 Everything heavy is batched over the pairs: one parser call (originals and perturbed
-sentences together), one LM call (per-word surprisal of both, each original read once
-and each perturbation only from its first changed token:
-:func:`~brittle.search.validity.surprisal.pair_surprisals`), one encoder call (the
-sentence embeddings of both). The models are the process-wide ones of
-:mod:`brittle.search.sentence_models`, loaded at first use.
+sentences together), one LM call (the surprisal where the changed words' constructions
+continue, each original read once and each perturbation only from its first changed
+token: :func:`~brittle.search.validity.surprisal.pair_surprisals`), one encoder call (the
+sentence embeddings of both). The LM runs only on the pairs whose grammatical level
+the other checks left open, the encoder only on those whose meaning level they left
+open (``Grader(complete=True)``: on every pair). The models are the process-wide ones
+of :mod:`brittle.search.sentence_models`, loaded at first use.
 """
 
 from __future__ import annotations

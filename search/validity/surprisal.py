@@ -7,10 +7,12 @@ tokens that end inside it, in bits. :func:`pair_surprisals` gives the same numbe
 (original, perturbed) pairs at a fraction of the cost: each original is read once, a
 perturbed sentence only from its first changed token (on the original's key/value
 cache) to the last word wanted, and the vocabulary's logits only at the wanted words.
-:func:`surprisal_check` compares, at the changed words and at the word right after
-each, the perturbed sentence's surprisal with the original's: a word that does not fit
-its slot surprises the LM there, and a word that breaks the construction surprises it
-at the next word ("the growing pushing *to*").
+:func:`surprisal_check` compares the perturbed sentence's surprisal with the original's
+where the changed words' constructions continue (:func:`continuations`): a word that
+breaks its construction surprises the LM at the function word that continues it
+("come *across*" -> "attested across"), or makes the class of the content word that
+continues it unlikely ("let me *say*" -> "confirm me say"); the content word itself,
+and the changed word, measure the collocation ("to ally *bias*") and are not judged.
 """
 
 from __future__ import annotations
