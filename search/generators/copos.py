@@ -419,11 +419,11 @@ class CoPOS(SubstitutionGenerator):
         texts: list[str] = []
         offered: list[str] = []
         own: list[tuple[Sense, ...]] = []
+        surfaces = {si: surface_of(sentences[si]) for si, _, _, _ in unsure}
         for si, i, name, opts in unsure:
-            surface = surface_of(sentences[si])
             pos = WORDNET_POS[sentences[si].words[i].upos]
             for form, lemma in opts:
-                texts.append(surface.replaced(i, form))
+                texts.append(surfaces[si].replaced(i, form))
                 offered.append(name)
                 own.append(self.senses(lemma, pos))
         verdicts = iter(
