@@ -80,6 +80,15 @@ SURPRISAL_MEASURED = (
 #: ("money maker" -> "tax maker" +11.4 bits) rather than the grammar. The parts of a
 #: name stay in ("United States" -> "West States").
 _COLLOCATION = frozenset({"compound", "amod", "nmod:poss", "flat"})
+#: Relations of dependents a word does not select, whose start is no continuation of
+#: its construction: punctuation, a conjunct and its conjunction, a parataxis... (a
+#: root verb's closing full stop, twenty words on, says nothing of the verb). Leaving
+#: them out changed no grade of the pairs read for docs/validity.md and halved the
+#: words the LM reads after a change.
+_PERIPHERAL = frozenset(
+    {"punct", "conj", "cc", "parataxis", "discourse", "vocative", "appos", "dep",
+     "reparandum", "orphan", "list"}
+)  # fmt: skip
 
 
 def sentence_text(sentence: Sentence) -> tuple[str, list[tuple[int, int]]]:
@@ -275,11 +284,14 @@ class _Split:
 
 
 #: Most rows of one forward pass of :func:`pair_surprisals`, and the padding it accepts:
-#: a batch (rows sorted by length) closes before its padded size would exceed the real
-#: tokens by more than this share. On CPU, padding costs as much as the tokens; a
-#: perturbation's tokens after its change vary from 1 to the whole sentence.
+#: a batch (rows sorted by length) closes before its padding would exceed this share of
+#: its real tokens and :data:`PAIR_BATCH_PADDING` tokens both. On CPU, padding costs as
+#: much as the tokens, and each forward pass about as much as a dozen tokens of its own
+#: (30 layers of small operations); a perturbation's tokens after its change vary from
+#: 1 to the whole sentence.
 PAIR_BATCH_ROWS = 16
 PAIR_BATCH_SLACK = 0.25
+PAIR_BATCH_PADDING = 16
 #: Distinct originals whose key/value caches :func:`pair_surprisals` keeps at once.
 PAIR_GROUP = 64
 
@@ -311,8 +323,9 @@ def class_tokens(lm: LoadedLM, lexicon: PosLexicon) -> dict[str, NDArray[np.int6
 
 
 def _batches(lengths: Sequence[int], rows: int, slack: float) -> list[list[int]]:
-    """Indices of ``lengths`` in batches: longest first, at most ``rows`` a batch, and
-    a batch's padded size (rows x its longest) at most ``1 + slack`` times its tokens."""
+    """Indices of ``lengths`` in batches: longest first, at most ``rows`` a batch, and a
+    batch's padding (rows x its longest, less its tokens) at most ``slack`` times its
+    tokens or :data:`PAIR_BATCH_PADDING` tokens, whichever is more."""
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     out: list[list[int]] = []
     for i in order:
@@ -320,7 +333,8 @@ def _batches(lengths: Sequence[int], rows: int, slack: float) -> list[list[int]]
         if batch is not None and len(batch) < rows:
             longest = lengths[batch[0]]
             tokens = sum(lengths[j] for j in batch) + lengths[i]
-            if longest * (len(batch) + 1) <= (1 + slack) * tokens:
+            padding = longest * (len(batch) + 1) - tokens
+            if padding <= max(slack * tokens, PAIR_BATCH_PADDING):
                 batch.append(i)
                 continue
         out.append([i])
@@ -622,8 +636,9 @@ def _score_perturbed(
 def continuations(original: Sentence, index: int) -> list[int]:
     """Where the construction of the word at ``index`` continues: the next word (unless
     it is the common noun the word modifies) and the first word of each dependent's
-    subtree to the right (where its arguments begin: "waving the government *of* ...").
-    0-based, ascending.
+    subtree to the right (where its arguments begin: "waving the government *of* ..."),
+    but for dependents the word does not select (:data:`_PERIPHERAL`: punctuation,
+    conjuncts, parataxis...). 0-based, ascending.
 
     None for a common noun: what follows a noun is a modifier any noun takes ("the
     referendum *of* discrimination experiences", "those captures *who* indicated") or
@@ -640,7 +655,7 @@ def continuations(original: Sentence, index: int) -> list[int]:
     if index + 1 < len(words) and not _collocation(words, index):
         out.add(index + 1)
     for j in range(index + 2, len(words)):
-        if int(heads[j]) == index + 1:
+        if int(heads[j]) == index + 1 and words[j].deprel.split(":")[0] not in _PERIPHERAL:
             out.add(_subtree_start(heads, j))
     return sorted(out)
 
