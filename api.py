@@ -265,7 +265,7 @@ def attack(
     lm_kind: str | None = None,
     sense: str | None = None,
     quality: bool = False,
-    grade: bool = False,
+    grade: bool = True,
     workers: int | None = None,
     ray: str | None = None,
     device: str | None = None,

@@ -319,13 +319,15 @@ def run_with_progress(
     "sentence similarity (MiniLM), re-tag agreement; in results.jsonl and the summary.",
 )
 @click.option(
-    "--grade",
-    is_flag=True,
+    "--grade/--no-grade",
+    default=True,
+    show_default=True,
     help="Grade each kept perturbation's validity with brittle's judges (tree-valid: the "
     "gold tree still its analysis; grammatical; meaning kept; docs/validity.md): in "
     "results.jsonl, Validity=LEVEL in adversarial.conllu's MISC, and the summary, which "
-    "then gives the drop of the valid perturbations beside the drop of all. Loads spaCy, "
-    "SmolLM2 and MiniLM.",
+    "gives the drop of the valid perturbations beside the drop of all. Loads spaCy, "
+    "SmolLM2 and MiniLM; costs about one SmolLM2 pass per kept perturbation "
+    "(docs/performance.md). --no-grade leaves the validity unmeasured.",
 )
 @workers_options
 @click.option(

@@ -319,8 +319,8 @@ def _validity_section(summary: Summary) -> list[str]:
         if not summary["success_rate"]:
             return []
         return [
-            '<p class="hint">Validity of the kept perturbations: not graded '
-            "(<code>brittle attack --grade</code>, or <code>brittle grade</code>).</p>"
+            '<p class="hint">Validity of the kept perturbations: not graded (the run '
+            "had <code>--no-grade</code>; <code>brittle grade</code> grades them).</p>"
         ]
     tasks = list(summary["tasks"])
     rows = [["all kept", "–", *(_fmt(summary["tasks"][t]["mean_drop"]) for t in tasks)]]

@@ -347,8 +347,8 @@ def validity_lines(summary: Summary) -> list[str]:
         if not summary["success_rate"]:
             return []
         return [
-            "Validity of the kept perturbations: not graded (`brittle attack --grade`, or "
-            "`brittle grade` on the treebank and adversarial.conllu).",
+            "Validity of the kept perturbations: not graded (the run had `--no-grade`; "
+            "`brittle grade` on the treebank and adversarial.conllu grades them).",
             "",
         ]
     tasks = list(summary["tasks"])

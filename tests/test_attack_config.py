@@ -177,3 +177,36 @@ def test_column_survey() -> None:
     )
     with pytest.raises(ValueError, match="unknown word column"):
         sentences[0].column("nope")
+
+
+def test_the_grader_shares_the_attacks_parser_and_reads_gold_runs_with_spacy() -> None:
+    from brittle.engine.attack.assembly import AttackComponents
+    from brittle.engine.attack.chunk_search import attack_grader
+    from brittle.scorers.parsers.base import Parser
+
+    class Counted:
+        """The attack's parser factory, counting its calls (nothing is loaded)."""
+
+        def __init__(self) -> None:
+            self.calls = 0
+            self.parser = object()
+
+        def __call__(self) -> Parser:
+            self.calls += 1
+            return self.parser  # type: ignore[return-value]
+
+    factory = Counted()
+    comps = AttackComponents(
+        evaluator=None,  # type: ignore[arg-type]
+        generator=None,  # type: ignore[arg-type]
+        strategy=None,  # type: ignore[arg-type]
+        constraints=(),
+        parser=factory,
+    )
+    spacy = AttackConfig(treebank="t.conllu", probes=("p",), parser="spacy", dtype="float32")
+    grader = attack_grader(spacy, comps, device="cpu")
+    assert grader.parser is factory.parser and factory.calls == 1  # one parser, one cache
+    assert (grader.device, grader.dtype) == ("cpu", "float32")
+    gold = AttackConfig(treebank="t.conllu", probes=("p",), parser="gold")
+    assert attack_grader(gold, comps, device=None).parser == "spacy"
+    assert factory.calls == 1  # the gold run's parser is not asked for

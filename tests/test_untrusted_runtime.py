@@ -621,9 +621,10 @@ def test_the_report_pages_run_under_their_policy(
     chromium.open(probed_attack / "report.html")
     assert chromium.evaluate("document.querySelectorAll('#sentence-table tbody tr').length") > 0
     k = chromium.evaluate(
-        "Array.from(document.querySelectorAll('#sentence-table tbody tr td:last-child'))"
-        ".findIndex(td => td.textContent === 'success')"
+        "Array.from(document.querySelectorAll('#sentence-table tbody tr'))"
+        ".findIndex(tr => Array.from(tr.cells).some(td => td.textContent === 'success'))"
     )
+    assert k >= 0
     chromium.evaluate(f"document.querySelectorAll('#sentence-table tbody tr')[{k}].click()")
     chromium.wait_until("!document.getElementById('sentence-view').hidden")
     swatch = "getComputedStyle(document.querySelector('#sentence-view .legend .sw'))"

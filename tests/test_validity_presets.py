@@ -276,7 +276,7 @@ def test_attack_grades_its_kept_perturbations(
     out = tmp_path / "out"
     result = run(
         "attack", TREEBANK, "--probe", probe, "--validity", "tree", "--budget", "2",
-        "--limit", "3", "--grade", "--out", out,
+        "--limit", "3", "--out", out,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "validity of the" in result.output
@@ -292,6 +292,18 @@ def test_attack_grades_its_kept_perturbations(
     assert 'data-key="v"' in (out / "report.html").read_text()  # the validity column
     assert run("report", out).exit_code == 0
     assert (out / "adversarial.conllu").read_bytes() == adversarial  # replayed alike
+    plain = tmp_path / "plain"
+    result = run(
+        "attack", TREEBANK, "--probe", probe, "--validity", "tree", "--budget", "2",
+        "--limit", "3", "--no-grade", "--out", plain,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "validity of the" not in result.output
+    rows = [json.loads(line) for line in (plain / "results.jsonl").read_text().splitlines()]
+    assert all(r.get("validity") is None for r in rows)
+    assert json.loads((plain / "summary.json").read_text()).get("validity") is None
+    assert "not graded (the run had `--no-grade`" in (plain / "summary.md").read_text()
+    assert b"Validity=" not in (plain / "adversarial.conllu").read_bytes()
 
 
 FOND = """

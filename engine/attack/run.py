@@ -417,7 +417,7 @@ def run_attack(
                     if quality
                     else None
                 ),
-                grader=attack_grader(config, device=device) if grade else None,
+                grader=attack_grader(config, comps, device=device) if grade else None,
             )
             objective = search.objective
             run = AttackRun(
