@@ -640,6 +640,8 @@ def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
     # deferred: the attack's models and libraries load only when this stage runs
     from brittle.engine.attack import build_components, run_attack
     from brittle.search.presets import PRESETS
+
+    # deferred: as above
     from brittle.search.sentence_models import forget_texts
 
     n_tree = GRADING_TREE_SENTENCES[1 if ctx.quick else 0]
