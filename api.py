@@ -36,15 +36,15 @@ from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.evaluation import (
+from brittle.engine.evaluate.evaluation import (
     EvaluationReport,
     ProbeResult,
     check_evaluation,
     evaluate_probes,
     write_report_json,
 )
-from brittle.engine.perturb_html import write_perturb_set
-from brittle.engine.perturb_run import (
+from brittle.engine.perturb.perturb_html import write_perturb_set
+from brittle.engine.perturb.perturb_run import (
     BUDGET_ALL,
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
@@ -53,10 +53,14 @@ from brittle.engine.perturb_run import (
     check_perturb_outputs,
     perturb_treebank,
 )
-from brittle.engine.report import Summary
-from brittle.engine.results import RESULTS, ResultRow, read_rows
-from brittle.engine.run_options import make_executor, resolve_method, shorthand_generator_options
-from brittle.engine.shards import ShardExecutor
+from brittle.engine.reports.report import Summary
+from brittle.engine.reports.results import RESULTS, ResultRow, read_rows
+from brittle.engine.runs.run_options import (
+    make_executor,
+    resolve_method,
+    shorthand_generator_options,
+)
+from brittle.engine.runs.shards import ShardExecutor
 from brittle.scorers.representations import check_device, check_dtype
 
 if TYPE_CHECKING:

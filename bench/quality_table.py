@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from brittle.engine.perturb_run import (  # noqa: E402
+from brittle.engine.perturb.perturb_run import (  # noqa: E402
     PerturbConfig,
     perturb_treebank,
     write_perturb_outputs,

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from brittle.engine.paired_evaluation import paired_bootstrap
+from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
 
 UD = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud"
 TRAIN = (

@@ -35,9 +35,9 @@ from reproduce_common import MODELS, TEST, brittle, ensure_sweep, sweep_layers
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.paired_evaluation import paired_bootstrap
-from brittle.engine.probe_data import encode_split_layers
-from brittle.engine.probe_jobs import default_cache
+from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
+from brittle.engine.probes.probe_data import encode_split_layers
+from brittle.engine.probes.probe_jobs import default_cache
 from brittle.scorers.metrics import DistanceScores, aggregate_distance, score_distances_many
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import golds_of

@@ -36,8 +36,8 @@ from scipy.stats import spearmanr
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.perturbation import apply_perturbation
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.paired_evaluation import paired_bootstrap
-from brittle.engine.probe_data import encode_split_layers
+from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
+from brittle.engine.probes.probe_data import encode_split_layers
 from brittle.scorers.order import order_scores_batch
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import golds_of

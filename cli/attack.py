@@ -40,16 +40,16 @@ from brittle.engine.attack import (
 from brittle.engine.attack.preflight import Preflight, check_out_path, preflight
 from brittle.engine.core.atomic import remove_stale_temporaries
 from brittle.engine.core.lock import check_unlocked, locked_directory
-from brittle.engine.html_report import REPORT_HTML, write_budget_index
-from brittle.engine.report import (
+from brittle.engine.reports.html_report import REPORT_HTML, write_budget_index
+from brittle.engine.reports.report import (
     DROP_VS_BUDGET,
     PLOTS,
     Summary,
     bound_lines,
     plot_drop_vs_budget,
 )
-from brittle.engine.run_options import make_executor, shorthand_generator_options
-from brittle.engine.shards import ShardExecutor, ShardFailed
+from brittle.engine.runs.run_options import make_executor, shorthand_generator_options
+from brittle.engine.runs.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device, check_dtype
 from brittle.search.generators.base import GENERATORS

@@ -18,8 +18,8 @@ from rich.progress import Progress, ProgressColumn, TaskID
 from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.registry import Registry
-from brittle.engine.run_options import resolve_method
-from brittle.engine.shards import parse_ray_address
+from brittle.engine.runs.run_options import resolve_method
+from brittle.engine.runs.shards import parse_ray_address
 from brittle.scorers.representations import DTYPES
 from brittle.search.presets import PRESETS
 
@@ -313,7 +313,7 @@ def dtype_option(command: F) -> F:
 
 def workers_options(command: F) -> F:
     """``--workers N`` and ``--ray auto|local|ADDRESS``: shard the sentences over local
-    processes or Ray actors (:mod:`brittle.engine.shards`)."""
+    processes or Ray actors (:mod:`brittle.engine.runs.shards`)."""
     options = [
         click.option(
             "--workers",

@@ -20,12 +20,12 @@ from brittle.cli.common import (
     workers_options,
 )
 from brittle.cli.group import main
-from brittle.engine.compare_report import markdown_table, write_compare_outputs
-from brittle.engine.compare_run import compare_methods
+from brittle.engine.compare.compare_report import markdown_table, write_compare_outputs
+from brittle.engine.compare.compare_run import compare_methods
 from brittle.engine.core.atomic import check_output
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.registry import Registry
-from brittle.engine.run_options import make_executor, shorthand_generator_options
+from brittle.engine.runs.run_options import make_executor, shorthand_generator_options
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS

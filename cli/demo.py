@@ -20,7 +20,7 @@ from brittle.engine.demo import (
     train_demo_probes,
     tree_config,
 )
-from brittle.engine.report import Summary, changed_sentences
+from brittle.engine.reports.report import Summary, changed_sentences
 from brittle.search.presets import PRESETS
 
 

@@ -18,15 +18,19 @@ from brittle.cli.common import (
 )
 from brittle.cli.group import main
 from brittle.cli.probe_progress import RichReporter, format_metric
-from brittle.engine.evaluation import (
+from brittle.engine.evaluate.evaluation import (
     EvaluationReport,
     check_evaluation,
     evaluate_probes,
     write_report_json,
 )
-from brittle.engine.paired_evaluation import PairedReport, evaluate_paired, write_paired_json
-from brittle.engine.run_options import make_executor
-from brittle.engine.shards import ShardExecutor
+from brittle.engine.evaluate.paired_evaluation import (
+    PairedReport,
+    evaluate_paired,
+    write_paired_json,
+)
+from brittle.engine.runs.run_options import make_executor
+from brittle.engine.runs.shards import ShardExecutor
 
 
 def render_report(report: EvaluationReport) -> None:

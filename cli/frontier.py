@@ -22,7 +22,7 @@ from brittle.engine.frontier import (
     run_frontier,
     write_frontier,
 )
-from brittle.engine.report import Summary
+from brittle.engine.reports.report import Summary
 from brittle.scorers.representations import check_device
 
 

@@ -31,8 +31,8 @@ from brittle.cli.common import (
 )
 from brittle.cli.group import main
 from brittle.engine.core.overlap import check_no_overlap, named
-from brittle.engine.perturb_html import perturb_to_files
-from brittle.engine.perturb_run import (
+from brittle.engine.perturb.perturb_html import perturb_to_files
+from brittle.engine.perturb.perturb_run import (
     BUDGET_ALL,
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
@@ -40,7 +40,7 @@ from brittle.engine.perturb_run import (
     check_perturb_outputs,
     summary_lines,
 )
-from brittle.engine.run_options import make_executor, shorthand_generator_options
+from brittle.engine.runs.run_options import make_executor, shorthand_generator_options
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS

@@ -41,7 +41,7 @@ from brittle.cli.common import err_console
 from brittle.engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from brittle.engine.probe_training import EpochLog
+    from brittle.engine.probes.probe_training import EpochLog
 
 __all__ = ["RichReporter", "format_metric", "format_seconds"]
 
@@ -82,7 +82,7 @@ class _Stage:
 
 
 class RichReporter:
-    """A :class:`~brittle.engine.probe_jobs.Reporter` for the CLI, writing to stderr.
+    """A :class:`~brittle.engine.probes.probe_jobs.Reporter` for the CLI, writing to stderr.
 
     Use as a context manager. See the module docstring for what each mode shows.
 

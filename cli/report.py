@@ -10,8 +10,13 @@ from brittle.cli.attack import print_summary
 from brittle.cli.common import console
 from brittle.cli.group import main
 from brittle.engine.attack import rerender
-from brittle.engine.html_report import REPORT_HTML, write_budget_index
-from brittle.engine.report import DROP_VS_BUDGET, PLOTS, iter_budget_runs, plot_drop_vs_budget
+from brittle.engine.reports.html_report import REPORT_HTML, write_budget_index
+from brittle.engine.reports.report import (
+    DROP_VS_BUDGET,
+    PLOTS,
+    iter_budget_runs,
+    plot_drop_vs_budget,
+)
 
 
 @main.command("report")

@@ -13,7 +13,7 @@ from brittle.cli.common import DASH_HELP, console, err_console, message_console
 from brittle.cli.group import main
 from brittle.engine.core.atomic import check_output
 from brittle.engine.core.overlap import check_no_overlap, named
-from brittle.engine.stats import TreebankStats, treebank_stats, write_stats_json
+from brittle.engine.evaluate.stats import TreebankStats, treebank_stats, write_stats_json
 
 
 def render_stats(stats: TreebankStats, *, on: Console = console) -> None:

@@ -10,9 +10,15 @@ from rich.table import Table
 from brittle.cli.common import console, representation_run_options, verbose_option
 from brittle.cli.group import main
 from brittle.cli.probe_progress import RichReporter, format_metric
-from brittle.engine.probe_jobs import TrainJob, check_train_job, run_train_job
-from brittle.engine.probe_sweep import SweepJob, SweepResult, check_sweep, parse_layers, run_sweep
-from brittle.engine.probe_training import TrainConfig
+from brittle.engine.probes.probe_jobs import TrainJob, check_train_job, run_train_job
+from brittle.engine.probes.probe_sweep import (
+    SweepJob,
+    SweepResult,
+    check_sweep,
+    parse_layers,
+    run_sweep,
+)
+from brittle.engine.probes.probe_training import TrainConfig
 from brittle.scorers.representations import BackendRequest
 
 

@@ -24,8 +24,8 @@ from brittle.engine.attack import AttackConfig
 from brittle.engine.core.conllu import read_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import data_home
-from brittle.engine.probe_jobs import Reporter, TrainJob, run_train_job
-from brittle.engine.probe_training import TrainConfig
+from brittle.engine.probes.probe_jobs import Reporter, TrainJob, run_train_job
+from brittle.engine.probes.probe_training import TrainConfig
 from brittle.search.presets import PRESETS
 
 TRAIN_END = 80

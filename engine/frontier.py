@@ -32,8 +32,8 @@ from brittle.engine.attack import (
 from brittle.engine.attack.assembly import TableMemo
 from brittle.engine.core.atomic import atomic_write, check_output, output_set, write_json
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.html_report import code_spans, html_table, png_figure, static_page
-from brittle.engine.report import LEVELS, Summary, changed_sentences
+from brittle.engine.reports.html_report import code_spans, html_table, png_figure, static_page
+from brittle.engine.reports.report import LEVELS, Summary, changed_sentences
 from brittle.search.presets import PRESETS
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from brittle.engine.probe_data import ProbeData
+from brittle.engine.probes.probe_data import ProbeData
 from brittle.scorers.probe_gold import Gold
 
 TAGS = ("NOUN", "VERB", "DET", "ADJ", "PUNCT")

@@ -156,7 +156,7 @@ def test_to_pandas_without_pandas_says_how_to_get_it() -> None:
         "from brittle.api import EvaluationResults\n"
         "from brittle.engine.core.errors import ResourceMissingError\n"
         "from brittle.engine.core.imports import hidden\n"
-        "from brittle.engine.evaluation import EvaluationReport\n"
+        "from brittle.engine.evaluate.evaluation import EvaluationReport\n"
         "report = EvaluationReport('t.conllu', 0, (), {}, ())\n"
         "results = EvaluationResults(report, (), {}, {}, None)\n"
         "with hidden('pandas'):\n"

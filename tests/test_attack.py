@@ -32,7 +32,7 @@ from brittle.engine.attack.run import Progress
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.results import read_rows
+from brittle.engine.reports.results import read_rows
 from brittle.scorers.parsers.base import Parser
 from brittle.scorers.parsers.gold import GoldParser
 from brittle.search.constraints import (

@@ -14,7 +14,7 @@ from brittle.engine.attack.preflight import count_sentences
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.sentence import ColumnSurvey
-from brittle.engine.results import ResultRow, TaskScores, read_rows
+from brittle.engine.reports.results import ResultRow, TaskScores, read_rows
 
 from support import FIXTURES
 

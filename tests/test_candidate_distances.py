@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brittle.engine.probe_eval import candidate_distances
+from brittle.engine.probes.probe_eval import candidate_distances
 
 
 def _reference(

@@ -11,7 +11,7 @@ import pytest
 from numpy.typing import NDArray
 
 from brittle.engine.core.sentence import Sentence, Token
-from brittle.engine.probe_eval import ProbeEvaluator
+from brittle.engine.probes.probe_eval import ProbeEvaluator
 
 
 def sentence(sent_id: str, words: Sequence[str]) -> Sentence:

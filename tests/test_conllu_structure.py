@@ -422,7 +422,7 @@ def _ewt_with_multiword_tokens_and_empty_nodes(limit: int) -> list[Sentence]:
 def test_perturb_output_of_valid_input_passes_the_validator(tmp_path: Path, method: str) -> None:
     from test_perturb import ChainParser, FixedWords
 
-    from brittle.engine.perturb_run import (
+    from brittle.engine.perturb.perturb_run import (
         PerturbConfig,
         make_generator,
         perturb_sentences,

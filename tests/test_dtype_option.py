@@ -58,7 +58,7 @@ def attack_args(probe: Path, out: Path) -> list[str]:
 def test_attack_in_bfloat16_runs_on_cpu_and_records_the_dtype(
     probe: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import brittle.engine.probe_eval as probe_eval
+    import brittle.engine.probes.probe_eval as probe_eval
 
     opened: list[str] = []
     real_reopen = probe_eval.reopen_backend
@@ -134,8 +134,8 @@ def test_help_explains_the_option() -> None:
 
 
 def test_configs_write_the_dtype_only_when_set() -> None:
-    from brittle.engine.compare_run import CompareConfig, CompareResult
-    from brittle.engine.perturb_run import PerturbConfig
+    from brittle.engine.compare.compare_run import CompareConfig, CompareResult
+    from brittle.engine.perturb.perturb_run import PerturbConfig
 
     base = AttackConfig(treebank="t.conllu", probes=("p",), method="shuffle", search="sample")
     assert "dtype" not in base.to_dict()
@@ -183,7 +183,7 @@ def test_workers_get_the_dtype_with_the_shard_task(monkeypatch: pytest.MonkeyPat
 
 
 def test_perturb_models_take_the_dtype() -> None:
-    from brittle.engine.perturb_run import PerturbConfig, perturb_constraints, quality_meter
+    from brittle.engine.perturb.perturb_run import PerturbConfig, perturb_constraints, quality_meter
     from brittle.scorers.parsers import make_parser
     from brittle.search.constraints.fluency import FluencyConstraint
     from brittle.search.constraints.similarity import SimilarityConstraint
@@ -226,7 +226,7 @@ def test_causal_lm_and_sentence_encoder_run_in_bfloat16(tmp_path: Path) -> None:
 
 
 def test_dtype_reaches_the_generators_that_run_a_model() -> None:
-    from brittle.engine.run_options import shorthand_generator_options
+    from brittle.engine.runs.run_options import shorthand_generator_options
     from brittle.search.generators.coco import CoCO
 
     out = shorthand_generator_options(

@@ -14,8 +14,8 @@ from brittle.cli.main import main
 from brittle.engine.attack import AttackConfig
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.frontier import entries_of, frontier_row, markdown_report, write_frontier
-from brittle.engine.report import summarize
-from brittle.engine.results import RowValidity, TaskScores
+from brittle.engine.reports.report import summarize
+from brittle.engine.reports.results import RowValidity, TaskScores
 
 TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
 BASE = AttackConfig(treebank=str(TREEBANK), probes=("p",), budget=2, parser="gold")

@@ -26,9 +26,9 @@ from report_run import perturb_page as run_perturb
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import BrittleInputError
-from brittle.engine.html_report import REPORT_HTML, SentenceRecords
-from brittle.engine.predictions import spanning_tree_heads
-from brittle.engine.results import RESULTS, ResultRow, TaskScores, read_rows
+from brittle.engine.reports.html_report import REPORT_HTML, SentenceRecords
+from brittle.engine.reports.predictions import spanning_tree_heads
+from brittle.engine.reports.results import RESULTS, ResultRow, TaskScores, read_rows
 from brittle.scorers.metrics import uuas_counts
 
 
@@ -365,7 +365,7 @@ def _no_external_url(text: str) -> None:
 def test_perturb_records_the_parses_the_syntax_constraint_compared(perturb_page: Path):
     """Each record keeps the spaCy parses of the original and of the kept perturbation,
     and the syntax distance between them is the one the record reports."""
-    from brittle.engine.perturb_run import decode_parse
+    from brittle.engine.perturb.perturb_run import decode_parse
     from brittle.scorers.parsers.base import Parse
     from brittle.search.constraints.syntax import parse_distances
 
@@ -446,8 +446,8 @@ def test_a_gold_parser_run_records_no_parse_and_says_so(tmp_path: Path):
 def test_perturb_html_is_written_with_the_others_or_not_at_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from brittle.engine import perturb_html
     from brittle.engine.core.errors import OutputError
+    from brittle.engine.perturb import perturb_html
 
     def broken(path: object, **page: object) -> None:
         raise OutputError(str(path), "No space left on device")

@@ -7,7 +7,8 @@ Bottom to top: ``engine.core`` (records, IO, registry, tree utilities; with the 
 imports what the runs may; ``cli`` is on top. Every import counts: module
 level, inside functions and under ``TYPE_CHECKING``. A brittle import inside a function
 is allowed only to defer a heavy library, and then says so in a comment containing
-"defer".
+"defer". Inside ``engine``, each job is a package with a docstring in its ``__init__``;
+only a few single-module jobs sit flat in ``engine/``.
 """
 
 from __future__ import annotations
@@ -130,7 +131,24 @@ IMPORTS = [i for name, path in MODULES.items() for i in imports_of(name, path)]
 def test_the_scan_sees_the_library() -> None:
     assert "brittle.engine.core.sentence" in MODULES
     assert "brittle.engine.attack.run" in MODULES
+    assert "brittle.engine.runs.shards" in MODULES
+    assert "brittle.engine.probes.probe_jobs" in MODULES
     assert len(IMPORTS) > 200
+
+
+#: The most modules ``engine/`` may hold beside its packages (``__init__.py`` apart).
+MAX_FLAT_ENGINE_MODULES = 4
+
+
+def test_engine_keeps_its_jobs_in_packages() -> None:
+    """``engine/`` is one package per job; only a few single-module jobs sit flat in it."""
+    flat = sorted(p.name for p in (ROOT / "engine").glob("*.py") if p.name != "__init__.py")
+    assert len(flat) <= MAX_FLAT_ENGINE_MODULES, flat
+    for folder in sorted((ROOT / "engine").iterdir()):
+        if folder.is_dir() and any(folder.glob("*.py")):
+            init = folder / "__init__.py"
+            assert init.is_file(), f"{folder.name}/ has modules but no __init__.py"
+            assert ast.get_docstring(ast.parse(init.read_text())), f"{init} says nothing"
 
 
 @pytest.mark.parametrize("lower", ["core", "scorers", "search", "engine", "api"])

@@ -515,7 +515,7 @@ def test_perturb_whose_report_fails_at_the_end_leaves_the_old_files(
 ) -> None:
     """The report's directory turns into a file while the run works: the write fails
     for real, after the .conllu was written to its temporary; neither is committed."""
-    import brittle.engine.perturb_html as perturb_html
+    import brittle.engine.perturb.perturb_html as perturb_html
 
     out = tmp_path / "out.conllu"
     out.write_text("previous")

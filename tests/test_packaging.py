@@ -149,7 +149,7 @@ def test_the_installed_wheel_runs_without_the_checkout(tmp_path: Path, static_pr
     )  # fmt: skip
     assert len((attack / "results.jsonl").read_text().splitlines()) == 3
     page = (attack / "report.html").read_text()
-    css = (ROOT / "engine" / "report.css").read_text().strip()
+    css = (ROOT / "engine" / "reports" / "report.css").read_text().strip()
     assert css.splitlines()[0] in page  # the style came from the wheel's package data
 
     missing = [s.name for s in check_all() if s.state == "missing"]

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu, write_conllu
-from brittle.engine.paired_evaluation import paired_bootstrap
+from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 
 TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"

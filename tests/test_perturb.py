@@ -20,13 +20,13 @@ from click.testing import CliRunner
 from brittle.cli.main import main
 from brittle.cli.perturb import perturb_command
 from brittle.data import default_treebank_path
-from brittle.engine.compare_run import random_partners
+from brittle.engine.compare.compare_run import random_partners
 from brittle.engine.core.conllu import read_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.perturb_html import perturb_to_files, write_perturb_set
-from brittle.engine.perturb_run import (
+from brittle.engine.perturb.perturb_html import perturb_to_files, write_perturb_set
+from brittle.engine.perturb.perturb_run import (
     DEFAULT_MAX_SYNTAX_DISTANCE,
     PerturbConfig,
     PerturbResult,

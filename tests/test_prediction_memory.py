@@ -11,12 +11,12 @@ import pytest
 from report_run import TASKS, TREEBANK
 from test_attack import components, config
 
-from brittle.engine import probe_eval
 from brittle.engine.attack.chunk_search import ChunkSearch
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.predictions import PredictingEvaluator
-from brittle.engine.probe_eval import ProbeEvaluator
+from brittle.engine.probes import probe_eval
+from brittle.engine.probes.probe_eval import ProbeEvaluator
+from brittle.engine.reports.predictions import PredictingEvaluator
 
 
 @pytest.fixture

@@ -21,16 +21,16 @@ from rich.console import Console
 import brittle.cli.demo as demo_cli
 import brittle.cli.probe_progress as probe_progress
 import brittle.engine.demo as demo_engine
-import brittle.engine.evaluation as evaluation
-import brittle.engine.probe_jobs as probe_jobs
-import brittle.engine.probe_sweep as probe_sweep
-import brittle.engine.probe_vectors as probe_vectors
+import brittle.engine.evaluate.evaluation as evaluation
+import brittle.engine.probes.probe_jobs as probe_jobs
+import brittle.engine.probes.probe_sweep as probe_sweep
+import brittle.engine.probes.probe_vectors as probe_vectors
 import brittle.scorers.representations as representations
 import brittle.scorers.transformer_backend as transformer_backend
 from brittle.cli.main import main
 from brittle.cli.probe_progress import RichReporter
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.probe_training import EpochLog
+from brittle.engine.probes.probe_training import EpochLog
 from brittle.scorers.alignment import Pooling
 from brittle.scorers.probe import Probe
 from brittle.scorers.representations import BackendRequest, check_device

@@ -13,8 +13,8 @@ from probe_synthetic import synthetic
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.probe_data import ProbeData
-from brittle.engine.probe_training import TrainConfig, TrainResult, train_probe
+from brittle.engine.probes.probe_data import ProbeData
+from brittle.engine.probes.probe_training import TrainConfig, TrainResult, train_probe
 from brittle.scorers.feature_scaling import Standardizer
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import golds_of

@@ -13,10 +13,16 @@ from repr_models import tiny_bert
 
 from brittle.cli.main import main
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.evaluation import expand_probe_dirs, probe_names
-from brittle.engine.probe_jobs import TrainJob, run_train_job
-from brittle.engine.probe_sweep import SUMMARY, SweepJob, check_sweep, parse_layers, run_sweep
-from brittle.engine.probe_training import TrainConfig
+from brittle.engine.evaluate.evaluation import expand_probe_dirs, probe_names
+from brittle.engine.probes.probe_jobs import TrainJob, run_train_job
+from brittle.engine.probes.probe_sweep import (
+    SUMMARY,
+    SweepJob,
+    check_sweep,
+    parse_layers,
+    run_sweep,
+)
+from brittle.engine.probes.probe_training import TrainConfig
 from brittle.scorers.probe import Probe
 from brittle.scorers.representations import BackendRequest
 from brittle.scorers.transformer_backend import TransformerEncoder

@@ -10,8 +10,8 @@ import pytest
 from probe_synthetic import synthetic
 
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
-from brittle.engine.probe_data import ProbeData
-from brittle.engine.probe_training import TrainConfig, TrainResult, train_probe
+from brittle.engine.probes.probe_data import ProbeData
+from brittle.engine.probes.probe_training import TrainConfig, TrainResult, train_probe
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics, path_heads, rooted_heads
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold

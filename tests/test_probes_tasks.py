@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from probe_synthetic import synthetic
 
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.probe_data import ProbeData
-from brittle.engine.probe_training import TrainConfig, TrainResult, train_probe
+from brittle.engine.probes.probe_data import ProbeData
+from brittle.engine.probes.probe_training import TrainConfig, TrainResult, train_probe
 from brittle.scorers.batching import length_batches
 from brittle.scorers.probe_gold import Gold
 from brittle.scorers.probe_nets import pad_flat

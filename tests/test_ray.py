@@ -14,7 +14,7 @@ import pytest
 from test_workers import CHUNK, assert_same_files, config, one_process, probes
 
 from brittle.engine.attack import run_attack
-from brittle.engine.shards import FAIL_SHARD_ENV, RayActors
+from brittle.engine.runs.shards import FAIL_SHARD_ENV, RayActors
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'brittle[ray]')")
 

@@ -20,9 +20,9 @@ from report_run import perturb_page as run_perturb
 
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
-from brittle.engine.html_report import REPORT_HTML, write_html_report
-from brittle.engine.report import Summary
-from brittle.engine.results import RESULTS, ResultRow, read_rows
+from brittle.engine.reports.html_report import REPORT_HTML, write_html_report
+from brittle.engine.reports.report import Summary
+from brittle.engine.reports.results import RESULTS, ResultRow, read_rows
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(

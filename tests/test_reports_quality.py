@@ -17,20 +17,20 @@ from test_attack import config as attack_config
 
 from brittle.data import default_treebank_path
 from brittle.engine.attack import rerender, run_attack
-from brittle.engine.compare_report import markdown_report, quality_table
-from brittle.engine.compare_run import CompareConfig, compare_sentences
+from brittle.engine.compare.compare_report import markdown_report, quality_table
+from brittle.engine.compare.compare_run import CompareConfig, compare_sentences
 from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.perturb_run import (
+from brittle.engine.perturb.perturb_run import (
     PerturbConfig,
     perturb_sentences,
     read_treebank,
     summary_lines,
     write_perturb_outputs,
 )
-from brittle.engine.report import Digest, render_markdown, summarize
-from brittle.engine.results import ResultRow, RowValidity, TaskScores, read_rows
+from brittle.engine.reports.report import Digest, render_markdown, summarize
+from brittle.engine.reports.results import ResultRow, RowValidity, TaskScores, read_rows
 from brittle.scorers.parsers import CachedParser, Parse
 from brittle.search.constraints import CandidateBatch, ConstraintResult
 from brittle.search.generators.base import SubstitutionGenerator, SubstitutionTable
@@ -180,7 +180,7 @@ def test_perturb_reports_the_quality_of_the_chosen_perturbations(demo: list[Sent
 @needs_models
 def test_perturb_with_the_real_meter(demo: list[Sentence]) -> None:
     config = PerturbConfig(method="neighbour-flip", budget=2, candidates=3, parser="gold")
-    from brittle.engine.perturb_run import make_generator
+    from brittle.engine.perturb.perturb_run import make_generator
     from brittle.scorers.parsers import make_parser
 
     parser = make_parser("gold")
@@ -209,7 +209,7 @@ def test_perturb_config_keeps_old_reports_unchanged() -> None:
 # ------------------------------------------------------------------ compare-methods
 def test_compare_methods_reports_quality_per_method(demo: list[Sentence]) -> None:
     config = CompareConfig(methods=("words", "neighbour-flip"), budgets=(2, 3), candidates=3)
-    from brittle.engine.perturb_run import make_generator
+    from brittle.engine.perturb.perturb_run import make_generator
 
     meter = FixedMeter()
     result = compare_sentences(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brittle.engine.rounds import run_rounds
+from brittle.engine.runs.rounds import run_rounds
 
 
 def counting_job(i: int, requests: int, kind: str = "double"):

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from brittle.engine.shards import (
+from brittle.engine.runs.shards import (
     Shard,
     ShardCall,
     ShardExecutor,

@@ -15,7 +15,7 @@ from test_conllu_structure import BASE_LINES, REJECTED
 
 from brittle.cli.main import main
 from brittle.engine.core.conllu import MAX_LINE_BYTES
-from brittle.engine.stats import treebank_stats
+from brittle.engine.evaluate.stats import treebank_stats
 
 from support import SHARED_UD
 

@@ -29,15 +29,15 @@ from click.testing import CliRunner, Result
 
 from brittle.cli.group import Terminated, terminate_as_interrupt
 from brittle.cli.main import main
-from brittle.engine import shards
 from brittle.engine.core import resources
 from brittle.engine.core.atomic import remove_stale_temporaries, stale_temporaries
 from brittle.engine.core.errors import BrittleInputError, ConfigError, ResourceMissingError
 from brittle.engine.core.lock import locked_directory
 from brittle.engine.core.resources.loading import from_pretrained, refuse_custom_code
-from brittle.engine.html_report import content_policy, static_page
-from brittle.engine.report import PLOTS
-from brittle.engine.shards import parse_ray_address
+from brittle.engine.reports.html_report import content_policy, static_page
+from brittle.engine.reports.report import PLOTS
+from brittle.engine.runs import shards
+from brittle.engine.runs.shards import parse_ray_address
 from brittle.search.embedding_store import EmbeddingStore, row_sum
 
 from support import FIXTURES, missing_sentence_models
@@ -91,7 +91,7 @@ def test_perturb_checks_the_device_before_anything_loads(
 
 
 def test_perturb_config_keeps_the_device_normalised() -> None:
-    from brittle.engine.perturb_run import PerturbConfig
+    from brittle.engine.perturb.perturb_run import PerturbConfig
 
     assert PerturbConfig(method="shuffle", device=" CPU ").device == "cpu"
     assert PerturbConfig(method="shuffle").device is None

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from brittle.cli.main import main
 from brittle.engine.attack import AttackConfig, run_attack
-from brittle.engine.results import read_rows
-from brittle.engine.shards import FAIL_SHARD_ENV, LocalProcesses, ShardFailed
+from brittle.engine.reports.results import read_rows
+from brittle.engine.runs.shards import FAIL_SHARD_ENV, LocalProcesses, ShardFailed
 
 TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
 SENTENCES = 12
@@ -151,7 +151,7 @@ def test_a_shard_that_always_fails_names_its_sentences(
     executor: LocalProcesses,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from brittle.engine import shards
+    from brittle.engine.runs import shards
 
     monkeypatch.setattr(shards, "ATTEMPTS", 1)
     monkeypatch.setenv(FAIL_SHARD_ENV, "2")
@@ -198,7 +198,11 @@ def test_a_bad_treebank_fails_before_any_worker_starts(
 def test_perturb_with_workers_writes_the_files_of_one_process(
     tmp_path: Path, executor: LocalProcesses
 ) -> None:
-    from brittle.engine.perturb_run import PerturbConfig, perturb_treebank, write_perturb_outputs
+    from brittle.engine.perturb.perturb_run import (
+        PerturbConfig,
+        perturb_treebank,
+        write_perturb_outputs,
+    )
 
     settings = PerturbConfig(
         method="neighbour-flip",

@@ -18,10 +18,10 @@ from click.testing import CliRunner, Result
 from repr_models import tiny_bert
 
 from brittle.cli.main import main
-from brittle.engine.compare_run import CompareResult, compare_methods
-from brittle.engine.evaluation import evaluate_probes, expand_probe_dirs, natural_key
-from brittle.engine.paired_evaluation import evaluate_paired
-from brittle.engine.shards import LocalProcesses, RayActors
+from brittle.engine.compare.compare_run import CompareResult, compare_methods
+from brittle.engine.evaluate.evaluation import evaluate_probes, expand_probe_dirs, natural_key
+from brittle.engine.evaluate.paired_evaluation import evaluate_paired
+from brittle.engine.runs.shards import LocalProcesses, RayActors
 
 TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
 #: Sentences per shard in the library tests (119 sentences: 4 shards).

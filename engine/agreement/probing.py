@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from brittle.engine.agreement.lexicon import VERB_PAIRS
 from brittle.engine.agreement.stimuli import Stimulus
 from brittle.engine.core.atomic import atomic_write, output_set
-from brittle.engine.probe_data import encode_split_layers
+from brittle.engine.probes.probe_data import encode_split_layers
 from brittle.scorers.mst import minimum_spanning_tree, tree_edges
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import golds_of

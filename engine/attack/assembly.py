@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.core import heap
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.probe_eval import ProbeEvaluator
+from brittle.engine.probes.probe_eval import ProbeEvaluator
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import CachedParser, Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints

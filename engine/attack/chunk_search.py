@@ -23,11 +23,11 @@ from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 from brittle.engine.core.memory import map_large_buffers
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.threads import single_blas_thread
-from brittle.engine.predictions import PredictingEvaluator, row_predictions
-from brittle.engine.probe_eval import ProbeColumns
-from brittle.engine.results import ResultRow, RowValidity
-from brittle.engine.rounds import Direct, run_rounds
-from brittle.engine.shards import Shard, ShardTask, ShardWorker
+from brittle.engine.probes.probe_eval import ProbeColumns
+from brittle.engine.reports.predictions import PredictingEvaluator, row_predictions
+from brittle.engine.reports.results import ResultRow, RowValidity
+from brittle.engine.runs.rounds import Direct, run_rounds
+from brittle.engine.runs.shards import Shard, ShardTask, ShardWorker
 from brittle.search.quality import QualityMeter
 from brittle.search.scoring import CachedScorer, Objective
 from brittle.search.table import SubstitutionTable

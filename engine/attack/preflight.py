@@ -23,7 +23,7 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
-from brittle.engine.probe_eval import ProbeColumns, probe_columns
+from brittle.engine.probes.probe_eval import ProbeColumns, probe_columns
 from brittle.scorers.probe import ProbeDescription, describe_probe
 from brittle.search.generators.base import GENERATORS
 

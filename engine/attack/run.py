@@ -5,7 +5,7 @@ is checked and counted, so a bad one is reported with its line before any search
 starts), then once more a chunk at a time for the run itself.
 
 Batching: the searches of a chunk's sentences run side by side in lock-step rounds
-(:mod:`brittle.engine.rounds`), so each round scores every waiting candidate of every
+(:mod:`brittle.engine.runs.rounds`), so each round scores every waiting candidate of every
 sentence in one padded model pass and checks every waiting candidate with one call per
 constraint.
 
@@ -56,8 +56,8 @@ from brittle.engine.core.overlap import Named, check_no_overlap, named
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
-from brittle.engine.html_report import PLOT_FILES, REPORT_HTML, write_html_report
-from brittle.engine.report import (
+from brittle.engine.reports.html_report import PLOT_FILES, REPORT_HTML, write_html_report
+from brittle.engine.reports.report import (
     CONFIG_JSON,
     PLOTS,
     SUMMARY_JSON,
@@ -67,8 +67,8 @@ from brittle.engine.report import (
     render_reports,
     write_json,
 )
-from brittle.engine.results import RESULTS, ResultRow, read_rows, repair_results
-from brittle.engine.shards import LocalProcesses, Shard, ShardExecutor, run_shards
+from brittle.engine.reports.results import RESULTS, ResultRow, read_rows, repair_results
+from brittle.engine.runs.shards import LocalProcesses, Shard, ShardExecutor, run_shards
 from brittle.search.quality import QualityMeter
 from brittle.search.scoring import Objective
 
@@ -324,7 +324,7 @@ def run_attack(
     sentence goes straight to ``results.jsonl``, so memory does not grow with the
     treebank: besides the scores cache (at most ``cache_size`` rows of a few floats),
     the reports keep a few floats per sentence (see
-    :class:`~brittle.engine.report.Digest`). ``out`` is locked for the run: a second
+    :class:`~brittle.engine.reports.report.Digest`). ``out`` is locked for the run: a second
     run into it is refused with the name of the first.
 
     Args:
@@ -343,7 +343,7 @@ def run_attack(
             whose searches run side by side.
         cache_size: candidate scores kept by the scorer's LRU cache.
         lockstep: batch the model and parser work of a chunk's sentences together
-            (:mod:`brittle.engine.rounds`); off: one sentence at a time.
+            (:mod:`brittle.engine.runs.rounds`); off: one sentence at a time.
         quality: measure the kept perturbations (surprisal increase, sentence
             similarity, re-tag agreement with the attack's parser; see
             :mod:`brittle.search.quality`) into their rows and the summary; loads the
@@ -355,7 +355,7 @@ def run_attack(
         workers: search the chunks in this many local processes (1: in this one); each
             loads its own copy of the models. The files are the same as with one.
         executor: the workers to search the chunks on (local processes or Ray actors,
-            :mod:`brittle.engine.shards`), kept open by the caller across runs;
+            :mod:`brittle.engine.runs.shards`), kept open by the caller across runs;
             overrides ``workers``. Each chunk is one shard, searched exactly as in one
             process, and the rows are written in treebank order.
         device: torch device of the models (probes' encoder, model-based constraints;

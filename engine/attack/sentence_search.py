@@ -2,8 +2,8 @@
 
 A :class:`SentenceSearch` hands its strategy a :class:`~brittle.search.problem.
 SearchProblem` whose scoring, constraint checks and reorder sampling are requests to a
-:class:`~brittle.engine.rounds.Requester`: served at once by a
-:class:`~brittle.engine.rounds.Direct`, or in lock-step rounds batched across the
+:class:`~brittle.engine.runs.rounds.Requester`: served at once by a
+:class:`~brittle.engine.runs.rounds.Direct`, or in lock-step rounds batched across the
 sentences of a chunk. :class:`RoundServices` serves them: ``score`` (the probes' rows of
 candidates, through the cache), ``check`` (every constraint, one call per constraint
 for the whole round) and ``sample`` (random reorderings).
@@ -23,8 +23,8 @@ from brittle.engine.attack.assembly import AttackComponents
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.core.perturbation import Perturbation, counted_forms
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.results import ResultRow, TaskScores
-from brittle.engine.rounds import Channel, Handler, Requester
+from brittle.engine.reports.results import ResultRow, TaskScores
+from brittle.engine.runs.rounds import Channel, Handler, Requester
 from brittle.scorers.order import permutation_scores
 from brittle.search.constraints import CandidateBatch, ConstraintOutcome, check_batches
 from brittle.search.generators.base import sentence_rng
@@ -65,7 +65,7 @@ class RoundServices:
         ]
 
     def handlers(self) -> dict[str, Handler]:
-        """The handlers :func:`~brittle.engine.rounds.run_rounds` serves requests with."""
+        """The handlers :func:`~brittle.engine.runs.rounds.run_rounds` serves requests with."""
         return dict([SCORE.serve(self.score), CHECK.serve(self.check), SAMPLE.serve(self.sample)])
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from brittle.engine.core.json_types import JSONValue
     from brittle.engine.core.sentence import Sentence
-    from brittle.engine.predictions import PredictingEvaluator
+    from brittle.engine.reports.predictions import PredictingEvaluator
     from brittle.scorers.transformer_backend import TransformerEncoder
     from brittle.search.scoring import Evaluation, Request, TaskEvaluator
 
@@ -63,7 +63,7 @@ class RecordingEvaluator:
 
     def _predicting(self) -> PredictingEvaluator:
         # deferred: the attack's modules load only when an attack is measured
-        from brittle.engine.predictions import PredictingEvaluator
+        from brittle.engine.reports.predictions import PredictingEvaluator
 
         if not isinstance(self.inner, PredictingEvaluator):
             raise TypeError(f"{type(self.inner).__name__} cannot say what its probes predict")
@@ -78,7 +78,7 @@ def encoder_of(evaluator: TaskEvaluator) -> tuple[TransformerEncoder, int]:
         TypeError: the evaluator does not run a transformer encoder.
     """
     # deferred: torch and transformers load only when an attack is measured
-    from brittle.engine.probe_eval import ProbeEvaluator
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
     from brittle.scorers.repcache import CachedBackend
 
     # deferred: as above

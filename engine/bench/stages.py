@@ -33,7 +33,7 @@ from brittle.scorers.reference import apted_distance, dnd_ref, hamming_ref, idc_
 
 if TYPE_CHECKING:
     from brittle.engine.attack import AttackComponents, AttackConfig
-    from brittle.engine.shards import ShardExecutor
+    from brittle.engine.runs.shards import ShardExecutor
 
 __all__ = ["STAGES", "BenchContext", "Stage"]
 
@@ -216,7 +216,7 @@ def _candidates(ctx: BenchContext, count: int) -> list[tuple[Sentence, list[Sent
     """Each of the first ``count`` sentences with its distinct coPOS candidates
     (tau 2, b 20), as the perturb and attack runs see them."""
     # deferred: WordNet, spaCy and torch load only when a stage needs them
-    from brittle.engine.perturb_run import make_generator
+    from brittle.engine.perturb.perturb_run import make_generator
 
     sentences = list(ctx.sentences[:count])
     drawn = make_generator("copos", **BENCH_COPOS).perturb(sentences, b=20, seed=ctx.seed, tau=2)
@@ -426,7 +426,7 @@ def probe_scoring(ctx: BenchContext) -> tuple[StageResult, ...]:
 @STAGES.register("generators", help="candidates drawn per second by every generator")
 def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
     # deferred: every generator's libraries load only when this stage runs
-    from brittle.engine.perturb_run import make_generator
+    from brittle.engine.perturb.perturb_run import make_generator
     from brittle.search.generators.base import GENERATORS
 
     out: list[StageResult] = []
@@ -569,7 +569,7 @@ def _workers(ctx: BenchContext) -> tuple[StageResult, ...]:
 
     # deferred: the attack's models and libraries load only when this stage runs
     from brittle.engine.attack import build_components, run_attack
-    from brittle.engine.shards import LocalProcesses, available_cpus
+    from brittle.engine.runs.shards import LocalProcesses, available_cpus
 
     count = min(len(ctx.sentences), 32 if ctx.quick else 64)
     config = _attack_config(ctx, count)

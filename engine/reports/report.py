@@ -20,7 +20,7 @@ import numpy as np
 from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.atomic import write_json as atomic_write_json
 from brittle.engine.core.json_types import JSONObject, JSONValue
-from brittle.engine.results import ResultRow
+from brittle.engine.reports.results import ResultRow
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -66,7 +66,7 @@ class Summary(TypedDict):
     """``summary.json``: the attack's summary (see :func:`summarize`).
 
     ``no_eligible`` counts the sentences that offered nothing to perturb
-    (:attr:`~brittle.engine.results.ResultRow.nothing_eligible`); they are not
+    (:attr:`~brittle.engine.reports.results.ResultRow.nothing_eligible`); they are not
     failures and stay out of the task means, the success rate and the queries.
     ``rejected_by_constraint`` adds up, per constraint, the candidates it rejected
     (empty when the rows do not record it). The quality means are over the kept

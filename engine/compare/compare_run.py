@@ -42,14 +42,14 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.versions import versions
-from brittle.engine.perturb_run import (
+from brittle.engine.perturb.perturb_run import (
     check_requirements,
     chunks,
     make_generator,
     mean_or_none,
     read_treebank,
 )
-from brittle.engine.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
+from brittle.engine.runs.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
@@ -655,7 +655,7 @@ def compare_methods(
             :class:`CompareConfig` (the workers get ``dtype`` with it).
         generator_options: per method, keyword options for its generator.
         progress: see :func:`compare_sentences`.
-        executor: workers (local processes or Ray actors, :mod:`brittle.engine.shards`)
+        executor: workers (local processes or Ray actors, :mod:`brittle.engine.runs.shards`)
             to send the chunks to, one shard each; they load the generators, the parser
             and the quality models, this process only checks them. The result is the
             same as in one process (``seconds`` apart: wall times).

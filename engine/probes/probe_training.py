@@ -30,7 +30,7 @@ from brittle.scorers.representations import check_device, pick_device
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from brittle.engine.probe_data import ProbeData
+    from brittle.engine.probes.probe_data import ProbeData
     from brittle.scorers.representations import BackendOptions, RepresentationKey
 
 __all__ = ["EpochLog", "TrainConfig", "TrainResult", "evaluate_data", "train_probe"]

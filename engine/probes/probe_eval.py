@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.predictions import compact_prediction
+from brittle.engine.reports.predictions import compact_prediction
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
 from brittle.scorers.probe_tasks import PROBE_TASKS, Prediction
@@ -307,7 +307,7 @@ class ProbeEvaluator:
 
     def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
         """What each probe predicts on each sentence, in the compact form result rows
-        store (:func:`~brittle.engine.predictions.compact_prediction`), keyed by the
+        store (:func:`~brittle.engine.reports.predictions.compact_prediction`), keyed by the
         probe's column prefix.
 
         A sentence scored since :meth:`forget_predictions` gets the predictions its

@@ -16,16 +16,16 @@ from brittle.engine.core.atomic import check_output
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.resources import data_home
-from brittle.engine.probe_data import encode_split, oov_info, read_treebanks
-from brittle.engine.probe_training import TrainConfig, train_probe
+from brittle.engine.probes.probe_data import encode_split, oov_info, read_treebanks
+from brittle.engine.probes.probe_training import TrainConfig, train_probe
 from brittle.scorers.probe import METADATA
 from brittle.scorers.probe_tasks import PROBE_TASKS, ProbeSpec
 from brittle.scorers.repcache import DiskCache
 from brittle.scorers.representations import BackendRequest, check_device, open_backend
 
 if TYPE_CHECKING:
-    from brittle.engine.probe_data import ProbeData
-    from brittle.engine.probe_training import EpochLog, TrainResult
+    from brittle.engine.probes.probe_data import ProbeData
+    from brittle.engine.probes.probe_training import EpochLog, TrainResult
     from brittle.scorers.representations import RepresentationBackend, RepresentationKey
 
 __all__ = [

@@ -26,7 +26,7 @@ treebank but for one record per sentence. :func:`perturb_treebank` keeps every
 sentence as well, for use in memory (:class:`PerturbResult`), and
 :func:`write_perturb_outputs` writes such a result's CoNLL-U and JSON report atomically,
 as one set (both or neither); ``brittle perturb`` writes its files while the run goes
-(:func:`brittle.engine.perturb_html.perturb_to_files`), the same bytes. Nothing depends
+(:func:`brittle.engine.perturb.perturb_html.perturb_to_files`), the same bytes. Nothing depends
 on timing or process state, so the same seed gives byte-identical files.
 """
 
@@ -51,8 +51,8 @@ from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.perturbation import counted_forms, describe
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.core.versions import versions
-from brittle.engine.report import write_json
-from brittle.engine.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
+from brittle.engine.reports.report import write_json
+from brittle.engine.runs.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
@@ -921,7 +921,7 @@ class PerturbJob:
         path: the CoNLL-U file.
         config: the run's settings (``config.limit`` is applied here).
         generator_options, parser_options: keyword options for the components.
-        executor: workers (local processes or Ray actors, :mod:`brittle.engine.shards`)
+        executor: workers (local processes or Ray actors, :mod:`brittle.engine.runs.shards`)
             to send the chunks to, one shard each; they load the components, this
             process only checks them. The chunks are the same as in one process.
 
@@ -1038,7 +1038,7 @@ def perturb_treebank(
 ) -> PerturbResult:
     """Perturb a treebank in memory: build the components by name, check them, run
     Algorithm 1 (a :class:`PerturbJob`), and keep every input and output sentence.
-    :func:`brittle.engine.perturb_html.perturb_to_files` streams a run into its files
+    :func:`brittle.engine.perturb.perturb_html.perturb_to_files` streams a run into its files
     instead.
 
     Generator, parser and constraints are built (and checked) before the treebank is
@@ -1052,7 +1052,7 @@ def perturb_treebank(
         generator_options, parser_options: keyword options for the components.
         progress: called with the number of sentences finished after each chunk.
         on_start: called once with the number of sentences to do, after loading.
-        executor: workers (local processes or Ray actors, :mod:`brittle.engine.shards`)
+        executor: workers (local processes or Ray actors, :mod:`brittle.engine.runs.shards`)
             to send the chunks to, one shard each; they load the components, this
             process only checks them. The result is the same as in one process.
 
@@ -1120,7 +1120,7 @@ def write_perturb_outputs(
     Both are finished in temporary files and renamed into place together, so a failure
     leaves neither (and earlier files of those names untouched); called inside a larger
     :func:`~brittle.engine.core.atomic.output_set` (as
-    :func:`brittle.engine.perturb_html.write_perturb_set` does, adding the HTML page),
+    :func:`brittle.engine.perturb.perturb_html.write_perturb_set` does, adding the HTML page),
     they join it. ``-`` is standard
     output; devices, FIFOs and symbolic links are written as
     :func:`~brittle.engine.core.atomic.atomic_write` says.

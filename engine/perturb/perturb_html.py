@@ -1,6 +1,6 @@
 """``perturb --html``: one self-contained page of a ``perturb`` run, readable offline.
 
-The page is built like an attack's ``report.html`` (:mod:`brittle.engine.html_report`:
+The page is built like an attack's ``report.html`` (:mod:`brittle.engine.reports.html_report`:
 the same head, style, script and tree drawing), with perturb's content:
 
 - the overview, static HTML: treebank, method, budget, candidates, parser and seed;
@@ -11,7 +11,7 @@ the same head, style, script and tree drawing), with perturb's content:
 - the sentence view, on demand: original and perturbed text with the changed words
   marked, the gold tree, and the run's parser's parse of the original and of the
   perturbation (the trees the ``syntax`` constraint compared, recorded in each
-  :class:`~brittle.engine.perturb_run.SentenceRecord`), edges that differ marked. With
+  :class:`~brittle.engine.perturb.perturb_run.SentenceRecord`), edges that differ marked. With
   ``--parser gold`` nothing is re-parsed, and the page says so.
 
 The page is a function of the run's result: the same seed gives the same bytes.
@@ -32,8 +32,7 @@ from brittle.engine.core.atomic import output_set
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.html_report import Column, LabelIndex, html_table, write_sentence_page
-from brittle.engine.perturb_run import (
+from brittle.engine.perturb.perturb_run import (
     GOLD_PARSER,
     PerturbConfig,
     PerturbJob,
@@ -45,8 +44,9 @@ from brittle.engine.perturb_run import (
     summary_lines,
     write_perturb_outputs,
 )
-from brittle.engine.report import write_json
-from brittle.engine.shards import ShardExecutor
+from brittle.engine.reports.html_report import Column, LabelIndex, html_table, write_sentence_page
+from brittle.engine.reports.report import write_json
+from brittle.engine.runs.shards import ShardExecutor
 
 __all__ = [
     "PERTURB_FILTERS",
@@ -91,7 +91,7 @@ def _rounded(x: float | None) -> float | None:
 
 class PerturbRecords(LabelIndex):
     """Turns a run's records and sentences into the page's compact records (labels
-    interned, see :class:`~brittle.engine.html_report.LabelIndex`).
+    interned, see :class:`~brittle.engine.reports.html_report.LabelIndex`).
 
     Args:
         constraints: the run's constraint names (a record's ``rj`` follows them).
@@ -264,7 +264,7 @@ def write_perturb_set(
     html: str | os.PathLike[str] | None = None,
 ) -> None:
     """Write perturb's outputs as one set: the CoNLL-U, the JSON report and the HTML
-    page (:func:`~brittle.engine.perturb_run.write_perturb_outputs` and
+    page (:func:`~brittle.engine.perturb.perturb_run.write_perturb_outputs` and
     :func:`write_perturb_page`): all of them, or, when one cannot be written, none.
 
     Raises:
@@ -321,12 +321,12 @@ def perturb_to_files(
 ) -> PerturbRun:
     """Perturb a treebank into its files, streamed: ``brittle perturb``.
 
-    The run (a :class:`~brittle.engine.perturb_run.PerturbJob`) reads the treebank a
+    The run (a :class:`~brittle.engine.perturb.perturb_run.PerturbJob`) reads the treebank a
     chunk at a time, and each chunk's output sentences go to ``out`` as they come, so
     memory does not grow with the treebank: what is kept is each sentence's record (a
     few hundred bytes: the JSON report and the summary need every one), and the HTML
     page's records wait in a temporary file. The files are those that
-    :func:`~brittle.engine.perturb_run.perturb_treebank` and :func:`write_perturb_set`
+    :func:`~brittle.engine.perturb.perturb_run.perturb_treebank` and :func:`write_perturb_set`
     write, byte for byte, and as one set: all of them, or, when one cannot be written
     (or the run fails), none.
 
@@ -336,7 +336,7 @@ def perturb_to_files(
         out, report, html: the perturbed CoNLL-U, the JSON report and the HTML page
             (``-``: standard output; ``None``: not written).
         generator_options, parser_options, progress, on_start, executor: as
-            :func:`~brittle.engine.perturb_run.perturb_treebank` takes them.
+            :func:`~brittle.engine.perturb.perturb_run.perturb_treebank` takes them.
 
     Returns:
         The run's records and provenance (its summary, what the report holds).

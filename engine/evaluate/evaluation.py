@@ -20,11 +20,11 @@ from brittle.engine.core.atomic import check_output, write_json
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONLike, JSONObject, JSONValue
 from brittle.engine.core.overlap import check_no_overlap, named
-from brittle.engine.probe_data import read_treebanks
-from brittle.engine.probe_jobs import NullReporter, Reporter
-from brittle.engine.probe_sweep import SUMMARY as SWEEP_SUMMARY
-from brittle.engine.probe_vectors import BLOCK, ProbeVectors
-from brittle.engine.shards import ShardExecutor
+from brittle.engine.probes.probe_data import read_treebanks
+from brittle.engine.probes.probe_jobs import NullReporter, Reporter
+from brittle.engine.probes.probe_sweep import SUMMARY as SWEEP_SUMMARY
+from brittle.engine.probes.probe_vectors import BLOCK, ProbeVectors
+from brittle.engine.runs.shards import ShardExecutor
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics
 from brittle.scorers.probe import METADATA, Probe, package_versions
 from brittle.scorers.probe_gold import golds_of
@@ -265,7 +265,7 @@ def evaluate_probes(
             :func:`check_evaluation`).
         reporter: progress.
         executor: workers that compute the vectors, ``chunk`` sentences a shard
-            (:mod:`brittle.engine.probe_vectors`); the probes predict and the metrics
+            (:mod:`brittle.engine.probes.probe_vectors`); the probes predict and the metrics
             are aggregated here, over every sentence in input order, so the report is
             the same as without workers.
         chunk: sentences per representation block (and per shard).

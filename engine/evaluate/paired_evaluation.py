@@ -24,11 +24,11 @@ from brittle.engine.core.atomic import write_json
 from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.evaluation import check_evaluation, expand_probe_dirs, probe_names
-from brittle.engine.probe_data import read_treebanks
-from brittle.engine.probe_jobs import NullReporter, Reporter
-from brittle.engine.probe_vectors import BLOCK, ProbeVectors
-from brittle.engine.shards import ShardExecutor
+from brittle.engine.evaluate.evaluation import check_evaluation, expand_probe_dirs, probe_names
+from brittle.engine.probes.probe_data import read_treebanks
+from brittle.engine.probes.probe_jobs import NullReporter, Reporter
+from brittle.engine.probes.probe_vectors import BLOCK, ProbeVectors
+from brittle.engine.runs.shards import ShardExecutor
 from brittle.scorers.baselines import MajorityTrees, baseline_metrics
 from brittle.scorers.metrics import aggregate_distance, score_distances_many
 from brittle.scorers.probe import Probe, package_versions
@@ -268,7 +268,7 @@ def evaluate_paired(
 
     ``probe_dirs`` may name directories of probes (:func:`expand_probe_dirs`).
     ``executor`` computes the vectors, ``chunk`` sentences a shard
-    (:mod:`brittle.engine.probe_vectors`); predictions, metrics and the bootstrap run
+    (:mod:`brittle.engine.probes.probe_vectors`); predictions, metrics and the bootstrap run
     here over every sentence in input order, so the report is the same as without it.
 
     Raises:

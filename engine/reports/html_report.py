@@ -41,8 +41,8 @@ from typing import IO
 from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.report import PLOTS, Summary
-from brittle.engine.results import ResultRow
+from brittle.engine.reports.report import PLOTS, Summary
+from brittle.engine.reports.results import ResultRow
 
 __all__ = [
     "ATTACK_COLUMNS",
@@ -213,7 +213,7 @@ _TAIL = Template(
 
 def _asset(name: str) -> str:
     """The text of an asset shipped next to this module (``report.css``, ``report.js``)."""
-    return resources.files("brittle.engine").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("brittle.engine.reports").joinpath(name).read_text(encoding="utf-8")
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:

@@ -1,7 +1,7 @@
 """``train-probe --layer all``: one probe per layer of a model, from one extraction.
 
 A sweep reads the treebanks once, runs the model once over them for every layer asked
-for (:func:`~brittle.engine.probe_data.encode_split_layers`; with the disk cache, the
+for (:func:`~brittle.engine.probes.probe_data.encode_split_layers`; with the disk cache, the
 layers already stored are mapped back instead) and trains the same probe on each
 layer. The sweep directory holds one ordinary probe directory per layer, named by its
 hidden-state index (``layer0`` is the embedding layer, ``layer6`` the last of a
@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.probe_data import encode_split_layers, read_treebanks
-from brittle.engine.probe_jobs import (
+from brittle.engine.probes.probe_data import encode_split_layers, read_treebanks
+from brittle.engine.probes.probe_jobs import (
     NullReporter,
     Reporter,
     TrainJob,
@@ -38,12 +38,12 @@ from brittle.engine.probe_jobs import (
     default_cache,
     train_on_vectors,
 )
-from brittle.engine.probe_training import TrainConfig
+from brittle.engine.probes.probe_training import TrainConfig
 from brittle.scorers.probe import METADATA
 from brittle.scorers.representations import open_backend
 
 if TYPE_CHECKING:
-    from brittle.engine.probe_training import TrainResult
+    from brittle.engine.probes.probe_training import TrainResult
 
 __all__ = [
     "SUMMARY",

@@ -1,4 +1,4 @@
-"""Writers for a :class:`~brittle.engine.compare_run.CompareResult`: Markdown, JSON, PNG
+"""Writers for a :class:`~brittle.engine.compare.compare_run.CompareResult`: Markdown, JSON, PNG
 and a self-contained HTML page.
 
 Writers only read the result; every file is written atomically, and
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from brittle.engine.compare_run import CompareResult, CompareRow
+from brittle.engine.compare.compare_run import CompareResult, CompareRow
 from brittle.engine.core.atomic import atomic_write, check_output, output_set
-from brittle.engine.html_report import code_spans, html_table, png_figure, static_page
-from brittle.engine.report import write_json
+from brittle.engine.reports.html_report import code_spans, html_table, png_figure, static_page
+from brittle.engine.reports.report import write_json
 
 __all__ = [
     "HTML_NAME",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.shards import LocalProcesses, RayActors, ShardExecutor
+from brittle.engine.runs.shards import LocalProcesses, RayActors, ShardExecutor
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import option_help, shorthand_options
 from brittle.search.presets import resolve_preset

@@ -79,7 +79,7 @@ class ResultRow:
     - ``predictions``: per probe (keyed by its column prefix), what it predicts on the
       clean and on the perturbed sentence, ``{"clean": ..., "perturbed": ...}``
       (``perturbed`` left out when no word changed), in the compact form of
-      :mod:`brittle.engine.predictions`; the HTML report draws them.
+      :mod:`brittle.engine.reports.predictions`; the HTML report draws them.
     """
 
     index: int

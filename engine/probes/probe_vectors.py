@@ -3,7 +3,7 @@
 :class:`ProbeVectors` opens the backend a probe recorded and extracts some of its
 layers for lists of sentences, in blocks of ``chunk`` sentences (one
 ``encode_flat`` call each, through the disk cache for transformers). With an executor
-(:mod:`brittle.engine.shards`) the blocks go out as shards, one block each: a worker
+(:mod:`brittle.engine.runs.shards`) the blocks go out as shards, one block each: a worker
 opens the backend once and extracts its blocks exactly as one process would, so the
 vectors merged back in input order are the same, bit for bit. The probes then predict
 and score in the calling process, over every sentence at once, as without workers; a
@@ -27,9 +27,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from brittle.engine.core.sentence import Sentence
-from brittle.engine.probe_data import ProbeData, encode_split_layers
-from brittle.engine.probe_jobs import Reporter, default_cache
-from brittle.engine.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
+from brittle.engine.probes.probe_data import ProbeData, encode_split_layers
+from brittle.engine.probes.probe_jobs import Reporter, default_cache
+from brittle.engine.runs.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.probe_gold import golds_of
 from brittle.scorers.representations import (
     RepresentationBackend,
