@@ -15,7 +15,6 @@ entry's attack directory is ``OUT/NAME`` (a whole attack report, resumable).
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -32,7 +31,13 @@ from brittle.engine.attack import (
 from brittle.engine.attack.assembly import TableMemo
 from brittle.engine.core.atomic import atomic_write, check_output, output_set, write_json
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.reports.html_report import code_spans, html_table, png_figure, static_page
+from brittle.engine.reports.html_report import (
+    code_spans,
+    figure_png,
+    html_table,
+    png_figure,
+    static_page,
+)
 from brittle.engine.reports.report import LEVELS, Summary, changed_sentences
 from brittle.search.presets import PRESETS
 
@@ -323,12 +328,7 @@ def plot_png(rows: Sequence[FrontierRow]) -> bytes:
     right.set_xlabel("surprisal increase (bits per word)")
     right.set_title("Damage against naturalness")
     fig.tight_layout()
-    buffer = io.BytesIO()
-    try:
-        fig.savefig(buffer, format="png", dpi=120)
-    finally:
-        plt.close(fig)
-    return buffer.getvalue()
+    return figure_png(fig)
 
 
 def html_report(rows: Sequence[FrontierRow], settings: str, png: bytes) -> str:

@@ -7,7 +7,6 @@ Writers only read the result; every file is written atomically, and
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 
@@ -15,7 +14,13 @@ import numpy as np
 
 from brittle.engine.compare.compare_run import CompareResult, CompareRow
 from brittle.engine.core.atomic import atomic_write, check_output, output_set
-from brittle.engine.reports.html_report import code_spans, html_table, png_figure, static_page
+from brittle.engine.reports.html_report import (
+    code_spans,
+    figure_png,
+    html_table,
+    png_figure,
+    static_page,
+)
 from brittle.engine.reports.report import write_json
 
 __all__ = [
@@ -251,12 +256,7 @@ def plot_png(result: CompareResult) -> bytes:
     ax_pos.set_ylabel("share of changed words keeping their tag")
     ax_pos.set_title("POS preservation (tagger on original)")
     fig.tight_layout()
-    buffer = io.BytesIO()
-    try:
-        fig.savefig(buffer, format="png", dpi=120)
-    finally:
-        plt.close(fig)
-    return buffer.getvalue()
+    return figure_png(fig)
 
 
 def write_compare_outputs(result: CompareResult, out_dir: str | os.PathLike[str]) -> list[Path]:

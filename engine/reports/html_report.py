@@ -30,19 +30,23 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from brittle.engine.core.atomic import atomic_write
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.reports.report import PLOTS, Summary
 from brittle.engine.reports.results import ResultRow
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "ATTACK_COLUMNS",
@@ -55,6 +59,7 @@ __all__ = [
     "SentenceRecords",
     "code_spans",
     "content_policy",
+    "figure_png",
     "html_table",
     "png_figure",
     "render_overview",
@@ -284,6 +289,19 @@ def code_spans(text: str) -> str:
 def html_table(head: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: int = 0) -> str:
     """An HTML table of text cells (escaped); the last ``numeric`` columns align right."""
     return _table([_e(h) for h in head], ([_e(c) for c in row] for row in rows), numeric=numeric)
+
+
+def figure_png(fig: Figure) -> bytes:
+    """The PNG bytes of a matplotlib figure at 120 dpi, for :func:`png_figure`; the
+    figure is closed afterwards, whether or not it could be drawn."""
+    import matplotlib.pyplot as plt  # deferred: the caller has loaded matplotlib already
+
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=120)
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()
 
 
 def png_figure(png: bytes, caption: str) -> str:
