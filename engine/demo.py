@@ -26,14 +26,14 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import data_home
 from brittle.engine.probes.probe_jobs import Reporter, TrainJob, run_train_job
 from brittle.engine.probes.probe_training import TrainConfig
-from brittle.search.presets import PRESETS
+from brittle.search.presets import MEANING_CONSTRAINTS, PRESETS
 
 TRAIN_END = 80
 DEV_END = 95
 DEMO_TASKS = ("distance", "pos")
 DEMO_LAYER = -5
 #: What every kept perturbation of the demo satisfies.
-DEMO_CONSTRAINTS = ("syntax:0.2", "similarity", "fluency", "word-similarity")
+DEMO_CONSTRAINTS = ("syntax:0.2", *MEANING_CONSTRAINTS)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ __all__ = [
 ValidityLevel = Literal["tree", "grammatical", "meaning"]
 
 #: The constraints that keep a sentence as likely and as close in meaning (coPOS, coCO).
-MEANING_CONSTRAINTS: tuple[str, ...] = ("similarity", "fluency", "word-similarity")
+MEANING_CONSTRAINTS: tuple[str, ...] = ("similarity", "word-similarity", "fluency")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
@@ -19,13 +22,16 @@ from brittle.search.constraints import (
     CONSTRAINTS,
     BudgetConstraint,
     CandidateBatch,
+    Constraint,
     ConstraintContext,
+    ConstraintResult,
     ConstraintSpec,
     PosConstraint,
     SyntaxConstraint,
     build_constraints,
     changed_words,
     check_all,
+    check_batches,
 )
 
 from support import FIXTURES
@@ -283,3 +289,59 @@ def test_syntax_and_pos_with_the_real_spacy_parser(sentence: Sentence) -> None:
     assert syntax.mask.tolist() == [True, False]
     assert pos.values[0] == 1.0 and pos.values[1] == 0.0
     assert np.isfinite(syntax.values).all()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Refuses(Constraint):
+    """Rejects the candidates that change a word at one of ``positions``; records the
+    candidates it was asked about (a stand-in for a costly model constraint)."""
+
+    positions: frozenset[int]
+    seen: list[Perturbation] = dataclasses.field(default_factory=list)
+    name: ClassVar[str] = "refuses"
+
+    @classmethod
+    def from_spec(cls, value: str | None, context: ConstraintContext) -> _Refuses:
+        raise NotImplementedError
+
+    def check(self, batch: CandidateBatch) -> ConstraintResult:
+        self.seen.extend(batch.perturbations)
+        keep = [not set(p.positions) & self.positions for p in batch.perturbations]
+        values = np.array([float(min(p.positions)) for p in batch.perturbations])
+        return ConstraintResult(self.name, np.array(keep, dtype=bool), values)
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=3, unique=True), max_size=8),
+    st.lists(st.frozensets(st.integers(0, 5), max_size=3), min_size=1, max_size=3),
+    st.integers(1, 3),
+)
+def test_lazy_checks_give_the_same_conjunction_and_count_each_rejection_once(
+    positions: list[list[int]], refused: list[frozenset[int]], tau: int
+) -> None:
+    s = read_conllu(FIXTURES / "mwt_empty.conllu")[1]
+    perts = [sub(s, sorted(ps), ["x"] * len(ps)) for ps in positions]
+    batches = [CandidateBatch.build(s, perts), CandidateBatch.build(s, perts[::-1])]
+    eager = check_batches(batches, [BudgetConstraint(tau), *(_Refuses(r) for r in refused)])
+    lazy_constraints = [BudgetConstraint(tau), *(_Refuses(r) for r in refused)]
+    lazy = check_batches(batches, lazy_constraints, every=False)
+    for e, z, batch in zip(eager, lazy, batches, strict=True):
+        assert z.mask.tolist() == e.mask.tolist()
+        # each rejected candidate counts once, for the first constraint that rejected it
+        assert sum(r.rejected for r in z.results) == int((~z.mask).sum())
+        assert [r.name for r in z.results] == [r.name for r in e.results]
+        for k, p in enumerate(batch.perturbations):
+            kept = [bool(r.mask[k]) for r in e.results]
+            # measured by every constraint up to the first that rejects it, not after
+            stop = kept.index(False) + 1 if False in kept else len(kept)
+            measured = [not np.isnan(r.values[k]) for r in z.results]
+            assert measured == [j < stop for j in range(len(kept))], p
+    admitted = {p for p in perts if len(p.positions) <= tau}
+    for c in lazy_constraints[1:]:
+        assert isinstance(c, _Refuses)
+        assert set(c.seen) <= admitted  # never asked about what an earlier one rejected
+        admitted = {p for p in admitted if not set(p.positions) & c.positions}

@@ -53,8 +53,11 @@ class RoundServices:
         return self.scorer.rows_many(requests)
 
     def check(self, batches: list[CandidateBatch]) -> list[ConstraintOutcome]:
-        """Every constraint on every batch; each constraint sees the whole round."""
-        return check_batches(batches, self.components.constraints)
+        """The constraints on every batch, each constraint once for the whole round and
+        only on the candidates the ones before it admitted (the search needs only the
+        conjunction; the rows count each rejected candidate for the first constraint
+        that rejected it)."""
+        return check_batches(batches, self.components.constraints, every=False)
 
     def sample(self, requests: list[SampleRequest]) -> list[list[Perturbation]]:
         """Random perturbations drawn by the generator itself (reorderings)."""

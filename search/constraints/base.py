@@ -287,39 +287,74 @@ class ConstraintOutcome:
     def rejected(self) -> dict[str, int]:
         """How many candidates each constraint rejected, by name, in the order given.
 
-        Every constraint judges every candidate, so a candidate two constraints reject
-        counts for both; constraints that only measure reject none.
+        When every constraint judged every candidate (:func:`check_batches`' default), a
+        candidate two constraints reject counts for both; when each judged only what the
+        ones before it admitted (``every=False``), a candidate counts for the first
+        constraint that rejected it. Constraints that only measure reject none.
         """
         return {r.name: r.rejected for r in self.results}
 
 
 def check_batches(
-    batches: Sequence[CandidateBatch], constraints: Sequence[Constraint]
+    batches: Sequence[CandidateBatch],
+    constraints: Sequence[Constraint],
+    *,
+    every: bool = True,
 ) -> list[ConstraintOutcome]:
-    """Every constraint on the batches of several sentences, one
+    """The constraints on the batches of several sentences, one
     :meth:`Constraint.check_many` call per constraint; one outcome per batch.
 
-    Cheap constraints should come first in ``constraints``; every constraint still
-    measures every candidate, so reports can describe rejected candidates too.
+    Cheap constraints should come first in ``constraints``. With ``every`` each
+    constraint measures every candidate, so reports can describe rejected candidates
+    too; without it, each measures only the candidates every constraint before it
+    admitted (a search needs no more: the conjunction is the same), and the others get
+    its value NaN and pass its mask, so that :meth:`ConstraintOutcome.rejected` counts
+    each candidate for the first constraint that rejected it. A constraint none of
+    whose candidates are left is not called.
     """
     masks = [np.ones(len(b), dtype=bool) for b in batches]
     results: list[list[ConstraintResult]] = [[] for _ in batches]
     for c in constraints:
-        found = c.check_many(batches)
-        if len(found) != len(batches):
-            raise RuntimeError(
-                f"constraint {c.name} returned {len(found)} results for {len(batches)} batches"
-            )
-        for k, (batch, r) in enumerate(zip(batches, found, strict=True)):
-            if r.mask.shape != (len(batch),):
-                raise RuntimeError(
-                    f"constraint {c.name} returned {r.mask.shape} for {len(batch)} candidates"
-                )
+        if every:
+            found = _checked(c, batches)
+        else:
+            left = [np.flatnonzero(m) for m in masks]
+            if any(len(k) for k in left):
+                measured = _checked(c, [b.subset(m) for b, m in zip(batches, masks, strict=True)])
+            else:
+                measured = [empty_result(c.name) for _ in batches]
+            found = [_spread(r, k, len(b)) for r, k, b in zip(measured, left, batches, strict=True)]
+        for k, r in enumerate(found):
             results[k].append(r)
             masks[k] &= r.mask
     for mask in masks:
         mask.setflags(write=False)
     return [ConstraintOutcome(tuple(rs), mask) for rs, mask in zip(results, masks, strict=True)]
+
+
+def _checked(c: Constraint, batches: Sequence[CandidateBatch]) -> list[ConstraintResult]:
+    """``c.check_many(batches)``, its results checked against the batches' sizes."""
+    found = c.check_many(batches)
+    if len(found) != len(batches):
+        raise RuntimeError(
+            f"constraint {c.name} returned {len(found)} results for {len(batches)} batches"
+        )
+    for batch, r in zip(batches, found, strict=True):
+        if r.mask.shape != (len(batch),):
+            raise RuntimeError(
+                f"constraint {c.name} returned {r.mask.shape} for {len(batch)} candidates"
+            )
+    return found
+
+
+def _spread(result: ConstraintResult, at: NDArray[np.intp], size: int) -> ConstraintResult:
+    """``result``, measured on the candidates ``at`` of a batch of ``size``, as a result
+    on the whole batch: the others NaN, admitted."""
+    mask = np.ones(size, dtype=bool)
+    values = np.full(size, np.nan, dtype=np.float64)
+    mask[at] = result.mask
+    values[at] = result.values
+    return ConstraintResult(result.name, mask, values, enforced=result.enforced)
 
 
 def check_all(batch: CandidateBatch, constraints: Sequence[Constraint]) -> ConstraintOutcome:
