@@ -68,8 +68,8 @@ class Summary(TypedDict):
     ``no_eligible`` counts the sentences that offered nothing to perturb
     (:attr:`~brittle.engine.reports.results.ResultRow.nothing_eligible`); they are not
     failures and stay out of the task means, the success rate and the queries.
-    ``rejected_by_constraint`` adds up, per constraint, the candidates it rejected
-    (empty when the rows do not record it). The quality means are over the kept
+    ``rejected_by_constraint`` adds up, per constraint, the candidates it was the first
+    to reject (empty when the rows do not record it). The quality means are over the kept
     perturbations (``None`` when not measured). ``negative_worst_cases`` counts the
     sentences whose kept perturbation raised the probes' scores (a negative drop, kept
     in the means as it is: the search found nothing that lowered them);
@@ -441,12 +441,14 @@ def bound_lines(summary: Summary) -> list[str]:
 
 
 def rejection_lines(summary: Summary) -> list[str]:
-    """The candidates each constraint rejected (none when the rows do not record it)."""
+    """The candidates each constraint was the first to reject (none when the rows do not
+    record it)."""
     rejected = summary["rejected_by_constraint"]
     if not rejected:
         return []
     return [
-        "Candidates rejected, per constraint (a candidate several reject counts for each):",
+        "Candidates rejected, per constraint (each counts for the first constraint that "
+        "rejected it; the later ones did not judge it):",
         "",
         "| constraint | rejected |",
         "| --- | ---: |",

@@ -72,7 +72,7 @@ class ResultRow:
     files) read back with ``None``:
 
     - ``rejected``: per constraint, how many candidates it rejected during the search
-      (a candidate two constraints reject counts for both);
+      (each for the first constraint that rejected it: the later ones do not judge it);
     - ``surprisal_increase`` (bits per word), ``similarity`` (MiniLM cosine) and
       ``retag`` (share of changed words the parser tags with their gold UPOS): the
       quality of the kept perturbation (:mod:`brittle.search.quality`);
