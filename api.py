@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from brittle.engine.attack import AttackConfig, run_attack
+from brittle.engine.attack import AttackConfig, attack_config, run_attack
 from brittle.engine.attack.preflight import preflight
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.engine.core.json_types import JSONObject
@@ -307,18 +307,13 @@ def attack(
     """
     if resume and overwrite:
         raise ConfigError("resume continues OUT and overwrite discards it: give one")
-    chosen, applied, options = resolve_method(
-        validity,
-        method if method is not None or validity is not None else "copos",
-        tuple(constraints),
-        tuple(generator_options),
-    )
     device = check_device(device)
     dtype = check_dtype(dtype, device)
-    config = AttackConfig(
-        treebank=os.fspath(treebank),
-        probes=tuple(os.fspath(p) for p in probes),
-        method=chosen,
+    config = attack_config(
+        os.fspath(treebank),
+        [os.fspath(p) for p in probes],
+        method=method if method is not None or validity is not None else "copos",
+        validity=validity,
         search=search,
         budget=budget,
         candidates=candidates,
@@ -328,11 +323,12 @@ def attack(
         query_budget=query_budget,
         seed=seed,
         limit=limit,
-        objective=tuple(t.strip() for t in objective if t.strip()),
-        constraints=applied,
-        generator_options=_generator_options(
-            chosen, options, lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
-        ),
+        objective=objective,
+        constraints=constraints,
+        generator_options=generator_options,
+        lm=lm,
+        lm_kind=lm_kind,
+        sense=sense,
         check_all=check_all,
         dtype=dtype,
     )

@@ -15,7 +15,6 @@ from rich.table import Table
 
 from brittle.cli.common import (
     RegistryChoice,
-    apply_preset,
     console,
     dtype_option,
     err_console,
@@ -30,6 +29,7 @@ from brittle.cli.group import main
 from brittle.engine.attack import (
     AttackComponents,
     AttackConfig,
+    attack_config,
     build_components,
     check_out_dir,
     run_attack,
@@ -48,7 +48,7 @@ from brittle.engine.reports.report import (
     bound_lines,
     plot_drop_vs_budget,
 )
-from brittle.engine.runs.run_options import make_executor, shorthand_generator_options
+from brittle.engine.runs.run_options import make_executor
 from brittle.engine.runs.shards import ShardExecutor, ShardFailed
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device, check_dtype
@@ -401,24 +401,16 @@ def attack_command(
         raise click.UsageError("--resume continues OUT and --overwrite discards it: give one")
     budgets = parse_budgets(budget)
     chosen = click.get_current_context().get_parameter_source("method")
-    method, constraints, generator_options = apply_preset(
-        validity,
-        method if validity is None or chosen is not ParameterSource.DEFAULT else None,
-        constraints,
-        generator_options,
-    )
+    # with a preset, --method only when given (it must then be the preset's)
+    generator = None if validity is not None and chosen is ParameterSource.DEFAULT else method
     device = check_device(device)
     dtype = check_dtype(dtype, device)
-    shorthands = shorthand_generator_options(
-        [method], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
-    )
-    generator_options = (*shorthands[method], *generator_options)
-    tasks = tuple(t.strip() for t in objective.split(",") if t.strip())
     configs = {
-        tau: AttackConfig(
-            treebank=str(treebank),
-            probes=tuple(str(p) for p in probes),
-            method=method,
+        tau: attack_config(
+            str(treebank),
+            [str(p) for p in probes],
+            method=generator,
+            validity=validity,
             search=search,
             budget=tau,
             candidates=candidates,
@@ -428,9 +420,12 @@ def attack_command(
             query_budget=query_budget,
             seed=seed,
             limit=limit,
-            objective=tasks,
+            objective=objective.split(","),
             constraints=constraints,
             generator_options=generator_options,
+            lm=lm,
+            lm_kind=lm_kind,
+            sense=sense,
             check_all=check_all,
             dtype=dtype,
         )
@@ -445,7 +440,7 @@ def attack_command(
         err_console.print(f"warning: {warning}")
     if not quiet:
         err_console.print(
-            f"attack {method}: constraints {', '.join(first.constraint_specs)}", markup=False
+            f"attack {first.method}: constraints {', '.join(first.constraint_specs)}", markup=False
         )
     check_unlocked(out)  # a second run into OUT is refused before the models load
     for tau in budgets:

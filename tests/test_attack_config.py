@@ -210,3 +210,25 @@ def test_the_grader_shares_the_attacks_parser_and_reads_gold_runs_with_spacy() -
     gold = AttackConfig(treebank="t.conllu", probes=("p",), parser="gold")
     assert attack_grader(gold, comps, device=None).parser == "spacy"
     assert factory.calls == 1  # the gold run's parser is not asked for
+
+
+def test_attack_config_resolves_the_options_as_the_command_and_the_api_do() -> None:
+    from brittle.engine.attack import attack_config
+    from brittle.search.presets import PRESETS
+
+    tree = PRESETS.get("tree")
+    config = attack_config(
+        "t.conllu", ["p"], method=None, validity="tree", constraints=("retag",),
+        generator_options=("stems=syllable",), objective=["distance", " ", "pos "], budget=2,
+    )  # fmt: skip
+    assert config.method == tree.method and config.budget == 2
+    assert config.constraints == (*tree.constraints, "retag")
+    assert config.generator_options == (*tree.generator_options, "stems=syllable")
+    assert config.objective == ("distance", "pos")
+    shorthand = attack_config("t.conllu", ["p"], method="copos", sense="context",
+                              generator_options=("min_lead=0.1",))  # fmt: skip
+    assert shorthand.generator_options == ("sense=context", "min_lead=0.1")  # shorthands first
+    with pytest.raises(ConfigError):
+        attack_config("t.conllu", ["p"], method="random", validity="tree")
+    with pytest.raises(ConfigError):
+        attack_config("t.conllu", ["p"], method=None)

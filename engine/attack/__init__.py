@@ -15,7 +15,7 @@ In parts, each in its own module:
 """
 
 from brittle.engine.attack.assembly import AttackComponents, build_components, build_generator
-from brittle.engine.attack.config import AttackConfig
+from brittle.engine.attack.config import AttackConfig, attack_config
 from brittle.engine.attack.run import ADVERSARIAL, Progress, check_out_dir, rerender, run_attack
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 
@@ -26,6 +26,7 @@ __all__ = [
     "Progress",
     "RoundServices",
     "SentenceSearch",
+    "attack_config",
     "build_components",
     "build_generator",
     "check_out_dir",

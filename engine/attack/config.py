@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
+from brittle.engine.runs.run_options import resolve_method, shorthand_generator_options
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import DTYPES
 from brittle.search.constraints import ConstraintSpec
@@ -174,3 +175,65 @@ class AttackConfig:
         values["constraints"] = tuple(values.get("constraints", ()))
         values["generator_options"] = tuple(values.get("generator_options", ()))
         return cls(**values)
+
+
+def attack_config(
+    treebank: str,
+    probes: Sequence[str],
+    *,
+    method: str | None,
+    validity: str | None = None,
+    search: str = "beam",
+    budget: int = 3,
+    candidates: int = 20,
+    beam_width: int = 4,
+    max_syntax_distance: float = 0.2,
+    parser: str = "spacy",
+    query_budget: int | None = None,
+    seed: int = 0,
+    limit: int | None = None,
+    objective: Sequence[str] = (),
+    constraints: Sequence[str] = (),
+    generator_options: Sequence[str] = (),
+    lm: str | None = None,
+    lm_kind: str | None = None,
+    sense: str | None = None,
+    check_all: bool = False,
+    dtype: str | None = None,
+) -> AttackConfig:
+    """The settings of ``brittle attack`` and :func:`brittle.attack` from their options,
+    resolved alike: ``validity``'s preset with the user's constraints and generator
+    options added (or ``method`` and the options as given), the shorthands ``lm``,
+    ``lm_kind``, ``sense`` and ``dtype`` turned into the generator's options (before
+    the ones given), the objective's blank task names left out. ``dtype`` must be
+    checked against the device already.
+
+    Raises:
+        ConfigError: neither a method nor a preset, a method other than the preset's,
+            or a shorthand the method does not take.
+    """
+    chosen, applied, options = resolve_method(
+        validity, method, tuple(constraints), tuple(generator_options)
+    )
+    shorthands = shorthand_generator_options(
+        [chosen], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
+    )
+    return AttackConfig(
+        treebank=treebank,
+        probes=tuple(probes),
+        method=chosen,
+        search=search,
+        budget=budget,
+        candidates=candidates,
+        beam_width=beam_width,
+        max_syntax_distance=max_syntax_distance,
+        parser=parser,
+        query_budget=query_budget,
+        seed=seed,
+        limit=limit,
+        objective=tuple(t.strip() for t in objective if t.strip()),
+        constraints=applied,
+        generator_options=(*shorthands[chosen], *options),
+        check_all=check_all,
+        dtype=dtype,
+    )
