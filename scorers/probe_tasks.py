@@ -264,7 +264,11 @@ class ProbeTask(abc.ABC):
 
 #: Probing tasks by name (classes; :func:`task_for` gives an instance).
 PROBE_TASKS: Registry[type[ProbeTask]] = Registry(
-    "probes", contract=ProbeTask, packages=("brittle.scorers.probe_tasks",), item="probe task"
+    "probes",
+    contract=ProbeTask,
+    packages=("brittle.scorers.probe_tasks",),
+    item="probe task",
+    name_attr="name",
 )
 
 

@@ -281,8 +281,9 @@ class RepresentationBackend(abc.ABC):
     conveniences over it.
     """
 
-    #: Registered name (a class attribute; a wrapper such as ``CachedBackend`` sets its
-    #: inner backend's per instance).
+    #: Registered name (a class attribute that registering the class in
+    #: :data:`REPRESENTATIONS` sets; a wrapper such as ``CachedBackend`` sets its inner
+    #: backend's per instance).
     name: str = ""
 
     def __init__(self, *, model: str, dim: int, n_layers: int, pooling: str) -> None:
@@ -349,6 +350,7 @@ REPRESENTATIONS: Registry[type[RepresentationBackend]] = Registry(
     contract=RepresentationBackend,
     packages=("brittle.scorers.static_backend", "brittle.scorers.transformer_backend"),
     item="representation backend",
+    name_attr="name",
 )
 
 

@@ -155,8 +155,6 @@ class StaticVectors(_StaticBase):
         seed: seed of the random OOV vectors.
     """
 
-    name = "static"
-
     def __init__(
         self,
         index: Mapping[str, int],
@@ -274,8 +272,6 @@ class RandomVectors(_StaticBase):
         dim: vector size (the size of the model it replaces).
         seed: seed mixed with each word.
     """
-
-    name = "random"
 
     def __init__(self, *, dim: int = DEFAULT_RANDOM_DIM, seed: int = 0) -> None:
         if dim < 1:

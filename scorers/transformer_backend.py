@@ -96,7 +96,6 @@ class TransformerEncoder(RepresentationBackend):
         alignment: ``auto``, ``word_ids`` or ``offsets``.
     """
 
-    name = "transformer"
     pooling: Pooling
 
     def __init__(

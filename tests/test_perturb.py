@@ -725,11 +725,11 @@ def test_a_column_the_generator_needs_is_checked_over_the_whole_treebank(
 @pytest.fixture
 def fixed_words() -> Iterator[str]:
     """:class:`FixedWords` registered as a generator for the duration of one test."""
-    GENERATORS.register("test-fixed", help="test generator")(FixedWords)
+    GENERATORS.register("fixed", help="test generator")(FixedWords)  # its ``method``
     try:
-        yield "test-fixed"
+        yield "fixed"
     finally:
-        GENERATORS.unregister("test-fixed")
+        GENERATORS.unregister("fixed")
 
 
 def test_memory_does_not_grow_with_the_treebank(tmp_path: Path, fixed_words: str) -> None:

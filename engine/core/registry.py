@@ -6,13 +6,22 @@ layer that defines a kind creates its registry, with the contract every entry mu
 and the package its built-in components live in::
 
     GENERATORS: Registry[type[Generator]] = Registry(
-        "generators", contract=Generator, packages=("brittle.search.generators",)
+        "generators",
+        contract=Generator,
+        packages=("brittle.search.generators",),
+        name_attr="method",
     )
 
     @GENERATORS.register("copos", help="WordNet synonyms with the same POS")
     class CoPOS: ...
 
     GENERATORS.get("copos")  # type[Generator], no cast needed
+    CoPOS.method  # "copos": the registered name is the component's name
+
+A component's name is stated once, in its registration. Where the components of a kind
+also carry their name as a class variable (``name_attr``: a generator's ``method``, a
+constraint's ``name``), registering a class sets that variable to the registered name;
+a class that states a different name of its own is refused where it is defined.
 
 Components are found without a list of them anywhere: the first look-up of a name that
 is not registered yet imports every module of the registries' packages and every
@@ -60,6 +69,9 @@ class Registry(Generic[T]):
             all their modules are imported before a name is declared unknown.
         item: what one component is called in messages (default: ``kind`` without
             its final "s").
+        name_attr: the class variable in which a registered class carries its name
+            (``method``, ``name``); registration sets it to the registered name, and
+            refuses a class whose own value differs. ``None``: the kind has none.
     """
 
     def __init__(
@@ -69,6 +81,7 @@ class Registry(Generic[T]):
         contract: type | None = None,
         packages: tuple[str, ...] = (),
         item: str | None = None,
+        name_attr: str | None = None,
     ) -> None:
         if kind in REGISTRIES:
             raise ValueError(f"a registry of {kind} already exists")
@@ -76,19 +89,29 @@ class Registry(Generic[T]):
         self.contract = contract
         self.packages = packages
         self.item = item or kind.removesuffix("s")
+        self.name_attr = name_attr
         self._entries: dict[str, Entry[T]] = {}
+        #: Names whose class had its ``name_attr`` set by :meth:`register`.
+        self._named: set[str] = set()
         REGISTRIES[kind] = self  # type-erased view for listings
 
     def register(self, name: str, *, help: str = "") -> Callable[[S], S]:
         """Decorator that registers its object under ``name``; a name can be taken once.
 
-        ``help`` defaults to the first line of the object's docstring.
+        ``help`` defaults to the first line of the object's docstring. A class of a kind
+        with a ``name_attr`` gets ``name`` there (see :meth:`_bind_name`).
+
+        Raises:
+            ValueError: ``name`` is taken by another object, or the class states
+                another name.
+            TypeError: the object does not satisfy the registry's contract.
         """
 
         def decorate(obj: S) -> S:
             if name in self._entries and self._entries[name].obj is not obj:
                 raise ValueError(f"{self.kind} {name!r} is already registered")
             self._check_contract(name, obj)
+            self._bind_name(name, obj)
             doc = help or (obj.__doc__ or "").strip().split("\n")[0]
             self._entries[name] = Entry(name, cast("T", obj), doc)
             return obj
@@ -100,11 +123,31 @@ class Registry(Generic[T]):
         if contract is None:
             return
         if isinstance(obj, type):
-            ok = issubclass(obj, contract) if _is_plain_class(contract) else True
+            try:
+                ok = issubclass(obj, contract)
+            except TypeError:  # a protocol with data members cannot judge a class
+                ok = True
         else:
             ok = isinstance(obj, contract)
         if not ok:
             raise TypeError(f"{self.kind} {name!r}: {obj!r} does not satisfy {contract.__name__}")
+
+    def _bind_name(self, name: str, obj: object) -> None:
+        """Make ``name`` the class's ``name_attr``: set it where the class leaves it unset
+        or empty (an inherited value is the parent's name, not this class's), refuse a
+        class whose own value is another name."""
+        attr = self.name_attr
+        if attr is None or not isinstance(obj, type):
+            return
+        own = obj.__dict__.get(attr, "")
+        if own == "":
+            setattr(obj, attr, name)
+            self._named.add(name)
+        elif own != name:
+            raise ValueError(
+                f"{self.kind} {name!r}: {obj.__qualname__}.{attr} is {own!r}; a {self.item} "
+                f"is named by its registration, so leave {attr} unset (or equal to {name!r})"
+            )
 
     def get(self, name: str) -> T:
         """The component registered as ``name``.
@@ -136,19 +179,21 @@ class Registry(Generic[T]):
             yield self._entries[name]
 
     def unregister(self, name: str) -> None:
-        """Forget ``name`` (tests that register temporary components clean up with it)."""
-        self._entries.pop(name, None)
+        """Forget ``name`` (tests that register temporary components clean up with it).
+
+        A name that registration wrote into the class is taken out again.
+        """
+        entry = self._entries.pop(name, None)
+        if name in self._named:
+            self._named.discard(name)
+            if entry is not None and self.name_attr is not None:
+                delattr(entry.obj, self.name_attr)
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-def _is_plain_class(contract: type) -> bool:
-    """Whether ``contract`` supports ``issubclass`` (protocols with data members do not)."""
-    return not getattr(contract, "_is_protocol", False)
 
 
 #: Every registry, by kind (filled as the layers that define them are imported).

@@ -12,6 +12,7 @@ from brittle.scorers.parsers.base import (
     CacheStats,
     Parse,
     Parser,
+    ParserFactory,
     WordParser,
 )
 from brittle.scorers.parsers.gold import GoldParser
@@ -25,6 +26,7 @@ __all__ = [
     "GoldParser",
     "Parse",
     "Parser",
+    "ParserFactory",
     "SpacyBackend",
     "StanzaBackend",
     "WordParser",

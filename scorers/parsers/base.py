@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -23,7 +23,15 @@ if TYPE_CHECKING:
 
     from brittle.engine.core.sentence import Sentence
 
-__all__ = ["CacheStats", "CachedParser", "Parse", "Parser", "WordParser", "Words"]
+__all__ = [
+    "CacheStats",
+    "CachedParser",
+    "Parse",
+    "Parser",
+    "ParserFactory",
+    "WordParser",
+    "Words",
+]
 
 #: The words of one sentence, one string per CoNLL-U word (multiword parts separately).
 Words = tuple[str, ...]
@@ -96,9 +104,17 @@ class Parser(Protocol):
         ...
 
 
+@runtime_checkable
+class ParserFactory(Protocol):
+    """What :data:`PARSERS` holds: a callable that builds a :class:`Parser` from its
+    keyword options (a function, or an object whose call does)."""
+
+    def __call__(self, **options: Any) -> Parser: ...
+
+
 #: Dependency parsers by name: factories that build a :class:`Parser` from keyword options.
 PARSERS: Registry[Callable[..., Parser]] = Registry(
-    "parsers", packages=("brittle.scorers.parsers",)
+    "parsers", contract=ParserFactory, packages=("brittle.scorers.parsers",)
 )
 
 

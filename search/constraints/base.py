@@ -152,7 +152,8 @@ class Constraint(ABC):
     run before the expensive ones.
     """
 
-    #: Registered name, the key of its values in reports.
+    #: Registered name, the key of its values in reports; registering the class in
+    #: :data:`CONSTRAINTS` sets it (a subclass leaves it unset).
     name: ClassVar[str] = ""
     #: Whether it is cheap to check (no parser, no model).
     cheap: ClassVar[bool] = False
@@ -186,7 +187,10 @@ class Constraint(ABC):
 
 #: Constraints by name (classes; :func:`build_constraints` turns specs into instances).
 CONSTRAINTS: Registry[type[Constraint]] = Registry(
-    "constraints", contract=Constraint, packages=("brittle.search.constraints",)
+    "constraints",
+    contract=Constraint,
+    packages=("brittle.search.constraints",),
+    name_attr="name",
 )
 
 

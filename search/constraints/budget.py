@@ -39,7 +39,6 @@ class BudgetConstraint(Constraint):
         tau: the most words a candidate may change (>= 0).
     """
 
-    name: ClassVar[str] = "budget"
     cheap: ClassVar[bool] = True
     spec_value: ClassVar[str] = "most words changed (default: the run's budget)"
 

@@ -229,7 +229,6 @@ class FluencyConstraint(Constraint):
     device: str | None = None
     dtype: str | None = None
 
-    name: ClassVar[str] = "fluency"
     spec_value: ClassVar[str] = (
         "largest surprisal increase in bits per word, B, per changed word, C/changed, or "
         f"both, B,C/changed (default {DEFAULT_MAX_SURPRISAL_INCREASE:g},"

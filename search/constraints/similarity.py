@@ -144,7 +144,6 @@ class SimilarityConstraint(EncoderCosineConstraint):
     """Cosine similarity of the sentence embeddings at least ``min_similarity``
     (attributes: :class:`EncoderCosineConstraint`)."""
 
-    name: ClassVar[str] = "similarity"
     spec_value: ClassVar[str] = (
         f"least cosine similarity, in [-1, 1] (default {DEFAULT_MIN_SIMILARITY})"
     )

@@ -89,7 +89,6 @@ class SyntaxConstraint(Constraint):
     by: Literal["max", "sum"] = "max"
     paths: DistancePaths = field(default_factory=DistancePaths, compare=False, repr=False)
 
-    name: ClassVar[str] = "syntax"
     spec_value: ClassVar[str] = "largest normalised tree edit distance (default: 0.2)"
 
     @classmethod

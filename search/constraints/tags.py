@@ -65,7 +65,6 @@ class PosConstraint(Constraint):
     min_rate: float = 1.0
     enforce: bool = False
 
-    name: ClassVar[str] = "pos"
     spec_value: ClassVar[str] = "least share of changed words keeping their tag (enforced)"
 
     @classmethod
@@ -145,7 +144,6 @@ class RetagConstraint(PosConstraint):
     min_rate: float = 1.0
     enforce: bool = True
 
-    name: ClassVar[str] = "retag"
     spec_value: ClassVar[str] = (
         "least share of changed words re-tagged as their gold UPOS (default 1)"
     )

@@ -88,7 +88,6 @@ class WordSimilarityConstraint(EncoderCosineConstraint):
 
     min_similarity: float = DEFAULT_MIN_WORD_SIMILARITY
 
-    name: ClassVar[str] = "word-similarity"
     default_bound: ClassVar[float] = DEFAULT_MIN_WORD_SIMILARITY
     spec_value: ClassVar[str] = (
         f"least cosine of a changed word in context, in [-1, 1] (default "

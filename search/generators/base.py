@@ -60,7 +60,8 @@ class Generator(ABC):
     generator reads) is refused with one line before any model loads.
     """
 
-    #: Registered name, written in ``Perturbation.method`` and in MISC.
+    #: Registered name, written in ``Perturbation.method`` and in MISC; registering the
+    #: class in :data:`GENERATORS` sets it (a subclass leaves it unset).
     method: ClassVar[str] = ""
     #: ``substitution`` (per-position options, any strategy) or ``reordering``.
     family: ClassVar[GeneratorFamily] = "substitution"
@@ -96,7 +97,10 @@ class Generator(ABC):
 
 #: Generators by name (classes; build one with its keyword options).
 GENERATORS: Registry[type[Generator]] = Registry(
-    "generators", contract=Generator, packages=("brittle.search.generators",)
+    "generators",
+    contract=Generator,
+    packages=("brittle.search.generators",),
+    name_attr="method",
 )
 
 

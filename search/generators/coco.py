@@ -112,7 +112,6 @@ class CoCO(SubstitutionGenerator):
         lexicon: the word -> UPOS lexicon used by ``pos_filter`` and for lemmas.
     """
 
-    method: ClassVar[str] = "coco"
     keeps_meaning: ClassVar[bool] = True
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})
     needs: ClassVar[frozenset[str]] = frozenset({"causal-lm"})

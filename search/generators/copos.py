@@ -182,7 +182,6 @@ class CoPOS(SubstitutionGenerator):
             one from :func:`brittle.engine.core.resources.load_wordnet` on first use.
     """
 
-    method: ClassVar[str] = "copos"
     keeps_meaning: ClassVar[bool] = True
     requires: ClassVar[frozenset[str]] = frozenset({"form", "lemma", "upos", "xpos", "feats"})
     needs: ClassVar[frozenset[str]] = frozenset({"wordnet", "glove"})

@@ -125,7 +125,6 @@ class Jabberwocky(SubstitutionGenerator):
         slots: ``content``, ``regular`` or ``paper`` (see the module docstring).
     """
 
-    method: ClassVar[str] = "jabberwocky"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos", "xpos", "feats"})
     needs: ClassVar[frozenset[str]] = frozenset({"wordnet", "glove"})
 

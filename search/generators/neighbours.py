@@ -126,7 +126,6 @@ class Neighbours(SubstitutionGenerator):
             the tag comes from XPOS or FEATS, singular/base form when both are empty).
     """
 
-    method: ClassVar[str] = "neighbours"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "lemma", "upos"})
     needs: ClassVar[frozenset[str]] = frozenset({"glove"})
 

@@ -268,8 +268,6 @@ class Reordering(Generator):
 class Shuffle(Reordering):
     """Uniformly random permutation of all (movable) units."""
 
-    method: ClassVar[str] = "shuffle"
-
     def draw(self, groups: Sequence[int], rng: np.random.Generator) -> list[int]:
         return [int(x) for x in rng.permutation(len(groups))]
 
@@ -289,7 +287,6 @@ class PhraseShuffle(Reordering):
         boundary: cut probability for ``random`` segmentation.
     """
 
-    method: ClassVar[str] = "phrase-shuffle"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "heads"})
 
     rho: float = 0.5
@@ -349,8 +346,6 @@ class NeighbourFlip(Reordering):
     Attributes:
         rho: probability of swapping a unit with the next one (0..1).
     """
-
-    method: ClassVar[str] = "neighbour-flip"
 
     rho: float = 0.5
 

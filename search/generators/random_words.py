@@ -241,7 +241,6 @@ class RandomWords(SubstitutionGenerator):
         wordnet_pos: only lemmas WordNet knows in the slot's part of speech.
     """
 
-    method: ClassVar[str] = "random"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos", "xpos", "feats"})
     needs: ClassVar[frozenset[str]] = frozenset({"glove"})
 

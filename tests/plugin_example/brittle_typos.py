@@ -46,7 +46,6 @@ class Typos(SubstitutionGenerator):
     Options are ranked left to right; the lemma of a typo is unknown (``_``).
     """
 
-    method: ClassVar[str] = "typo"
     requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})
 
     def candidates(
@@ -72,7 +71,6 @@ class KeepCapitalised(Constraint):
     Values: how many such words each candidate changes (float64, (m,)).
     """
 
-    name: ClassVar[str] = "keep-capitalised"
     cheap: ClassVar[bool] = True
 
     @classmethod
