@@ -20,7 +20,7 @@ from brittle.engine.demo import (
     train_demo_probes,
     tree_config,
 )
-from brittle.engine.reports.report import Summary, changed_sentences
+from brittle.engine.reports.report import LEVELS, Summary, changed_sentences
 from brittle.search.presets import PRESETS
 
 
@@ -64,7 +64,7 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
     elif quiet:  # otherwise each probe had its line
         console.print(f"trained {len(trained)} probe(s): " + ", ".join(p.name for p in trained))
     summary = run_with_progress(
-        config, out, resume=False, overwrite=True, label="attack", quiet=quiet
+        config, out, resume=False, overwrite=True, label="attack", quiet=quiet, grade=True
     )
     print_summary(summary)
     tree = run_with_progress(
@@ -74,6 +74,7 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
         overwrite=True,
         label="tree preset",
         quiet=quiet,
+        grade=True,
     )
     print_presets({"meaning": summary, "tree": tree})
     console.print(
@@ -84,7 +85,8 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
 
 def print_presets(summaries: Mapping[str, Summary]) -> None:
     """The presets side by side: what each keeps by construction, how many sentences it
-    changed, and each task's mean worst-case drop."""
+    changed, the share of its kept perturbations graded valid at each level, and each
+    task's mean worst-case drop."""
     tasks = sorted({t for s in summaries.values() for t in s["tasks"]})
     table = Table(title="Mean worst-case drop by validity preset")
     table.add_column("")
@@ -93,6 +95,8 @@ def print_presets(summaries: Mapping[str, Summary]) -> None:
     table.add_row("keeps", *(PRESETS.get(name).level for name in summaries))
     changed = [f"{changed_sentences(s)}/{s['sentences']}" for s in summaries.values()]
     table.add_row("sentences changed", *changed)
+    for level, label in zip(LEVELS, ("tree-valid", "grammatical", "meaning kept"), strict=True):
+        table.add_row(f"graded {label}", *(_validity_share(s, level) for s in summaries.values()))
     for task in tasks:
         drops = [
             s["tasks"][task]["mean_drop"] if task in s["tasks"] else None
@@ -100,3 +104,12 @@ def print_presets(summaries: Mapping[str, Summary]) -> None:
         ]
         table.add_row(task, *("–" if d is None else f"{d:.3f}" for d in drops))
     console.print(table)
+
+
+def _validity_share(summary: Summary, level: str) -> str:
+    """The share of the kept perturbations graded valid at ``level`` (``–``: none
+    graded)."""
+    validity = summary.get("validity")
+    if validity is None or not validity["graded"]:
+        return "–"
+    return f"{validity['shares'][level]:.0%}"

@@ -43,6 +43,14 @@ def test_demo_trains_attacks_and_reports(tmp_path: Path, monkeypatch) -> None:
     nonwords = read_conllu(out / "tree" / "adversarial.conllu")
     for sentence in nonwords:  # every attacked sentence offers a slot to a nonword
         assert any("Perturbation=jabberwocky" in t.misc for t in sentence.words)
+    # Both attacks grade what they kept, and the table sets the shares side by side.
+    assert tree["validity"]["graded"] == 4 and tree["validity"]["shares"]["tree"] == 1.0
+    assert summary["validity"]["graded"] == sum(1 for s in adversarial if any(
+        "Perturbation=copos" in t.misc for t in s.words))  # fmt: skip
+    assert "validity of the" in result.output
+    row = next(line for line in lines if "graded tree-valid" in line)
+    assert row.rstrip().endswith("100% │") or row.rstrip().endswith("100%"), row
+    assert any("graded meaning kept" in line for line in lines)
     # A second run reuses the cached probes.
     again = CliRunner().invoke(main, ["demo", "--out", str(out), "--limit", "4"])
     assert again.exit_code == 0, again.output
