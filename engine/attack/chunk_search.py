@@ -25,41 +25,29 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.threads import single_blas_thread
 from brittle.engine.probes.probe_eval import ProbeColumns
 from brittle.engine.reports.predictions import PredictingEvaluator, row_predictions
-from brittle.engine.reports.results import ResultRow, RowValidity
+from brittle.engine.reports.results import ResultRow, RowValidity, with_validity
 from brittle.engine.runs.rounds import Direct, run_rounds
 from brittle.engine.runs.shards import Shard, ShardTask, ShardWorker
 from brittle.search.quality import QualityMeter
 from brittle.search.scoring import CachedScorer, Objective
 from brittle.search.table import SubstitutionTable
-from brittle.search.validity.grade import Grader
+from brittle.search.validity.grade import Grader, run_grader
 
 
 def attack_grader(
     config: AttackConfig, components: AttackComponents, *, device: str | None
 ) -> Grader:
-    """The grader of an attack's kept perturbations: the attack's own parser re-parses
-    them against the gold tree (spaCy when the attack reads the gold trees), with the
-    bundled causal LM and sentence encoder in the attack's precision.
-
-    The attack's parser is shared, not built again: it has parsed the originals and,
-    under a syntax constraint, the kept perturbations already (its cache answers), and a
-    second spaCy would start a helper process of its own, whose loading took the core
-    the LM was running on (measured: the grading of 10 kept perturbations went from
-    0.5 s to 1.7 s)."""
-    if config.parser == "gold":
-        return Grader(parser="spacy", device=device, dtype=config.dtype)
-    return Grader(parser=components.parser(), device=device, dtype=config.dtype)
+    """The grader of an attack's kept perturbations (:func:`run_grader`: the attack's
+    own parser, spaCy when it reads the gold trees), its models in the attack's
+    precision."""
+    return run_grader(config.parser, components.parser, device=device, dtype=config.dtype)
 
 
 def mark_validity(sentence: Sentence, row: ResultRow) -> Sentence:
     """``sentence`` (a row's perturbation applied) with ``Validity=LEVEL`` in the MISC
-    of each changed word, the strictest level its grade reached (unchanged when the row
-    was not graded or kept nothing)."""
-    if row.validity is None or not row.success:
-        return sentence
-    level = row.validity.level
-    words = {i: sentence.words[i].with_misc(Validity=level) for i in row.positions}
-    return sentence.with_words(words) if words else sentence
+    of each changed word (:func:`~brittle.engine.reports.results.with_validity`;
+    unchanged when the row was not graded or kept nothing)."""
+    return with_validity(sentence, row.positions, row.validity if row.success else None)
 
 
 #: A searched chunk: each sentence's row and its worst perturbation applied, in order.
@@ -207,10 +195,7 @@ class ChunkSearch:
         for k, grade in zip(kept, grades, strict=True):
             if not grade.graded:  # a reordering: the gold tree no longer lines up
                 continue
-            verdict = RowValidity(
-                grade.tree_valid, grade.grammatical, grade.meaning_kept, grade.failed_checks()
-            )
-            out[k] = dataclasses.replace(rows[k], validity=verdict)
+            out[k] = dataclasses.replace(rows[k], validity=RowValidity.of(grade))
         return out
 
     def _with_quality(

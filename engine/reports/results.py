@@ -12,14 +12,18 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.sentence import Sentence
+
+if TYPE_CHECKING:
+    from brittle.search.validity.records import Grade
 
 __all__ = [
     "RESULTS",
@@ -29,6 +33,7 @@ __all__ = [
     "iter_result_lines",
     "read_rows",
     "repair_results",
+    "with_validity",
 ]
 
 #: File name of the rows inside an attack's output directory.
@@ -276,6 +281,14 @@ class RowValidity:
                 return name
         return "none"
 
+    @classmethod
+    def of(cls, grade: Grade) -> RowValidity | None:
+        """The verdicts of a judges' grade (``None`` when the pair could not be graded:
+        a reordering, whose gold tree no longer lines up)."""
+        if not grade.graded:
+            return None
+        return cls(grade.tree_valid, grade.grammatical, grade.meaning_kept, grade.failed_checks())
+
     def at(self, level: str) -> bool | None:
         """The verdict at ``level`` (``tree``, ``grammatical`` or ``meaning``)."""
         verdicts = {
@@ -312,6 +325,19 @@ class RowValidity:
         if not isinstance(failed, list):
             raise TypeError(f"validity failed must be a list: {failed!r}")
         return cls(verdicts[0], verdicts[1], verdicts[2], tuple(str(f) for f in failed))
+
+
+def with_validity(
+    sentence: Sentence, positions: Iterable[int], validity: RowValidity | None
+) -> Sentence:
+    """``sentence`` (a perturbation applied) with ``Validity=LEVEL`` in the MISC of each
+    word at ``positions`` (0-based, the changed words), the strictest level its grade
+    reached (:attr:`RowValidity.level`); unchanged without a grade."""
+    if validity is None:
+        return sentence
+    level = validity.level
+    words = {i: sentence.words[i].with_misc(Validity=level) for i in positions}
+    return sentence.with_words(words) if words else sentence
 
 
 def _finite(value: object, field: str) -> float:
