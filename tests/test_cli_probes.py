@@ -120,6 +120,7 @@ def test_evaluate_baselines_only(tmp_path: Path) -> None:
     assert report["probes"] == {} and report["notes"]  # majority learnt on the test set
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_attack_several_budgets(
     tmp_path: Path, bert_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

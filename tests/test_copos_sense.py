@@ -43,6 +43,7 @@ DECADE = (
 CATS = "I've never understood why cats sleep so much."
 
 
+@pytest.mark.needs("glove")
 def test_sense_modes_differ_as_documented(wordnet: Any, sentences: dict[str, Sentence]) -> None:
     seat = sentences[SEAT]
 
@@ -69,6 +70,7 @@ WITHOUT_USAGE_RULES: dict[str, Any] = {
 }
 
 
+@pytest.mark.needs("glove")
 @pytest.mark.parametrize(
     ("text", "form", "wrong"),
     [
@@ -129,6 +131,7 @@ def test_min_lead_marks_unsure_when_the_best_sense_is_not_clearly_ahead() -> Non
 OVEN = "The cake smells delicious, but it needs ten more minutes in the oven."
 
 
+@pytest.mark.needs("glove")
 def test_confirm_offers_an_unsure_word_only_synonyms_read_in_its_sense(
     wordnet: Any, sentences: dict[str, Sentence]
 ) -> None:
@@ -179,6 +182,7 @@ def test_min_count_drops_synonyms_semcor_never_tagged_with_the_sense(wordnet: An
     assert "really" in stricter.synonyms("actually", "r")  # tagged 42 times
 
 
+@pytest.mark.needs("glove")
 def test_max_senses_leaves_the_most_polysemous_words_alone(
     wordnet: Any, sentences: dict[str, Sentence]
 ) -> None:

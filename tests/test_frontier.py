@@ -21,6 +21,7 @@ TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
 BASE = AttackConfig(treebank=str(TREEBANK), probes=("p",), budget=2, parser="gold")
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_entries_take_each_preset_and_method_with_the_base_settings() -> None:
     entries = entries_of(BASE, ["tree", "meaning"], ["random"])
     assert [e.name for e in entries] == ["tree", "meaning", "random"]
@@ -84,6 +85,7 @@ def test_mistakes_stop_before_anything_loads(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.needs("spacy-model", "glove")
 @pytest.mark.slow
 def test_frontier_end_to_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, static_probe: Path

@@ -147,6 +147,7 @@ def test_shorthand_flags_set_the_options_of_the_generators_that_have_them() -> N
         shorthand_options(["copos", "random"], generators, {"--lm": "x"})
 
 
+@pytest.mark.needs("glove")
 def test_perturb_records_lm_and_sense_flags_as_generator_options(tmp_path: Path) -> None:
     out, report = tmp_path / "s.conllu", tmp_path / "s.json"
     args = ["perturb", str(TREEBANK), "--method", "copos", "--parser", "gold", "--sense", "first"]

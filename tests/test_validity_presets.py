@@ -79,6 +79,7 @@ def test_slots_of_the_paper_and_the_regular_forms() -> None:
     assert not common_case("States", 4) and not common_case("NEIGHBOURS", 0)
 
 
+@pytest.mark.needs("glove")
 def test_the_tree_generator_keeps_tag_shapes(ewt_test: Path) -> None:
     sentences = [s for _, s in zip(range(120), iter_conllu(ewt_test), strict=False)]
     tables = Jabberwocky(stems="syllable", slots="regular").candidates(sentences, top_k=3)
@@ -107,6 +108,7 @@ def run(*args: str | Path) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_perturb_tree_replaces_most_open_class_words(tmp_path: Path) -> None:
     out = tmp_path / "t.conllu"
     result = run(
@@ -149,6 +151,7 @@ def test_perturb_needs_a_method_or_a_preset(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "uses --method jabberwocky" in result.output
 
 
+@pytest.mark.needs("spacy-model", "glove")
 def test_attack_with_the_tree_preset(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, static_probe: Path
 ) -> None:
@@ -233,6 +236,7 @@ def test_function_words_are_never_drawn_nor_replaced() -> None:
         assert not is_function_word(word, lexicon), word
 
 
+@pytest.mark.needs("glove")
 def test_the_grammatical_generator_keeps_class_frame_and_count(ewt_test: Path) -> None:
     sentences = [s for _, s in zip(range(150), iter_conllu(ewt_test), strict=False)]
     options = dict(
@@ -267,6 +271,7 @@ def test_the_presets_page_is_generated_from_todays_presets() -> None:
     assert page.read_text() == presets_markdown(), "run `make docs`"
 
 
+@pytest.mark.needs("spacy-model", "glove")
 @pytest.mark.slow
 def test_attack_grades_its_kept_perturbations(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, static_probe: Path
@@ -320,6 +325,7 @@ today NOUN NN 2 obl:tmod
 """
 
 
+@pytest.mark.needs("glove")
 def test_adjectives_with_complements_and_adverbial_nouns_keep_their_word() -> None:
     options = dict(slots="regular", function_words=False, frames=True, countability=True)
     generator = RandomWords(oversample=10, **options)  # type: ignore[arg-type]
@@ -340,6 +346,7 @@ proofs proof NOUN NNS 2 nsubj
 """
 
 
+@pytest.mark.needs("glove")
 def test_be_and_quantifiers_keep_their_word() -> None:
     sentence = sentence_of(EXISTENTIAL)
     (table,) = Jabberwocky(stems="syllable", slots="regular").candidates([sentence], top_k=3)

@@ -193,6 +193,7 @@ def compare(parser: str, executor: LocalProcesses | RayActors | None = None) -> 
     )
 
 
+@pytest.mark.needs("spacy-model")
 def test_compare_methods_with_workers_is_the_result_of_one_process(
     executor: LocalProcesses,
 ) -> None:
@@ -235,6 +236,7 @@ def test_compare_methods_on_ray_actors_is_the_result_of_one_process() -> None:
     assert timeless(one) == timeless(two)
 
 
+@pytest.mark.needs("glove")
 def test_cli_compare_methods_workers_match_one_process(tmp_path: Path) -> None:
     args = [
         "compare-methods", str(TREEBANK), "--methods", "neighbour-flip,random", "--budget",
