@@ -373,6 +373,7 @@ def perturb(
     lm_kind: str | None = None,
     sense: str | None = None,
     quality: bool = True,
+    grade: bool = True,
     device: str | None = None,
     dtype: str | None = None,
     seed: int = 0,
@@ -389,7 +390,8 @@ def perturb(
     The options are the command's (``brittle perturb --help``): give ``method`` or a
     ``validity`` preset. ``budget`` is tau, the most words changed (``"all"``: every
     eligible word); ``max_syntax_distance`` a normalised tree edit distance (0: the
-    same parse); ``quality`` ``False`` is ``--no-quality``.
+    same parse); ``quality`` ``False`` is ``--no-quality``, ``grade`` ``False``
+    ``--no-grade``.
 
     Args:
         treebank: the CoNLL-U file.
@@ -426,6 +428,7 @@ def perturb(
             chosen, options, lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
         ),
         quality=quality,
+        grade=grade,
         device=device,
         dtype=dtype,
     )

@@ -168,6 +168,15 @@ def budget_label(budget: int) -> str:
 @generator_options_option
 @lm_and_sense_options
 @quality_options
+@click.option(
+    "--grade/--no-grade",
+    default=True,
+    show_default=True,
+    help="Grade each chosen perturbation's validity with brittle's judges (tree-valid: the "
+    "gold tree still its analysis; grammatical; meaning kept; docs/validity.md): "
+    "Validity=LEVEL in the MISC of its changed words, the shares in the summary, the "
+    "verdicts and failed checks in --report. Loads spaCy, SmolLM2 and MiniLM.",
+)
 @dtype_option
 @click.option("--seed", default=0, show_default=True, help="Same seed, byte-identical output.")
 @click.option(
@@ -217,6 +226,7 @@ def perturb_command(
     lm_kind: str | None,
     sense: str | None,
     quality: bool,
+    grade: bool,
     device: str | None,
     dtype: str | None,
     workers: int | None,
@@ -272,6 +282,7 @@ def perturb_command(
         constraints=constraints,
         generator_options=generator_options,
         quality=quality,
+        grade=grade,
         device=device,
         dtype=dtype,
     )
@@ -313,7 +324,7 @@ def perturb_command(
         else f"wrote {written[0]}",
         markup=False,
     )
-    if not is_stdout(out) and not quiet:
+    if not is_stdout(out) and not quiet and not grade:
         say.print(
             f"how valid each perturbation is (tree, grammar, meaning): brittle grade "
             f"{shlex.quote(str(treebank))} {shlex.quote(str(out))} --json GRADES.jsonl",

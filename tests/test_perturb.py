@@ -764,3 +764,29 @@ def test_memory_does_not_grow_with_the_treebank(tmp_path: Path, fixed_words: str
     # Holding each input and output sentence would cost about 12 kB a sentence; the
     # record and its share of the label index cost about 450 bytes.
     assert per_sentence < 1500, marks
+
+
+def test_a_graded_run_reports_each_verdict_and_the_shares() -> None:
+    from brittle.engine.perturb.perturb_run import PerturbRun, SentenceRecord
+    from brittle.engine.reports.results import RowValidity
+
+    valid = RowValidity(True, True, False, ("synonymy",))
+    broken = RowValidity(False, False, False, ("retag",))
+    records = (
+        SentenceRecord("a", 3, "perturbed", validity=valid),
+        SentenceRecord("b", 3, "perturbed", validity=broken),
+        SentenceRecord("c", 3, "perturbed"),  # a reordering: not graded
+        SentenceRecord("d", 3, "unchanged"),
+    )
+    graded = PerturbRun(PerturbConfig(method="random", grade=True), "t", records)
+    assert graded.summary()["validity"] == {
+        "graded": 2,
+        "shares": {"tree": 0.5, "grammatical": 0.5, "meaning": 0.0},
+    }
+    assert records[0].to_json()["validity"] == {
+        "tree_valid": True, "grammatical": True, "meaning_kept": False, "failed": ["synonymy"]
+    }  # fmt: skip
+    assert "validity" not in records[2].to_json()  # left out, as before grading existed
+    plain = PerturbRun(PerturbConfig(method="random"), "t", records[2:])
+    assert "validity" not in plain.summary()
+    assert "grade" not in plain.config.to_dict() and graded.config.to_dict()["grade"] is True

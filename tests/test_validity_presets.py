@@ -110,14 +110,24 @@ def run(*args: str | Path) -> Result:
 
 @pytest.mark.needs("spacy-model", "glove")
 def test_perturb_tree_replaces_most_open_class_words(tmp_path: Path) -> None:
-    out = tmp_path / "t.conllu"
+    out, report = tmp_path / "t.conllu", tmp_path / "t.json"
     result = run(
         "perturb", TREEBANK, "--validity", "tree", "--budget", "all", "--limit", "40",
-        "--no-quality", "--out", out,
+        "--no-quality", "--out", out, "--report", report,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "perturb jabberwocky: constraints budget" in result.output
-    assert f"brittle grade {TREEBANK} {out} --json" in result.output  # how to grade it
+    assert "graded tree-valid" in result.output  # graded by default
+    validity = json.loads(report.read_text())["methods"]["jabberwocky"]["validity"]
+    assert validity["graded"] == 40 and validity["shares"]["tree"] >= 0.95, validity
+    assert "Validity=tree" in out.read_text()
+    plain = tmp_path / "plain.conllu"
+    result = run(
+        "perturb", TREEBANK, "--validity", "tree", "--limit", "3", "--no-quality",
+        "--no-grade", "--out", plain,
+    )  # fmt: skip
+    assert f"brittle grade {TREEBANK} {plain} --json" in result.output  # how to grade it
+    assert "Validity=" not in plain.read_text() and "graded" not in result.output
     originals = [s for _, s in zip(range(40), iter_conllu(TREEBANK), strict=False)]
     changed = total = 0
     for before, after in zip(originals, iter_conllu(out), strict=True):

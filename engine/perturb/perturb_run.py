@@ -40,7 +40,7 @@ import platform
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict, TypeVar
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
 import numpy as np
 
@@ -52,6 +52,7 @@ from brittle.engine.core.perturbation import counted_forms, describe
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.reports.report import write_json
+from brittle.engine.reports.results import RowValidity, with_validity
 from brittle.engine.runs.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
@@ -72,6 +73,7 @@ from brittle.search.generators.base import GENERATORS, Generator, stable_hash
 from brittle.search.generators.options import parse_options
 from brittle.search.presets import MEANING_CONSTRAINTS
 from brittle.search.quality import PairQuality, QualityMeter
+from brittle.search.validity.grade import Grader, run_grader
 
 __all__ = [
     "BUDGET_ALL",
@@ -133,7 +135,7 @@ class PerturbSummary(TypedDict):
     ``mean_words_changed`` counts substituted or moved words. The quality means
     (``mean_surprisal_increase`` in bits per word, ``mean_similarity``,
     ``retag_agreement`` over ``words_retagged`` changed words) are ``None`` when the
-    run did not measure quality.
+    run did not measure quality; ``validity`` is there when the run graded.
     """
 
     perturbed: int
@@ -154,6 +156,16 @@ class PerturbSummary(TypedDict):
     mean_similarity: float | None
     retag_agreement: float | None
     words_retagged: int
+    validity: NotRequired[PerturbValidity]
+
+
+class PerturbValidity(TypedDict):
+    """How valid a graded run's chosen perturbations are: how many were graded, and the
+    share of them valid at each level (``tree``, ``grammatical``, ``meaning``; ``None``
+    when none was graded)."""
+
+    graded: int
+    shares: dict[str, float | None]
 
 
 #: Called with the number of sentences just finished.
@@ -197,6 +209,10 @@ class PerturbConfig:
         generator_options: the generator's options (``NAME=VALUE``).
         quality: measure the chosen perturbations (LM surprisal, sentence similarity,
             re-tag agreement); loads the causal LM and the sentence encoder.
+        grade: grade each chosen perturbation's validity (tree-valid, grammatical,
+            meaning kept: :mod:`brittle.search.validity`) into its record, the summary
+            and the MISC of its changed words (``Validity=LEVEL``); loads spaCy (when
+            the run's parser is ``gold``), the causal LM and the sentence encoder.
         device: torch device of the model-based constraints and the quality models
             (``None``: ``cuda`` when available, else ``cpu``).
         dtype: precision of those models (``float32``, ``float16``, ``bfloat16``;
@@ -221,6 +237,7 @@ class PerturbConfig:
     constraints: tuple[str, ...] = ()
     generator_options: tuple[str, ...] = ()
     quality: bool = True
+    grade: bool = False
     device: str | None = None
     dtype: str | None = None
 
@@ -280,8 +297,8 @@ class PerturbConfig:
 
     def to_dict(self) -> JSONObject:
         """JSON-ready mapping (an infinite distance becomes the string ``"inf"``; the
-        constraints, generator options, ``quality``, ``device`` and ``dtype`` are left
-        out when they are the default)."""
+        constraints, generator options, ``quality``, ``grade``, ``device`` and ``dtype``
+        are left out when they are the default)."""
         out = asdict(self)
         if math.isinf(self.max_syntax_distance):
             out["max_syntax_distance"] = "inf"
@@ -295,6 +312,8 @@ class PerturbConfig:
             del out["generator_options"]
         if self.quality:  # the default: left out, as reports had it before
             del out["quality"]
+        if not self.grade:  # the default: left out, as reports had it before
+            del out["grade"]
         if self.device is None:
             del out["device"]
         if self.dtype is None:
@@ -329,6 +348,8 @@ class SentenceRecord:
         similarity: cosine of their sentence embeddings (``None``: not measured).
         retag: share of the changed words the parser tags with their gold UPOS
             (``None``: not measured).
+        validity: the judges' grade of the chosen perturbation (``None``: not graded,
+            or a reordering). Left out of the JSON report when ``None``.
         parse_original, parse_perturbed: the run's parser's parse of the original and
             of the chosen perturbation (the parses the ``syntax`` constraint compared),
             one ``HEAD:DEPREL`` per word, space-separated (:func:`encode_parse`);
@@ -353,15 +374,21 @@ class SentenceRecord:
     surprisal_increase: float | None = None
     similarity: float | None = None
     retag: float | None = None
+    validity: RowValidity | None = None
     parse_original: str | None = None
     parse_perturbed: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        """The record as the JSON report writes it (parses left out when absent)."""
+        """The record as the JSON report writes it (parses and validity left out when
+        absent)."""
         out = asdict(self)
         for name in ("parse_original", "parse_perturbed"):
             if out[name] is None:
                 del out[name]
+        if self.validity is None:
+            del out["validity"]
+        else:
+            out["validity"] = self.validity.to_json()
         return out
 
     def with_quality(self, quality: PairQuality) -> SentenceRecord:
@@ -418,7 +445,7 @@ class PerturbRun:
         retagged = [r for r in done if r.retag is not None]
         words = sum(r.changed for r in retagged)
         retag_kept = sum(round((r.retag or 0.0) * r.changed) for r in retagged)
-        return {
+        out: PerturbSummary = {
             "perturbed": counts["perturbed"],
             "unchanged": counts["unchanged"],
             "rejected": counts["rejected"],
@@ -438,6 +465,9 @@ class PerturbRun:
             "retag_agreement": retag_kept / words if words else None,
             "words_retagged": words,
         }
+        if self.config.grade:
+            out["validity"] = _validity(done)
+        return out
 
     def report(self) -> dict[str, object]:
         """The JSON report: per-method summary, per-sentence records, config, versions
@@ -476,6 +506,17 @@ def _json_ready(description: Mapping[str, object]) -> dict[str, object]:
     }
 
 
+def _validity(done: Sequence[SentenceRecord]) -> PerturbValidity:
+    """How many of the perturbed sentences were graded, and the share valid at each
+    level (``None`` when none was)."""
+    graded = [r.validity for r in done if r.validity is not None]
+    shares: dict[str, float | None] = {
+        level: sum(bool(v.at(level)) for v in graded) / len(graded) if graded else None
+        for level in ("tree", "grammatical", "meaning")
+    }
+    return {"graded": len(graded), "shares": shares}
+
+
 def mean_or_none(values: Sequence[float | int | None]) -> float | None:
     """Mean of the values that are not ``None`` (``None`` when there are none)."""
     xs = [float(v) for v in values if v is not None]
@@ -510,6 +551,15 @@ def summary_lines(summary: PerturbSummary) -> list[tuple[str, str]]:
             ("mean surprisal increase (bits per word)", fmt(summary["mean_surprisal_increase"])),
             ("mean sentence similarity (MiniLM cosine)", fmt(summary["mean_similarity"])),
             ("re-tag agreement (gold UPOS)", fmt(summary["retag_agreement"], ".1%")),
+        ]
+    validity = summary.get("validity")
+    if validity is not None:
+        shares = validity["shares"]
+        lines += [
+            ("perturbations graded", str(validity["graded"])),
+            ("graded tree-valid", fmt(shares["tree"], ".1%")),
+            ("graded grammatical", fmt(shares["grammatical"], ".1%")),
+            ("graded meaning kept", fmt(shares["meaning"], ".1%")),
         ]
     if summary["mean_dnd"] is not None:
         lines += [
@@ -665,6 +715,7 @@ def perturb_sentences(
     progress: ProgressFn | None = None,
     treebank: str = "",
     quality: QualityMeter | None = None,
+    grader: Grader | None = None,
 ) -> PerturbResult:
     """Algorithm 1 over in-memory sentences with ready-made components.
 
@@ -679,6 +730,8 @@ def perturb_sentences(
         treebank: the input path, for the report.
         quality: measures the chosen perturbations of each chunk in one call (``None``:
             quality is not measured, whatever ``config.quality`` says).
+        grader: grades the chosen perturbations of each chunk in one call (``None``:
+            not graded).
     """
     parser.prepare()
     checks = list(perturb_constraints(config, parser) if constraints is None else constraints)
@@ -686,7 +739,13 @@ def perturb_sentences(
     records: list[SentenceRecord] = []
     for chunk in chunks(sentences, config.chunk_size):
         chunk_out, chunk_records = perturb_chunk(
-            chunk, config=config, generator=generator, parser=parser, checks=checks, quality=quality
+            chunk,
+            config=config,
+            generator=generator,
+            parser=parser,
+            checks=checks,
+            quality=quality,
+            grader=grader,
         )
         out.extend(chunk_out)
         records.extend(chunk_records)
@@ -747,11 +806,13 @@ def perturb_chunk(
     parser: Parser,
     checks: Sequence[Constraint],
     quality: QualityMeter | None,
+    grader: Grader | None = None,
 ) -> tuple[list[Sentence], list[SentenceRecord]]:
     """Algorithm 1 on one chunk: its output sentences and records, in order. The
     generator sees the whole chunk and the parser parses it in one call; every draw and
     tie-break is seeded from the run's seed and the sentence's id, so a chunk comes out
-    the same in any process."""
+    the same in any process. With a ``grader`` the chosen perturbations are graded (one
+    call for the chunk) and their changed words marked ``Validity=LEVEL``."""
     drawn = generator.perturb(list(chunk), b=config.candidates, seed=config.seed, tau=config.budget)
     if len(drawn) != len(chunk):
         raise RuntimeError(
@@ -773,7 +834,16 @@ def perturb_chunk(
         records = _with_parses(parser, outcomes, records)
     if quality is not None:
         records = _with_quality(quality, outcomes, records)
-    return [outcome.sentence for outcome in outcomes], records
+    sentences = [outcome.sentence for outcome in outcomes]
+    if grader is not None:
+        records = _with_validity(grader, outcomes, records)
+        sentences = [
+            with_validity(s, changed_words(o.perturbation)[0], r.validity)
+            if o.perturbation is not None
+            else s
+            for s, o, r in zip(sentences, outcomes, records, strict=True)
+        ]
+    return sentences, records
 
 
 def encode_parse(parse: Parse) -> str:
@@ -830,6 +900,15 @@ def quality_meter(config: PerturbConfig, parser: Parser) -> QualityMeter | None:
     return QualityMeter(parser=parser, device=config.device, dtype=config.dtype)
 
 
+def perturb_grader(config: PerturbConfig, parser: Parser) -> Grader | None:
+    """The grader of the chosen perturbations (``None`` without ``config.grade``):
+    :func:`~brittle.search.validity.grade.run_grader` with the run's parser, its models
+    on the run's device and in its precision."""
+    if not config.grade:
+        return None
+    return run_grader(config.parser, lambda: parser, device=config.device, dtype=config.dtype)
+
+
 class PerturbWorker(ShardWorker[list[Sentence], PerturbedChunk]):
     """What a worker of a sharded perturb run holds: generator, parser, constraints
     and quality meter, loaded once."""
@@ -844,6 +923,7 @@ class PerturbWorker(ShardWorker[list[Sentence], PerturbedChunk]):
         self.generator.prepare()
         self.parser.prepare()
         self.quality = quality_meter(config, self.parser)
+        self.grader = perturb_grader(config, self.parser)
 
     def run(self, shard: Shard[list[Sentence]]) -> PerturbedChunk:
         """The output sentences and records of the shard's chunk."""
@@ -854,6 +934,7 @@ class PerturbWorker(ShardWorker[list[Sentence], PerturbedChunk]):
             parser=self.parser,
             checks=self.checks,
             quality=self.quality,
+            grader=self.grader,
         )
 
 
@@ -889,6 +970,21 @@ def _with_quality(
     out = list(records)
     for k, q in zip(chosen, measured, strict=True):
         out[k] = out[k].with_quality(q)
+    return out
+
+
+def _with_validity(
+    grader: Grader, outcomes: Sequence[SampleOutcome], records: Sequence[SentenceRecord]
+) -> list[SentenceRecord]:
+    """``records`` with the judges' grade of their chosen perturbations (one grader
+    call; a reordering, whose gold tree no longer lines up, stays without one)."""
+    chosen = [k for k, o in enumerate(outcomes) if o.perturbation is not None]
+    grades = grader.grade(
+        [outcomes[k].original for k in chosen], [outcomes[k].sentence for k in chosen]
+    )
+    out = list(records)
+    for k, grade in zip(chosen, grades, strict=True):
+        out[k] = dataclasses.replace(out[k], validity=RowValidity.of(grade))
     return out
 
 
@@ -979,6 +1075,7 @@ class PerturbJob:
         if on_start is not None:
             on_start(self.total)
         self.quality = quality_meter(self.config, self.parser)
+        grader = perturb_grader(self.config, self.parser)
         for chunk in self._batches():
             outputs, records = perturb_chunk(
                 chunk,
@@ -987,6 +1084,7 @@ class PerturbJob:
                 parser=self.parser,
                 checks=self.checks,
                 quality=self.quality,
+                grader=grader,
             )
             if progress is not None:
                 progress(len(chunk))
