@@ -426,10 +426,14 @@ def test_the_perturb_page_is_self_contained_and_strict_html(perturb_page: Path):
         if "parse_perturbed" in record:
             heads = [int(x.split(":")[0]) for x in record["parse_perturbed"].split()]
             assert row["pp"][0] == heads
+        # the run graded (the default): each chosen perturbation's level, as in MISC
+        levels = {t.misc_dict.get("Validity") for t in output.words} - {None}
+        assert row.get("v") == (levels.pop() if levels else None), (row, levels)
     # the summary table and the constraints, as the command printed them
     summary = report["methods"]["jabberwocky"]
     assert f'<td class="num">{summary["candidates_drawn"]}</td>' in text
     assert "candidates rejected by syntax" in text
+    assert "graded tree-valid" in text and 'data-key="v"' in text  # the validity column
 
 
 def _constraints(report: dict) -> list[dict]:

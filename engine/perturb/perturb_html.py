@@ -44,7 +44,13 @@ from brittle.engine.perturb.perturb_run import (
     summary_lines,
     write_perturb_outputs,
 )
-from brittle.engine.reports.html_report import Column, LabelIndex, html_table, write_sentence_page
+from brittle.engine.reports.html_report import (
+    VALIDITY_COLUMN,
+    Column,
+    LabelIndex,
+    html_table,
+    write_sentence_page,
+)
 from brittle.engine.reports.report import write_json
 from brittle.engine.runs.shards import ShardExecutor
 
@@ -70,8 +76,9 @@ PERTURB_FILTERS = (
 )
 
 
-def perturb_columns(quality: bool) -> tuple[Column, ...]:
-    """The sentence table's columns (the quality ones when the run measured quality)."""
+def perturb_columns(quality: bool, graded: bool = False) -> tuple[Column, ...]:
+    """The sentence table's columns (the quality ones when the run measured quality, the
+    validity one when it graded)."""
     columns = [
         Column("#", "i", "int", "c-i num"),
         Column("sentence", "id", "id", "c-id"),
@@ -82,6 +89,8 @@ def perturb_columns(quality: bool) -> tuple[Column, ...]:
     if quality:
         columns += [Column("surprisal +", "si", "2"), Column("similarity", "sim", "3")]
     columns += [Column("admissible", "ad", "int"), Column("status", "ok", "ok", "c-ok")]
+    if graded:
+        columns.append(VALIDITY_COLUMN)
     return tuple(columns)
 
 
@@ -140,6 +149,8 @@ class PerturbRecords(LabelIndex):
             rec["po"] = self._parse(record.parse_original)
         if record.parse_perturbed is not None:
             rec["pp"] = self._parse(record.parse_perturbed)
+        if record.validity is not None:
+            rec["v"] = record.validity.level
         return rec
 
 
@@ -242,7 +253,7 @@ def _write_page(
         os.fspath(path),
         title=f"brittle perturb: {treebank}, {run.config.method}",
         overview=_overview(run),
-        columns=perturb_columns(bool(run.quality)),
+        columns=perturb_columns(bool(run.quality), run.config.grade),
         filters=PERTURB_FILTERS,
         meta={
             "page": "perturb",
