@@ -57,8 +57,7 @@ from brittle.engine.reports.report import Summary
 from brittle.engine.reports.results import RESULTS, ResultRow, read_rows
 from brittle.engine.runs.run_options import (
     make_executor,
-    resolve_method,
-    shorthand_generator_options,
+    resolve_generator,
 )
 from brittle.engine.runs.shards import ShardExecutor
 from brittle.scorers.representations import check_device, check_dtype
@@ -232,22 +231,6 @@ def _executor(workers: int | None, ray: str | None) -> Iterator[ShardExecutor | 
         yield executor
 
 
-def _generator_options(
-    method: str,
-    generator_options: Sequence[str],
-    *,
-    lm: str | None,
-    lm_kind: str | None,
-    sense: str | None,
-    dtype: str | None,
-) -> tuple[str, ...]:
-    """The shorthands' options, then those given, as the commands order them."""
-    shorthands = shorthand_generator_options(
-        [method], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
-    )
-    return (*shorthands[method], *generator_options)
-
-
 def attack(
     treebank: PathLike,
     probes: Sequence[PathLike],
@@ -411,9 +394,10 @@ def perturb(
     if out is None and (report is not None or html is not None):
         raise ConfigError("report and html are written with out: give out as well")
     dtype = check_dtype(dtype, device)
-    chosen, applied, options = resolve_method(
-        validity, method, tuple(constraints), tuple(generator_options)
-    )
+    chosen, applied, options = resolve_generator(
+        validity, method, constraints, generator_options, lm=lm, lm_kind=lm_kind, sense=sense,
+        dtype=dtype,
+    )  # fmt: skip
     config = PerturbConfig(
         method=chosen,
         budget=BUDGET_ALL if budget == "all" else budget,
@@ -424,9 +408,7 @@ def perturb(
         limit=limit,
         enforce_pos=enforce_pos,
         constraints=applied,
-        generator_options=_generator_options(
-            chosen, options, lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
-        ),
+        generator_options=options,
         quality=quality,
         grade=grade,
         device=device,

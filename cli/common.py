@@ -18,7 +18,6 @@ from rich.progress import Progress, ProgressColumn, TaskID
 from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.registry import Registry
-from brittle.engine.runs.run_options import resolve_method
 from brittle.engine.runs.shards import parse_ray_address
 from brittle.scorers.representations import DTYPES
 from brittle.search.presets import PRESETS
@@ -166,24 +165,6 @@ def validity_option(command: F) -> F:
         "are added to the preset's.",
     )
     return option(command)
-
-
-def apply_preset(
-    validity: str | None,
-    method: str | None,
-    constraints: tuple[str, ...],
-    generator_options: tuple[str, ...],
-) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """The method, constraints and generator options of a run: ``--validity``'s preset
-    with the user's additions, or ``--method`` and the options as given.
-
-    Raises:
-        click.UsageError: neither ``--method`` nor ``--validity`` given.
-        ConfigError: a ``--method`` other than the preset's.
-    """
-    if validity is None and method is None:
-        raise click.UsageError("give --method, or --validity for a preset")
-    return resolve_method(validity, method, constraints, generator_options)
 
 
 def representation_run_options(command: F) -> F:

@@ -15,7 +15,6 @@ from rich.table import Table
 from brittle.cli.common import (
     DASH_HELP,
     RegistryChoice,
-    apply_preset,
     console,
     dtype_option,
     generator_options_option,
@@ -40,7 +39,7 @@ from brittle.engine.perturb.perturb_run import (
     check_perturb_outputs,
     summary_lines,
 )
-from brittle.engine.runs.run_options import make_executor, shorthand_generator_options
+from brittle.engine.runs.run_options import make_executor, resolve_generator
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS
@@ -263,13 +262,12 @@ def perturb_command(
           --html ewt-copos.html
     """
     dtype = check_dtype(dtype, device)  # before anything loads
-    method, constraints, generator_options = apply_preset(
-        validity, method, constraints, generator_options
-    )
-    shorthands = shorthand_generator_options(
-        [method], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
-    )
-    generator_options = (*shorthands[method], *generator_options)
+    if validity is None and method is None:
+        raise click.UsageError("give --method, or --validity for a preset")
+    method, constraints, generator_options = resolve_generator(
+        validity, method, constraints, generator_options, lm=lm, lm_kind=lm_kind, sense=sense,
+        dtype=dtype,
+    )  # fmt: skip
     config = PerturbConfig(
         method=method,
         budget=budget,

@@ -8,7 +8,7 @@ from typing import Any
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
-from brittle.engine.runs.run_options import resolve_method, shorthand_generator_options
+from brittle.engine.runs.run_options import resolve_generator
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import DTYPES
 from brittle.search.constraints import ConstraintSpec
@@ -212,12 +212,10 @@ def attack_config(
         ConfigError: neither a method nor a preset, a method other than the preset's,
             or a shorthand the method does not take.
     """
-    chosen, applied, options = resolve_method(
-        validity, method, tuple(constraints), tuple(generator_options)
-    )
-    shorthands = shorthand_generator_options(
-        [chosen], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
-    )
+    chosen, applied, options = resolve_generator(
+        validity, method, constraints, generator_options, lm=lm, lm_kind=lm_kind, sense=sense,
+        dtype=dtype,
+    )  # fmt: skip
     return AttackConfig(
         treebank=treebank,
         probes=tuple(probes),
@@ -233,7 +231,7 @@ def attack_config(
         limit=limit,
         objective=tuple(t.strip() for t in objective if t.strip()),
         constraints=applied,
-        generator_options=(*shorthands[chosen], *options),
+        generator_options=options,
         check_all=check_all,
         dtype=dtype,
     )

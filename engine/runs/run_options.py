@@ -4,6 +4,7 @@
   ``--method`` or a validity preset (``--validity``) with the user's additions;
 - :func:`shorthand_generator_options`: the ``NAME=VALUE`` generator options that the
   shorthand flags ``--lm``, ``--lm-kind``, ``--sense`` and ``--dtype`` stand for;
+- :func:`resolve_generator`: both, as ``attack`` and ``perturb`` resolve them;
 - :func:`make_executor`: the workers ``--workers`` and ``--ray`` ask for.
 """
 
@@ -17,7 +18,12 @@ from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import option_help, shorthand_options
 from brittle.search.presets import resolve_preset
 
-__all__ = ["make_executor", "resolve_method", "shorthand_generator_options"]
+__all__ = [
+    "make_executor",
+    "resolve_generator",
+    "resolve_method",
+    "shorthand_generator_options",
+]
 
 
 def resolve_method(
@@ -67,6 +73,32 @@ def shorthand_generator_options(
             if "dtype" in option_help(generators[m]):
                 out[m] = (*out[m], f"dtype={dtype}")
     return out
+
+
+def resolve_generator(
+    validity: str | None,
+    method: str | None,
+    constraints: Sequence[str],
+    generator_options: Sequence[str],
+    *,
+    lm: str | None,
+    lm_kind: str | None,
+    sense: str | None,
+    dtype: str | None,
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """A run's method, constraints and generator options (:func:`resolve_method`), the
+    shorthands' options (:func:`shorthand_generator_options`) before the ones given.
+
+    Raises:
+        ConfigError: as :func:`resolve_method` and :func:`shorthand_generator_options`.
+    """
+    chosen, applied, options = resolve_method(
+        validity, method, tuple(constraints), tuple(generator_options)
+    )
+    shorthands = shorthand_generator_options(
+        [chosen], lm=lm, lm_kind=lm_kind, sense=sense, dtype=dtype
+    )
+    return chosen, applied, (*shorthands[chosen], *options)
 
 
 def make_executor(
