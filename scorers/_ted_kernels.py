@@ -21,9 +21,15 @@ each pair is solved in whichever orientation, left-to-right or mirrored, costs l
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 Prepared = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], int, int, bool]
 
@@ -274,8 +280,7 @@ def ted_pair(
     )
 
 
-@njit(cache=True, parallel=True)
-def ted_one_to_many(
+def _one_to_many(
     heads_a: NDArray[np.int64],
     labels_a: NDArray[np.int64],
     flat_heads: NDArray[np.int64],
@@ -287,9 +292,9 @@ def ted_one_to_many(
     cost_rename: float,
     out: NDArray[np.float64],
 ) -> None:  # pragma: no cover - jit
-    """``out[t]`` = distance from tree A to tree t of the packed batch (NaN if invalid).
+    """Body of :func:`ted_one_to_many` and :func:`ted_one_to_many_serial` (see them).
 
-    Tree t is ``flat_heads[offsets[t]:offsets[t + 1]]`` with the labels at the same slice.
+    ``prange`` is a parallel loop under ``parallel=True`` and ``range`` otherwise.
     """
     left_a = prepare(heads_a, labels_a, root_label, False)
     right_a = prepare(heads_a, labels_a, root_label, True)
@@ -309,40 +314,45 @@ def ted_one_to_many(
         )
 
 
-@njit(cache=True)
-def ted_one_to_many_serial(
-    heads_a: NDArray[np.int64],
-    labels_a: NDArray[np.int64],
-    flat_heads: NDArray[np.int64],
-    flat_labels: NDArray[np.int64],
-    offsets: NDArray[np.int64],
-    root_label: int,
-    cost_delete: float,
-    cost_insert: float,
-    cost_rename: float,
-    out: NDArray[np.float64],
-) -> None:  # pragma: no cover - jit
-    """:func:`ted_one_to_many` in the calling thread, for small batches.
+def _named(body: F, name: str, doc: str) -> F:
+    """A copy of the function ``body`` called ``name``, with the docstring ``doc``.
+
+    Each compiled twin of one body is compiled from its own copy. Numba files a kernel's
+    disk cache under the function's qualified name, and its cache key leaves out the
+    compile options: two dispatchers of the very same function, one of them
+    ``parallel=True``, would load each other's machine code from the cache.
+    """
+    code = body.__code__
+    fn = types.FunctionType(code, body.__globals__, name, body.__defaults__, body.__closure__)
+    fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__annotations__ = dict(body.__annotations__)
+    return cast(F, fn)
+
+
+ted_one_to_many = njit(cache=True, parallel=True)(
+    _named(
+        _one_to_many,
+        "ted_one_to_many",
+        """``out[t]`` = distance from tree A to tree t of the packed batch (NaN if invalid).
+
+    Tree t is ``flat_heads[offsets[t]:offsets[t + 1]]`` with the labels at the same slice.
+    """,
+    )
+)
+
+ted_one_to_many_serial = njit(cache=True)(
+    _named(
+        _one_to_many,
+        "ted_one_to_many_serial",
+        """:func:`ted_one_to_many` in the calling thread, for small batches.
 
     Starting and joining the parallel loop's threads costs about a millisecond, far
     more than a few 20-word distances (about 15 us each); the syntax constraint asks for
     a handful per sentence.
-    """
-    left_a = prepare(heads_a, labels_a, root_label, False)
-    right_a = prepare(heads_a, labels_a, root_label, True)
-    for t in range(offsets.shape[0] - 1):
-        s = offsets[t]
-        e = offsets[t + 1]
-        out[t] = ted_prepared(
-            left_a,
-            right_a,
-            flat_heads[s:e],
-            flat_labels[s:e],
-            root_label,
-            cost_delete,
-            cost_insert,
-            cost_rename,
-        )
+    """,
+    )
+)
 
 
 @njit(cache=True, parallel=True)
