@@ -44,12 +44,17 @@ refused (a ``VBG`` form without ``-ing``, a past tense in ``-ing``). Base tags (
 ``VB``, ``VBP``, ``JJ``, ``RB``) return the lemma itself unless rule 3 or 4 rules it
 out. Hyphenated compounds inflect their head (``mothers-in-law``, ``passers-by``,
 ``break-ins``, ``looked-up``); they have no one-word degree forms.
+
+The word tables (the forms of rule 1, the uncountable and invariant nouns, the particles
+of compounds) are package data, ``inflection_*.tsv`` in :mod:`brittle.search.generators.data`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
+from importlib.resources import files
+from types import MappingProxyType
 
 from brittle.engine.core.imports import hidden
 
@@ -82,170 +87,47 @@ _LEMMA_TAGS = BASE_TAGS | {"VBP"}
 _DEGREE_TAGS = frozenset({"JJR", "JJS", "RBR", "RBS"})
 _VOWELS = frozenset("aeiou")
 
-#: Forms lemminflect (0.2.3) lacks or gets wrong, by (lemma, tag).
-_TABLE: dict[tuple[str, str], str] = {
-    ("person", "NNS"): "people",
-    ("ox", "NNS"): "oxen",
-    ("opus", "NNS"): "opuses",
-    ("corpus", "NNS"): "corpora",
-    ("millennium", "NNS"): "millennia",
-    ("aircraft", "NNS"): "aircraft",
-    ("spacecraft", "NNS"): "spacecraft",
-    ("hovercraft", "NNS"): "hovercraft",
-    ("offspring", "NNS"): "offspring",
-    ("fish", "NNS"): "fish",
-    ("sting", "VBG"): "stinging",
-    ("broadcast", "VBD"): "broadcast",
-    ("forecast", "VBD"): "forecast",
-    ("bid", "VBD"): "bid",
-    ("quit", "VBN"): "quit",
-    ("light", "VBD"): "lit",
-    ("light", "VBN"): "lit",
-    ("wake", "VBN"): "woken",
-    ("spell", "VBN"): "spelled",
-    ("spoil", "VBN"): "spoiled",
-    ("lean", "VBN"): "leaned",
-    ("smell", "VBN"): "smelled",
-    ("forego", "VBZ"): "foregoes",
-    ("forego", "VBD"): "forewent",
-    ("forego", "VBN"): "foregone",
-    ("typeset", "VBG"): "typesetting",
-    ("salmon", "NNS"): "salmon",
-    ("vertex", "NNS"): "vertices",
-    ("jiblets", "NNS"): "jiblets",
-}
+
+# ------------------------------------------------------------------ word tables
+# The word tables are package data, files inflection_<name>.tsv of
+# brittle.search.generators.data: a header line naming the columns, then one row per
+# line, its fields separated by tabs.
+def _rows(name: str, columns: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The rows of the table ``inflection_<name>.tsv`` (see above)."""
+    path = files("brittle.search.generators.data").joinpath(f"inflection_{name}.tsv")
+    header, *lines = path.read_text(encoding="utf-8").splitlines()
+    rows = [tuple(line.split("\t")) for line in lines]
+    if tuple(header.split("\t")) != columns or any(len(row) != len(columns) for row in rows):
+        raise ValueError(f"inflection_{name}.tsv is no table of the columns {columns}")
+    return rows
+
+
+def _words(name: str) -> frozenset[str]:
+    """The words of the one-column table ``inflection_<name>.tsv``."""
+    return frozenset(word for (word,) in _rows(name, ("word",)))
+
+
+#: Forms lemminflect (0.2.3) lacks or gets wrong, by (lemma, tag) (inflection_forms.tsv).
+_TABLE: Mapping[tuple[str, str], str] = MappingProxyType(
+    {(lemma, tag): form for lemma, tag, form in _rows("forms", ("lemma", "tag", "form"))}
+)
 _TABLE_FORMS = frozenset(_TABLE.values())
 #: Forms lemminflect lists that do not exist (``wrong`` -> ``worse``).
 _NO_FORM: frozenset[tuple[str, str]] = frozenset(("wrong", t) for t in ("JJR", "JJS", "RBR", "RBS"))
 
-#: Mass nouns that lemminflect gives a regular plural (``informations``): no NNS form.
-UNCOUNTABLE: frozenset[str] = frozenset(
-    [
-        "access",
-        "advice",
-        "anger",
-        "applause",
-        "assistance",
-        "baggage",
-        "cash",
-        "chaos",
-        "clothing",
-        "courage",
-        "electricity",
-        "equipment",
-        "evidence",
-        "feedback",
-        "flour",
-        "fun",
-        "furniture",
-        "garbage",
-        "gravity",
-        "guidance",
-        "happiness",
-        "hardware",
-        "health",
-        "homework",
-        "honesty",
-        "housework",
-        "information",
-        "jewellery",
-        "jewelry",
-        "knowledge",
-        "leisure",
-        "lightning",
-        "livestock",
-        "luck",
-        "luggage",
-        "machinery",
-        "mail",
-        "merchandise",
-        "mud",
-        "music",
-        "news",
-        "nonsense",
-        "oxygen",
-        "patience",
-        "permission",
-        "pollution",
-        "poetry",
-        "progress",
-        "research",
-        "rice",
-        "rubbish",
-        "safety",
-        "scenery",
-        "software",
-        "spam",
-        "sunshine",
-        "thunder",
-        "traffic",
-        "trash",
-        "violence",
-        "warmth",
-        "wealth",
-        "weather",
-        "welfare",
-        "wheat",
-    ]
-)
+#: Mass nouns that lemminflect gives a regular plural (``informations``): no NNS form
+#: (inflection_uncountable.tsv).
+UNCOUNTABLE: frozenset[str] = _words("uncountable")
 
-#: Nouns whose plural is the singular (kept for NNS even though they do not end in -s).
-INVARIANT: frozenset[str] = frozenset(
-    [
-        "aircraft",
-        "bison",
-        "cattle",
-        "clergy",
-        "cod",
-        "data",
-        "deer",
-        "fish",
-        "gentry",
-        "hovercraft",
-        "media",
-        "moose",
-        "offspring",
-        "people",
-        "personnel",
-        "police",
-        "salmon",
-        "sheep",
-        "spacecraft",
-        "species",
-        "series",
-        "swine",
-        "trout",
-        "headquarters",
-        "crossroads",
-        "barracks",
-        "means",
-    ]
-)
+#: Nouns whose plural is the singular (kept for NNS even though they do not end in -s)
+#: (inflection_invariant.tsv).
+INVARIANT: frozenset[str] = _words("invariant")
 
 # Endings of singular nouns that look plural (-ss, -us, -is, -ics): not plural-only.
 _SINGULAR_S = ("ss", "us", "is", "ics", "ous", "news", "series", "species")
-_PARTICLES = frozenset(
-    [
-        "about",
-        "across",
-        "along",
-        "around",
-        "aside",
-        "away",
-        "back",
-        "by",
-        "down",
-        "forth",
-        "in",
-        "off",
-        "on",
-        "out",
-        "over",
-        "through",
-        "together",
-        "up",
-    ]
-)
+# Particles of phrasal verbs and compounds (``look-up``, ``passers-by``)
+# (inflection_particles.tsv).
+_PARTICLES = _words("particles")
 # Suffixes each tag adds, to spot a word that already carries one.
 _SUFFIX: dict[str, tuple[str, ...]] = {
     "NNS": ("s",),
