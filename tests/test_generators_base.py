@@ -227,6 +227,21 @@ def test_surface_spans_skip_multiword_tokens() -> None:
         surf.left(1)
 
 
+def test_replaced_with_a_window_cuts_after_the_words_that_follow() -> None:
+    surf = surface_of(make_sentence("cats", CATS))
+    whole = surf.replaced(1, "mice")
+    assert surf.replaced(1, "mice", window=None) == whole
+    assert surf.replaced(1, "mice", window=0) == whole[: whole.index("mice") + 4]
+    assert surf.replaced(1, "mice", window=1) == whole[: whole.index("mice") + 4] + " chased"
+    assert surf.replaced(1, "mice", window=50) == whole  # fewer words follow
+    for w in range(len(CATS.splitlines())):
+        assert whole.startswith(surf.replaced(1, "mice", window=w))
+    # the words of a multiword token are passed over: the window counts "sleep" first
+    paris = surface_of(make_sentence("paris", PARIS))
+    assert paris.replaced(0, "Rome", window=1) == "Rome doesn't sleep"
+    assert paris.replaced(0, "Rome", window=2) == "Rome doesn't sleep ."
+
+
 def test_sampled_perturbations_apply_to_the_sentence() -> None:
     s = make_sentence("cats", CATS)
     t = SubstitutionTable.from_mapping(

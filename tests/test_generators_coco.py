@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_generators_helpers import CATS, make_sentence
 
 from brittle.search.generators import CoCO, Eligibility
@@ -26,6 +28,7 @@ from brittle.search.generators.lm_causal import (
     next_words_at,
     sentence_logprobs,
     shared_prefix_logprobs,
+    substitution_logprobs,
 )
 from brittle.search.generators.lm_masked import masked_words
 
@@ -342,7 +345,8 @@ def test_sentence_logprobs_and_rerank(gpt2_dir: Path) -> None:
     for i, opts in reranked:
         pool = {f for f, _ in plain.options(i)}
         assert {f for f, _ in opts} <= pool
-        scores = sentence_logprobs(lm, [surf.replaced(i, f) for f, _ in opts]).tolist()
+        texts = [surf.replaced(i, f, window=1) for f, _ in opts]
+        scores = sentence_logprobs(lm, texts).tolist()
         assert scores == sorted(scores, reverse=True)
 
 
@@ -389,15 +393,24 @@ def test_shared_prefix_scores_without_a_cache_run_whole_texts(gpt2_dir: Path) ->
     )
 
 
-def test_rerank_orders_the_pool_by_whole_sentence_scores(gpt2_dir: Path) -> None:
-    """The re-ranked table is the pool sorted by plain whole-sentence log-probabilities."""
+@pytest.mark.parametrize("window", [None, 0, 1, 2])
+def test_rerank_orders_the_pool_by_plain_scores(gpt2_dir: Path, window: int | None) -> None:
+    """The re-ranked table is the pool sorted by plain log-probabilities of the sentences
+    (``window`` None) or of the sentences cut ``window`` words after the substitute."""
     from brittle.search.generators.surface import surface_of
 
     k = 3
     model = str(gpt2_dir)
     # The same pool of 2k words either way: n_first = 6k, need = 2k.
     pool_gen = CoCO(model=model, pos_filter="none", min_length=1, rerank=False, oversample=3)
-    ranked_gen = CoCO(model=model, pos_filter="none", min_length=1, rerank=True, oversample=6)
+    ranked_gen = CoCO(
+        model=model,
+        pos_filter="none",
+        min_length=1,
+        rerank=True,
+        rerank_window=window,
+        oversample=6,
+    )
     lm = load_lm(str(gpt2_dir))
     sentences = [make_sentence("cats", CATS), make_sentence("mice", CATS.replace("cats", "mice"))]
     pools = pool_gen.candidates(sentences, top_k=2 * k)
@@ -409,11 +422,58 @@ def test_rerank_orders_the_pool_by_whole_sentence_scores(gpt2_dir: Path) -> None
         for i, opts in pool:
             if len(opts) < 2:
                 continue
-            scores = sentence_logprobs(lm, [surf.replaced(i, f) for f, _ in opts]).tolist()
+            texts = [surf.replaced(i, f, window=window) for f, _ in opts]
+            scores = sentence_logprobs(lm, texts).tolist()
             order = sorted(range(len(opts)), key=lambda j: -scores[j])
             assert table.options(i) == tuple(opts[j] for j in order[:k])
             compared += 1
     assert compared >= 4
+
+
+def test_bad_sizes_are_refused_as_option_errors() -> None:
+    from brittle.engine.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="rerank_window"):
+        CoCO(rerank_window=-1)
+    with pytest.raises(ConfigError, match="batch_size"):
+        CoCO(batch_size=0)
+
+
+def test_substitution_scores_equal_whole_texts(gpt2_dir: Path) -> None:
+    lm = load_lm(str(gpt2_dir))
+    original = SUBSTITUTED[0]
+    cut = ["the cat ran on", "the dogs", "the cat sat on the mat", "the cat sat on the"]
+    texts = [*SUBSTITUTED, *cut, "birds sing", "a"]
+    reference = sentence_logprobs(lm, texts, batch_size=2)
+    for batch_size in (1, 2, 64):
+        got = substitution_logprobs(lm, original, texts, batch_size=batch_size)
+        assert got == pytest.approx(reference, abs=1e-4)
+    assert substitution_logprobs(lm, original, []).shape == (0,)
+    plain = LoadedLM(lm.name, "causal", lm.tokenizer, NoCache(lm.model), lm.device, lm.pieces)
+    assert substitution_logprobs(plain, original, texts) == pytest.approx(reference, abs=1e-4)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_substitution_scores_equal_whole_texts_on_random_substitutions(
+    gpt2_dir: Path, data: st.DataObject
+) -> None:
+    """Random sentences of the tiny model's words, a word replaced and the text cut a
+    random number of words after it: the slow, obvious reference runs each text whole."""
+    words = " ".join(CORPUS[:6]).split()
+    lm = load_lm(str(gpt2_dir))
+    sentence = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=12))
+    texts = []
+    for _ in range(data.draw(st.integers(1, 6))):
+        at = data.draw(st.integers(0, len(sentence) - 1))
+        word = data.draw(st.sampled_from([*words, "xyzzy", "engineeringly"]))
+        end = data.draw(st.integers(at + 1, len(sentence)))
+        texts.append(" ".join([*sentence[:at], word, *sentence[at + 1 : end]]))
+    batch_size = data.draw(st.integers(1, 8))
+    got = substitution_logprobs(lm, " ".join(sentence), texts, batch_size=batch_size)
+    assert got == pytest.approx(sentence_logprobs(lm, texts), abs=1e-4)
 
 
 REPLACEMENTS = ("house", "unbelievably", "Zanzibar", "x", "thingamajigs")
@@ -437,6 +497,8 @@ def test_shared_prefix_scores_equal_whole_sentences_on_real_sentences() -> None:
             reference = sentence_logprobs(lm, texts)
             got = shared_prefix_logprobs(lm, texts, batch_size=4)
             assert got == pytest.approx(reference, abs=1e-3)
+            beside = substitution_logprobs(lm, surf.text, texts, batch_size=4)
+            assert beside == pytest.approx(reference, abs=1e-3)
             gaps = np.diff(np.sort(reference))
             if gaps.min() > 1e-3:  # no near ties: the very same order
                 assert list(np.argsort(-got)) == list(np.argsort(-reference))
@@ -468,11 +530,16 @@ def test_rerank_scores_are_kept_for_the_fluency_constraint(gpt2_dir: Path) -> No
     from brittle.search.generators.surface import surface_of
     from brittle.search.sentence_models import surprisal_model
 
-    gen = CoCO(model=str(gpt2_dir), pos_filter="none", min_length=1, top_k=3)
     s = make_sentence("cats", CATS)
-    scorer = surprisal_model(str(gpt2_dir))
-    scorer.forget()
-    (table,) = gen.candidates([s])
     surf = surface_of(s)
-    texts = [surf.replaced(i, f) for i, opts in table if len(opts) > 1 for f, _ in opts]
-    assert texts and all(scorer._cache.get(t) is not None for t in texts)
+    scorer = surprisal_model(str(gpt2_dir))
+    for window in (None, 1):
+        gen = CoCO(
+            model=str(gpt2_dir), pos_filter="none", min_length=1, top_k=3, rerank_window=window
+        )
+        scorer.forget()
+        (table,) = gen.candidates([s])
+        texts = [surf.replaced(i, f) for i, opts in table if len(opts) > 1 for f, _ in opts]
+        kept = [scorer._cache.get(t) is not None for t in texts]
+        # whole sentences are kept; a windowed re-rank's cut texts are not sentences
+        assert texts and all(kept) if window is None else not any(kept)

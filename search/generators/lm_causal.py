@@ -42,7 +42,13 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
     from transformers.cache_utils import Cache
 
-__all__ = ["next_words", "next_words_at", "sentence_logprobs", "shared_prefix_logprobs"]
+__all__ = [
+    "next_words",
+    "next_words_at",
+    "sentence_logprobs",
+    "shared_prefix_logprobs",
+    "substitution_logprobs",
+]
 
 WordScores = list[tuple[str, float]]
 Completion = Literal["all", "unknown", "none"]
@@ -501,6 +507,94 @@ def shared_prefix_logprobs(
         sums = after[ids[:, 0]] + torch.where(real, picked, 0.0).sum(-1)
         for j, value in zip(chunk, sums.double().tolist(), strict=True):
             out[j] = base + value
+    return out
+
+
+def substitution_logprobs(
+    lm: LoadedLM, original: str, texts: Sequence[str], *, batch_size: int = 64
+) -> NDArray[np.float64]:
+    """:func:`sentence_logprobs` of texts that are ``original`` with one stretch changed
+    (a word substituted, the text perhaps cut short a few words after it), shape (m,).
+
+    The original goes through the model once, keeping its key/value cache and its
+    next-token log-probabilities; each text is scored on a copy of that cache cut to the
+    tokens it begins with in common with the original, so it costs only its tokens
+    after them but the last (the substituted word and what follows it; the last token
+    is scored, not run), ``batch_size`` texts of one
+    cut per forward pass (padded on the right). For the re-rank of a sentence's
+    proposals this runs the left context once per sentence, not once per position. The
+    values are :func:`sentence_logprobs`'s up to float noise; a model whose cache cannot
+    be cut and copied across a batch, or a tokenizer without a start token, gets every
+    text run whole.
+    """
+    import torch
+
+    out = np.zeros(len(texts), dtype=np.float64)
+    if not texts:
+        return out
+    whole = _encode(lm, original)
+    rows = [_encode(lm, t) for t in texts]
+    if _start_id(lm.tokenizer) is None or len(whole) < 2:
+        return sentence_logprobs(lm, texts, batch_size=batch_size)
+    dev = lm.device
+    ids = torch.tensor([whole], dtype=torch.long)
+    with torch.inference_mode():
+        first = lm.model(
+            input_ids=ids.to(dev),
+            attention_mask=torch.ones_like(ids).to(dev),
+            position_ids=torch.arange(len(whole))[None, :].to(dev),
+            use_cache=True,
+        )
+        cache = first.past_key_values
+        if cache is None or not (
+            hasattr(cache, "batch_repeat_interleave") and hasattr(cache, "crop")
+        ):
+            return sentence_logprobs(lm, texts, batch_size=batch_size)
+        logp = first.logits[0].float().log_softmax(-1).cpu()  # (len(whole), V)
+    # before[n]: log-probability of the original's first n tokens (the start token free)
+    steps = logp[:-1].gather(1, ids[0, 1:, None])[:, 0].double()
+    before = [0.0, 0.0, *torch.cumsum(steps, 0).tolist()]
+    cuts: dict[int, list[int]] = {}
+    for j, row in enumerate(rows):
+        n = min(_common_length([row, whole]), len(row) - 1)
+        if n < 1:  # nothing to score after the start token: the text is empty
+            out[j] = 0.0
+            continue
+        cuts.setdefault(n, []).append(j)
+    pad = _pad_id(lm.tokenizer)
+    for n, members in sorted(cuts.items()):
+        tails = {j: rows[j][n:] for j in members}
+        todo = sorted(members, key=lambda j: (-len(tails[j]), j))
+        for start in range(0, len(todo), batch_size):
+            chunk = todo[start : start + batch_size]
+            width = len(tails[chunk[0]])
+            batch = torch.full((len(chunk), width), pad, dtype=torch.long)
+            for b, j in enumerate(chunk):
+                batch[b, : len(tails[j])] = torch.tensor(tails[j], dtype=torch.long)
+            lengths = torch.tensor([len(tails[j]) for j in chunk], dtype=torch.long)
+            sums = logp[n - 1][batch[:, 0]].double()
+            if width > 1:  # a tail's last token is scored, never run
+                with torch.inference_mode():
+                    kv = copy.deepcopy(cache)
+                    kv.crop(n - len(whole))  # negative: tokens removed from the end
+                    kv.batch_repeat_interleave(len(chunk))
+                    logits = lm.model(
+                        input_ids=batch[:, :-1].to(dev),
+                        attention_mask=torch.ones((len(chunk), n + width - 1), dtype=torch.long).to(
+                            dev
+                        ),
+                        position_ids=torch.arange(n, n + width - 1)[None, :]
+                        .expand(len(chunk), -1)
+                        .to(dev),
+                        past_key_values=kv,
+                        use_cache=True,
+                    ).logits
+                    rest = logits.float().log_softmax(-1).cpu()  # (B, width - 1, V)
+                picked = rest.gather(2, batch[:, 1:, None])[:, :, 0]
+                real = torch.arange(width - 1)[None, :] < (lengths - 1)[:, None]
+                sums = sums + torch.where(real, picked, 0.0).sum(-1).double()
+            for j, value in zip(chunk, sums.tolist(), strict=True):
+                out[j] = before[n] + value
     return out
 
 

@@ -37,12 +37,19 @@ class SurfaceText:
             raise ValueError(f"word {position + 1} is inside a multiword token")
         return self.text[span[1] :]
 
-    def replaced(self, position: int, word: str) -> str:
-        """The text with word ``position`` replaced by ``word``."""
+    def replaced(self, position: int, word: str, *, window: int | None = None) -> str:
+        """The text with word ``position`` replaced by ``word``; with ``window``, cut
+        after the ``window``-th word that follows it (words inside a multiword token
+        are passed over; the whole rest when fewer follow)."""
         span = self.spans[position]
         if span is None:
             raise ValueError(f"word {position + 1} is inside a multiword token")
-        return self.text[: span[0]] + word + self.text[span[1] :]
+        end = len(self.text)
+        if window is not None:
+            after = [s for s in self.spans[position + 1 :] if s is not None]
+            if window < len(after):
+                end = after[window - 1][1] if window > 0 else span[1]
+        return self.text[: span[0]] + word + self.text[span[1] : end]
 
 
 def surface_of(sentence: Sentence) -> SurfaceText:
