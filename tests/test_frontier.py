@@ -28,7 +28,7 @@ def test_entries_take_each_preset_and_method_with_the_base_settings() -> None:
     tree, meaning, plain = entries
     assert tree.config.method == "jabberwocky" and tree.level == "tree"
     assert tree.config.generator_options == ("stems=syllable", "slots=regular")
-    assert meaning.config.constraints[-1] == "fluency" and meaning.level == "meaning"
+    assert meaning.config.constraints[-1] == "judged:meaning" and meaning.level == "meaning"
     assert plain.config.method == "random" and plain.level is None
     assert plain.config.constraints == () and all(e.config.budget == 2 for e in entries)
     with pytest.raises(ConfigError, match="given twice"):

@@ -705,3 +705,48 @@ def test_pair_surprisals_are_the_scores_of_each_sentence_read_whole(lexicon: Pos
             else:
                 assert bits_o[k][j] == pytest.approx(whole[k][j], abs=2e-3)
                 assert bits_p[k][j] == pytest.approx(whole[m + k][j], abs=2e-3)
+
+
+@pytest.mark.needs("spacy-model")
+@needs_models
+def test_the_judged_constraint_keeps_what_the_judges_grade_valid(wordnet: Any, glove: None) -> None:
+    """``judged:LEVEL`` admits a candidate exactly when the grader, run on the same pair,
+    grades it valid at LEVEL; a reordering cannot be graded and is rejected."""
+    from brittle.engine.core.errors import ConfigError
+    from brittle.engine.core.perturbation import Perturbation
+    from brittle.scorers.parsers import make_parser
+    from brittle.search.constraints import (
+        CandidateBatch,
+        ConstraintContext,
+        ConstraintSpec,
+        build_constraints,
+    )
+    from brittle.search.constraints.judged import JudgedConstraint, level_holds
+
+    parser = make_parser("spacy", helpers=0)
+    context = ConstraintContext(tau=2, parser=lambda: parser)
+    original = sentence("loved")
+    swaps = [("film", "film"), ("could", "could"), ("adored", "adore"), ("zorbled", "_")]
+    perturbations = [
+        Perturbation("loved", "copos", (3 if form == "film" else 1,), (form,), (lemma,))
+        for form, lemma in swaps
+    ]
+    shuffled = Perturbation("loved", "shuffle", order=(3, 1, 2, 0, 4))
+    batch = CandidateBatch.build(original, [*perturbations, shuffled])
+    grades = Grader(parser=parser).grade([original] * len(batch), list(batch.sentences))
+    seen: dict[str, list[bool]] = {}
+    for level in ("tree", "grammatical", "meaning"):
+        (judged,) = build_constraints([f"judged:{level}"], context)
+        assert isinstance(judged, JudgedConstraint) and judged.level == level
+        (result,) = judged.check_many([batch])
+        expected = [level_holds(g, level) is True for g in grades]
+        assert result.mask.tolist() == expected
+        assert np.isnan(result.values[-1]) and not result.mask[-1]  # the reordering
+        seen[level] = result.mask.tolist()
+    # the levels nest, and the swaps span them: some valid, some not
+    for low, high in (("tree", "grammatical"), ("grammatical", "meaning")):
+        assert all(a or not b for a, b in zip(seen[low], seen[high], strict=True))
+    assert any(seen["meaning"]) and not all(seen["tree"][:-1])
+    assert build_constraints(["judged"], context)[0].describe()["level"] == "grammatical"
+    with pytest.raises(ConfigError, match="unknown level"):
+        ConstraintSpec.parse("judged:fluent")

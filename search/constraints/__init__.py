@@ -21,6 +21,9 @@ found by the registry without a list of them anywhere:
 - ``word-similarity`` (:mod:`.word_similarity`, needs the sentence encoder): every
   changed word's MiniLM vector in context keeps at least a cosine with the original
   word's.
+- ``judged`` (:mod:`.judged`, needs a parser, the causal LM and the sentence encoder):
+  brittle's own judges grade the candidate valid at a level (``tree``,
+  ``grammatical``, ``meaning``; docs/validity.md).
 
 Models and parsers load at the first check that needs them, so a list of constraints
 without them loads nothing. The default bounds of ``fluency``, ``similarity``,
