@@ -14,7 +14,14 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brittle.cli.common import console, message_console, probes_option, progress_bar, quiet_option
+from brittle.cli.common import (
+    console,
+    message_console,
+    probes_option,
+    progress_bar,
+    quiet_option,
+    search_option,
+)
 from brittle.cli.group import main
 from brittle.engine.agreement.lexicon import VERB_PAIRS
 from brittle.engine.agreement.probing import probe_stimuli, write_probe_outputs
@@ -217,12 +224,7 @@ def score_command(
     type=click.IntRange(min=1),
     help="Design frames attacked per verb pair (each with both target numbers).",
 )
-@click.option(
-    "--search",
-    default="beam",
-    show_default=True,
-    help="A search strategy: sample, greedy, beam (`brittle list strategies`).",
-)
+@search_option("A search strategy: sample, greedy, beam (`brittle list strategies`).")
 @click.option(
     "--budget",
     default=3,

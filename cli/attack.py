@@ -21,7 +21,9 @@ from brittle.cli.common import (
     generator_options_option,
     lm_and_sense_options,
     parse_budgets,
+    parser_option,
     probes_option,
+    search_option,
     validity_option,
     workers_options,
 )
@@ -50,10 +52,8 @@ from brittle.engine.reports.report import (
 )
 from brittle.engine.runs.run_options import make_executor
 from brittle.engine.runs.shards import ShardExecutor, ShardFailed
-from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device, check_dtype
 from brittle.search.generators.base import GENERATORS
-from brittle.search.strategies.base import STRATEGIES
 
 
 def print_summary(summary: Summary) -> None:
@@ -238,13 +238,7 @@ def run_with_progress(
     "Reorderings (shuffle, phrase-shuffle, neighbour-flip) need --search sample.",
 )
 @validity_option
-@click.option(
-    "--search",
-    default="beam",
-    show_default=True,
-    type=RegistryChoice(STRATEGIES),
-    help="Search strategy (`brittle list strategies`).",
-)
+@search_option()
 @click.option("--beam-width", default=4, show_default=True, help="Beam width for --search beam.")
 @click.option(
     "--budget",
@@ -278,13 +272,7 @@ def run_with_progress(
     "and the perturbation (the default syntax constraint). Looser than perturb's 0.1: "
     "an attack keeps the most damaging candidate, perturb the least disturbing one.",
 )
-@click.option(
-    "--parser",
-    default="spacy",
-    show_default=True,
-    type=RegistryChoice(PARSERS),
-    help="Parser of the parse-based constraints (gold: no re-parse).",
-)
+@parser_option("Parser of the parse-based constraints (gold: no re-parse).")
 @click.option(
     "--constraint",
     "constraints",

@@ -19,8 +19,10 @@ from brittle.engine.core.atomic import STDOUT
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.registry import Registry
 from brittle.engine.runs.shards import parse_ray_address
+from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import DTYPES
 from brittle.search.presets import PRESETS
+from brittle.search.strategies.base import STRATEGIES
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -148,6 +150,23 @@ def probes_option(
         required=True,
         type=click.Path(path_type=Path),
         help=help,
+    )
+
+
+def parser_option(help: str) -> Callable[[F], F]:
+    """``--parser NAME``: a registered parser (``brittle list parsers``), spaCy by default;
+    ``help`` says what the command parses with it."""
+    return click.option(
+        "--parser", default="spacy", show_default=True, type=RegistryChoice(PARSERS), help=help
+    )
+
+
+def search_option(
+    help: str = "Search strategy (`brittle list strategies`).",
+) -> Callable[[F], F]:
+    """``--search NAME``: a registered search strategy, beam by default."""
+    return click.option(
+        "--search", default="beam", show_default=True, type=RegistryChoice(STRATEGIES), help=help
     )
 
 

@@ -14,6 +14,7 @@ from brittle.cli.common import (
     dtype_option,
     lm_and_sense_options,
     parse_budgets,
+    parser_option,
     progress_bar,
     quality_options,
     quiet_option,
@@ -26,7 +27,6 @@ from brittle.engine.core.atomic import check_output
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.registry import Registry
 from brittle.engine.runs.run_options import make_executor, shorthand_generator_options
-from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import parse_options
@@ -86,13 +86,7 @@ class RegistryList(click.ParamType):
     help="Random perturbations drawn per sentence, method and tau (fewer than perturb's "
     "20: this is drawn for every method and tau).",
 )
-@click.option(
-    "--parser",
-    default="spacy",
-    show_default=True,
-    type=RegistryChoice(PARSERS),
-    help="Parses originals and perturbations.",
-)
+@parser_option("Parses originals and perturbations.")
 @click.option("--seed", default=0, show_default=True, help="Seeds every draw and the pairs.")
 @click.option(
     "--limit",

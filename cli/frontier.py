@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from brittle.cli.attack import run_with_progress
-from brittle.cli.common import console, err_console, probes_option, quiet_option
+from brittle.cli.common import console, err_console, probes_option, quiet_option, search_option
 from brittle.cli.group import main
 from brittle.engine.attack import AttackComponents, AttackConfig
 from brittle.engine.attack.preflight import preflight
@@ -45,9 +45,7 @@ def _names(text: str) -> list[str]:
     help="Plain generators to set beside them, comma-separated, each with its default "
     "constraints (e.g. random,neighbours).",
 )
-@click.option(
-    "--search", default="beam", show_default=True, help="Search strategy of every attack."
-)
+@search_option("Search strategy of every attack.")
 @click.option("--beam-width", default=4, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--budget",

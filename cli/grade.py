@@ -8,12 +8,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from brittle.cli.common import DASH_HELP, RegistryChoice, message_console
+from brittle.cli.common import DASH_HELP, message_console, parser_option
 from brittle.cli.group import main
 from brittle.engine.core.atomic import check_output
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.grading import GradingRun, grade_files, write_grades
-from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_device
 from brittle.search.validity import LEVELS, Grader
 
@@ -57,13 +56,7 @@ def render_summary(run: GradingRun, *, on: Console) -> None:
     type=click.Path(path_type=Path, allow_dash=True),
     help=f"Write one JSON object per changed sentence here (JSON Lines, atomically). {DASH_HELP}",
 )
-@click.option(
-    "--parser",
-    default="spacy",
-    show_default=True,
-    type=RegistryChoice(PARSERS),
-    help="Re-parses the perturbed sentences (and the originals, to know where it errs).",
-)
+@parser_option("Re-parses the perturbed sentences (and the originals, to know where it errs).")
 @click.option(
     "--skip-mismatched",
     is_flag=True,

@@ -21,6 +21,7 @@ from brittle.cli.common import (
     is_stdout,
     lm_and_sense_options,
     message_console,
+    parser_option,
     progress_bar,
     quality_options,
     quiet_option,
@@ -40,7 +41,6 @@ from brittle.engine.perturb.perturb_run import (
     summary_lines,
 )
 from brittle.engine.runs.run_options import make_executor, resolve_generator
-from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import check_dtype
 from brittle.search.generators.base import GENERATORS
 
@@ -137,13 +137,9 @@ def budget_label(budget: int) -> str:
     "threshold of a `syntax` constraint given without a value. Tighter than attack's "
     "0.2: perturb keeps the least disturbing candidate to build a test set.",
 )
-@click.option(
-    "--parser",
-    default="spacy",
-    show_default=True,
-    type=RegistryChoice(PARSERS),
-    help="Re-parses original and candidates for the syntax and POS checks "
-    "(gold: no re-parse, the treebank's own annotation).",
+@parser_option(
+    "Re-parses original and candidates for the syntax and POS checks "
+    "(gold: no re-parse, the treebank's own annotation)."
 )
 @click.option(
     "--constraint",
