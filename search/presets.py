@@ -15,7 +15,10 @@ say which of these their output is: a preset does, by construction.
   only among content words (no function word in or out), verbs with a WordNet frame
   for the use the tree shows, count or mass nouns as the slot needs, inflected to
   agree; the ``retag`` constraint then asks the parser to tag each new word with the
-  gold UPOS (a word the parser reads as another class would change the analysis).
+  gold UPOS (a word the parser reads as another class would change the analysis), and
+  ``judged:grammatical`` asks brittle's judges to grade the sentence grammatical (on
+  the first 60 sentences of GUM test: 58 changed, as without it, where the judges had
+  graded 90% grammatical).
 - ``meaning``: coPOS synonyms of the sense each word has in its sentence (a word whose
   sense is unsure only with the synonyms that are read in that sense once put in the
   sentence: ``confirm``), kept only when the re-parse stays within the syntax
@@ -107,11 +110,12 @@ PRESETS.register("grammatical", help="real words of the slot's class, frame and 
             "wordnet_pos=true",
             "oversample=10",
         ),
-        constraints=("budget", "retag"),
+        constraints=("budget", "retag", "judged:grammatical"),
         summary="random real words of the slot's fine tag that WordNet knows in the "
         "slot's part of speech, no function words, verbs with a frame for the slot's use, "
         "adjectives that may stand where the slot's does, count or mass nouns as the slot "
-        "needs, and the parser's tag of each new word the gold one",
+        "needs, the parser's tag of each new word the gold one, and brittle's judges "
+        "grading it grammatical",
     )
 )
 PRESETS.register("meaning", help="in-sense WordNet synonyms, checked for sense and syntax")(
