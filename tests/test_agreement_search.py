@@ -256,5 +256,5 @@ def test_attack_command_refuses_an_unknown_search(tmp_path: Path) -> None:
         main, ["agreement", "attack", "--out", str(tmp_path / "o"), "--search", "nope"]
     )
     assert result.exit_code == 2
-    assert "unknown search 'nope'" in result.output and "beam" in result.output
+    assert "unknown strategy 'nope'" in result.output and "beam" in result.output
     assert "Traceback" not in result.output

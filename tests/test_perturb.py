@@ -566,7 +566,7 @@ def test_cli_perturb_constraint_option(tmp_path: Path) -> None:
     assert bad.exit_code == 2
     lines = bad.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: unknown constraint 'nope' (known: ")
-    assert "budget, fluency, pos, retag, similarity, syntax" in lines[0]
+    assert "budget, fluency, judged, pos, retag, similarity, syntax" in lines[0]
 
 
 def test_cli_default_matches_the_library_default() -> None:
