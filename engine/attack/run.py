@@ -47,7 +47,7 @@ from brittle.engine.attack.preflight import (
     treebank_inputs,
 )
 from brittle.engine.attack.sentence_search import SentenceSearch
-from brittle.engine.core.atomic import remove_stale_temporaries
+from brittle.engine.core.atomic import remove_stale_temporaries, write_json
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.json_types import JSONObject
@@ -65,7 +65,6 @@ from brittle.engine.reports.report import (
     Digest,
     Summary,
     render_reports,
-    write_json,
 )
 from brittle.engine.reports.results import RESULTS, ResultRow, read_rows, repair_results
 from brittle.engine.runs.shards import LocalProcesses, Shard, ShardExecutor, run_shards
@@ -425,8 +424,8 @@ def run_attack(
             )
         # The objective as resolved against the probes, for the reports.
         inputs = {**inputs, "objective": list(objective.weights)}
-        write_json(out_dir / CONFIG_JSON, config.to_dict())
-        write_json(out_dir / INPUTS_JSON, inputs)
+        write_json(out_dir / CONFIG_JSON, config.to_dict(), sort_keys=True)
+        write_json(out_dir / INPUTS_JSON, inputs, sort_keys=True)
         return _render(out_dir, run.run(total), config, inputs, total)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from brittle.engine.compare.compare_run import CompareResult, CompareRow
-from brittle.engine.core.atomic import atomic_write, check_output, output_set
+from brittle.engine.core.atomic import atomic_write, check_output, output_set, write_json
 from brittle.engine.reports.html_report import (
     code_spans,
     figure_png,
@@ -21,7 +21,6 @@ from brittle.engine.reports.html_report import (
     png_figure,
     static_page,
 )
-from brittle.engine.reports.report import write_json
 
 __all__ = [
     "HTML_NAME",
@@ -273,7 +272,7 @@ def write_compare_outputs(result: CompareResult, out_dir: str | os.PathLike[str]
     out = Path(out_dir)
     paths = [out / JSON_NAME, out / MARKDOWN_NAME, out / PLOT_NAME, out / HTML_NAME]
     with output_set():
-        write_json(paths[0], result.to_dict())
+        write_json(paths[0], result.to_dict(), sort_keys=True)
         with atomic_write(paths[1]) as handle:
             handle.write(markdown_report(result))
         png = plot_png(result)

@@ -28,7 +28,7 @@ from html import escape
 from pathlib import Path
 from typing import IO
 
-from brittle.engine.core.atomic import output_set
+from brittle.engine.core.atomic import output_set, write_json
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.core.sentence import Sentence
@@ -51,7 +51,6 @@ from brittle.engine.reports.html_report import (
     html_table,
     write_sentence_page,
 )
-from brittle.engine.reports.report import write_json
 from brittle.engine.runs.shards import ShardExecutor
 
 __all__ = [
@@ -383,7 +382,7 @@ def perturb_to_files(
             write_conllu(outputs(), out)
             run = job.run(records)
             if report is not None:
-                write_json(Path(report), run.report())
+                write_json(Path(report), run.report(), sort_keys=True)
             if html is not None and page is not None:
                 _write_page(run, html, page.rows(), page.records.labels)
     return run

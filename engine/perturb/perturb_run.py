@@ -44,14 +44,13 @@ from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
 import numpy as np
 
-from brittle.engine.core.atomic import STDOUT, check_output, output_set
+from brittle.engine.core.atomic import STDOUT, check_output, output_set, write_json
 from brittle.engine.core.conllu import iter_conllu, write_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.perturbation import counted_forms, describe
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.core.versions import versions
-from brittle.engine.reports.report import write_json
 from brittle.engine.reports.results import RowValidity, with_validity
 from brittle.engine.runs.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
@@ -1229,4 +1228,4 @@ def write_perturb_outputs(
     with output_set():
         write_conllu(result.sentences, out)
         if report is not None:
-            write_json(Path(report), result.report())
+            write_json(Path(report), result.report(), sort_keys=True)

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
-from brittle.engine.core.atomic import atomic_write
-from brittle.engine.core.atomic import write_json as atomic_write_json
+from brittle.engine.core.atomic import atomic_write, write_json
 from brittle.engine.core.json_types import JSONObject, JSONValue
 from brittle.engine.reports.results import ResultRow
 
@@ -631,12 +630,6 @@ def _save(fig: Figure, path: Path) -> None:
         fig.savefig(handle, format="png", dpi=100, metadata={"Software": None})
 
 
-def write_json(path: Path, data: object) -> None:
-    """``data`` (anything :func:`json.dump` writes) as JSON with sorted keys and a final
-    newline, written atomically."""
-    atomic_write_json(path, data, sort_keys=True)
-
-
 def render_reports(
     out: Path,
     rows: Iterable[ResultRow] | Digest,
@@ -656,7 +649,7 @@ def render_reports(
     summary = summarize(
         digest, config=config, versions=versions, inputs=inputs, total=total, objective=objective
     )
-    write_json(out / SUMMARY_JSON, summary)
+    write_json(out / SUMMARY_JSON, summary, sort_keys=True)
     with atomic_write(out / SUMMARY_MD) as handle:
         handle.write(render_markdown(summary))
     if digest.sentences:
