@@ -47,7 +47,7 @@ from brittle.engine.attack.preflight import (
     treebank_inputs,
 )
 from brittle.engine.attack.sentence_search import SentenceSearch
-from brittle.engine.core.atomic import remove_stale_temporaries, write_json
+from brittle.engine.core.atomic import atomic_write, remove_stale_temporaries, write_json
 from brittle.engine.core.conllu import write_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.json_types import JSONObject
@@ -194,7 +194,12 @@ class AttackRun:
             self.progress.count(row)
         self._report()
         digest = Digest()
-        write_conllu(self._adversarial(previous, digest), self.out_dir / ADVERSARIAL)
+        # The search runs here, a chunk at a time: each sentence's worst perturbation is
+        # written as its chunk finishes (its row already appended to results.jsonl), and
+        # the file appears whole, or not at all, when the last one is written.
+        with atomic_write(self.out_dir / ADVERSARIAL) as adversarial:
+            for sentence in self._adversarial(previous, digest):
+                adversarial.write(sentence.to_conllu())
         return digest
 
     def _chunks(self) -> Iterator[tuple[int, list[Sentence]]]:
