@@ -28,13 +28,13 @@ from brittle.engine.attack import (
     rerender,
     run_attack,
 )
+from brittle.engine.attack.assembly import LazyParser
 from brittle.engine.attack.run import Progress
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.reports.results import read_rows
 from brittle.scorers.parsers.base import Parser
-from brittle.scorers.parsers.gold import GoldParser
 from brittle.search.constraints import (
     CandidateBatch,
     Constraint,
@@ -138,7 +138,7 @@ def components(search: str = "beam") -> AttackComponents:
         FixedOptions(),
         strategy,
         (AcceptAll(),),
-        lambda: GoldParser(),
+        LazyParser("gold"),
     )
 
 
@@ -425,7 +425,7 @@ def test_epsilon_is_taken_over_admissible_candidates_only(tmp_path: Path, search
     cfg = config(search=search)
     strategy = STRATEGIES.get(search)(**cfg.strategy_parameters)
     parts = AttackComponents(
-        WordHashEvaluator(), FixedOptions(), strategy, (AcceptOdd(),), lambda: GoldParser()
+        WordHashEvaluator(), FixedOptions(), strategy, (AcceptOdd(),), LazyParser("gold")
     )
     run_attack(cfg, tmp_path / "odd", components=parts)
     run_attack(cfg, tmp_path / "all", components=components(search))
@@ -458,7 +458,7 @@ def test_check_all_records_each_tasks_worst_drop_and_keeps_the_choice(tmp_path: 
     for cfg, out in ((lazy_cfg, tmp_path / "lazy"), (full_cfg, tmp_path / "all")):
         strategy = STRATEGIES.get("sample")(**cfg.strategy_parameters)
         parts = AttackComponents(
-            WordHashEvaluator(), FixedOptions(), strategy, (AcceptOdd(),), lambda: GoldParser()
+            WordHashEvaluator(), FixedOptions(), strategy, (AcceptOdd(),), LazyParser("gold")
         )
         run_attack(cfg, out, components=parts)
     lazy = _strip_timing(tmp_path / "lazy" / "results.jsonl")

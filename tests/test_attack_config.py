@@ -195,6 +195,9 @@ def test_the_grader_shares_the_attacks_parser_and_reads_gold_runs_with_spacy() -
             self.calls += 1
             return self.parser  # type: ignore[return-value]
 
+        def clear_cache(self) -> None:
+            pass
+
     factory = Counted()
     comps = AttackComponents(
         evaluator=None,  # type: ignore[arg-type]

@@ -11,8 +11,8 @@ from test_attack import AcceptAll, WordHashEvaluator
 
 from brittle.cli.main import main
 from brittle.engine.attack import AttackComponents, AttackConfig, build_generator, run_attack
+from brittle.engine.attack.assembly import LazyParser
 from brittle.engine.core.errors import ConfigError
-from brittle.scorers.parsers.gold import GoldParser
 from brittle.search.generators import CoCO, CoPOS, NeighbourFlip, PhraseShuffle
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import option_help, parse_options, shorthand_options
@@ -106,7 +106,7 @@ def test_reorderings_in_an_attack_honour_the_budget(tmp_path: Path) -> None:
         NeighbourFlip(rho=0.3),
         SampleSearch(candidates=10),
         (AcceptAll(),),
-        GoldParser,
+        LazyParser("gold"),
     )
     run_attack(config, tmp_path, components=components)
     rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.core import heap
@@ -60,7 +61,8 @@ class AttackComponents:
         generator: proposes the perturbations.
         strategy: searches each sentence.
         constraints: what a kept perturbation must satisfy, cheap ones first.
-        parser: the parse-based constraints' parser (loaded at its first call, once).
+        parser: the parse-based constraints' parser (loaded at its first call, once;
+            :class:`ParserSource`).
         tables: the substitution tables generated so far (shared across budgets).
     """
 
@@ -68,7 +70,7 @@ class AttackComponents:
     generator: Generator
     strategy: Strategy
     constraints: tuple[Constraint, ...]
-    parser: Callable[[], Parser]
+    parser: ParserSource
     tables: TableMemo = field(default_factory=TableMemo, compare=False)
 
     @property
@@ -145,6 +147,20 @@ def _build(
         generator.prepare()
         evaluator = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
     return AttackComponents(evaluator, generator, strategy, tuple(constraints), parser, memo)
+
+
+class ParserSource(Protocol):
+    """Where an attack's parser comes from: built at the first call (an attack whose
+    constraints parse nothing loads none), and able to forget the parses it kept, which
+    every chunk asks for without loading the parser."""
+
+    def __call__(self) -> Parser:
+        """The parser, built and prepared at the first call."""
+        ...
+
+    def clear_cache(self) -> None:
+        """Forget the parses kept so far; nothing is loaded if nothing was."""
+        ...
 
 
 class LazyParser:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from brittle.engine.attack.assembly import AttackComponents, LazyParser, build_components
+from brittle.engine.attack.assembly import AttackComponents, build_components
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
 from brittle.engine.core.memory import map_large_buffers
@@ -116,9 +116,7 @@ class ChunkSearch:
             evaluator.forget_predictions()
         self.scorer = CachedScorer(evaluator, cache_size=self.cache_size)
         self.services = RoundServices(self.components, self.scorer)
-        parser = self.components.parser
-        if isinstance(parser, LazyParser):
-            parser.clear_cache()
+        self.components.parser.clear_cache()
 
     def __call__(self, chunk: Sequence[Sentence], start: int) -> Searched:
         """The rows and perturbed sentences of ``chunk``, whose first sentence is
