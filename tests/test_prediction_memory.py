@@ -98,7 +98,7 @@ def test_an_attack_chunk_starts_without_kept_predictions(
     starts with nothing kept."""
     forgot: list[bool] = []
     monkeypatch.setattr(evaluator, "forget_predictions", lambda: forgot.append(True))
-    comps = dataclasses.replace(components(), evaluator=evaluator)
+    comps = dataclasses.replace(components(), evaluator=evaluator, predictor=evaluator)
     search = ChunkSearch(config(), comps, cache_size=64, lockstep=False, quality=None)
     forgot.clear()
     search.searches(read_conllu(TREEBANK)[:2], 0)

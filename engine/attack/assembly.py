@@ -10,6 +10,7 @@ from brittle.engine.attack.config import AttackConfig
 from brittle.engine.core import heap
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.probes.probe_eval import ProbeEvaluator
+from brittle.engine.reports.predictions import PredictingEvaluator
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import CachedParser, Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints
@@ -64,6 +65,9 @@ class AttackComponents:
         parser: the parse-based constraints' parser (loaded at its first call, once;
             :class:`ParserSource`).
         tables: the substitution tables generated so far (shared across budgets).
+        predictor: what the probes predict on a row's clean and perturbed sentences, for
+            the rows (``None``: the rows say nothing of it); the probe evaluator itself
+            when the attack builds its components.
     """
 
     evaluator: TaskEvaluator
@@ -72,6 +76,7 @@ class AttackComponents:
     constraints: tuple[Constraint, ...]
     parser: ParserSource
     tables: TableMemo = field(default_factory=TableMemo, compare=False)
+    predictor: PredictingEvaluator | None = field(default=None, compare=False)
 
     @property
     def substitutions(self) -> SubstitutionGenerator | None:
@@ -141,12 +146,15 @@ def _build(
     # passes, whose threads then waited on a busy core).
     constraints = build_constraints(config.constraint_specs, context)
     if reuse is not None:
-        evaluator, generator = reuse.evaluator, reuse.generator
+        evaluator, generator, predictor = reuse.evaluator, reuse.generator, reuse.predictor
     else:
         generator = build_generator(config)
         generator.prepare()
-        evaluator = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
-    return AttackComponents(evaluator, generator, strategy, tuple(constraints), parser, memo)
+        probes = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
+        evaluator = predictor = probes
+    return AttackComponents(
+        evaluator, generator, strategy, tuple(constraints), parser, memo, predictor=predictor
+    )
 
 
 class ParserSource(Protocol):

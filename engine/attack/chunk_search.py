@@ -24,7 +24,7 @@ from brittle.engine.core.memory import map_large_buffers
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.threads import single_blas_thread
 from brittle.engine.probes.probe_eval import ProbeColumns
-from brittle.engine.reports.predictions import PredictingEvaluator, row_predictions
+from brittle.engine.reports.predictions import row_predictions
 from brittle.engine.reports.results import ResultRow, RowValidity, with_validity
 from brittle.engine.runs.rounds import Direct, run_rounds
 from brittle.engine.runs.shards import Shard, ShardTask, ShardWorker
@@ -111,10 +111,9 @@ class ChunkSearch:
         queries and results are unchanged, and neither cache outgrows a chunk. The
         probes' predictions kept for the rows start empty too.
         """
-        evaluator = self.components.evaluator
-        if isinstance(evaluator, PredictingEvaluator):
-            evaluator.forget_predictions()
-        self.scorer = CachedScorer(evaluator, cache_size=self.cache_size)
+        if self.components.predictor is not None:
+            self.components.predictor.forget_predictions()
+        self.scorer = CachedScorer(self.components.evaluator, cache_size=self.cache_size)
         self.services = RoundServices(self.components, self.scorer)
         self.components.parser.clear_cache()
 
@@ -223,11 +222,11 @@ class ChunkSearch:
     ) -> list[ResultRow]:
         """``rows`` with what the probes predict on their clean and perturbed sentences
         (one batched model call; unchanged when the evaluator cannot say)."""
-        evaluator = self.components.evaluator
-        if not isinstance(evaluator, PredictingEvaluator):
+        predictor = self.components.predictor
+        if predictor is None:
             return list(rows)
         pairs = [(search.sentence, search.perturbed) for search in searches]
-        predicted = row_predictions(evaluator, pairs)
+        predicted = row_predictions(predictor, pairs)
         return [
             dataclasses.replace(row, predictions=p) for row, p in zip(rows, predicted, strict=True)
         ]

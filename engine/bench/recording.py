@@ -14,9 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from brittle.engine.core.json_types import JSONValue
     from brittle.engine.core.sentence import Sentence
-    from brittle.engine.reports.predictions import PredictingEvaluator
     from brittle.scorers.transformer_backend import TransformerEncoder
     from brittle.search.scoring import Evaluation, Request, TaskEvaluator
 
@@ -51,23 +49,6 @@ class RecordingEvaluator:
     def evaluate_many(self, requests: Sequence[Request]) -> list[Evaluation]:
         self.batches.append([c.forms for _, cands, _ in requests for c in cands])
         return self.inner.evaluate_many(requests)
-
-    # The rows' predictions, as ``brittle attack`` writes them (not recorded: the
-    # reference runs only the scoring passes, and any model call they cost is the
-    # engine's).
-    def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
-        return self._predicting().predictions(sentences)
-
-    def forget_predictions(self) -> None:
-        self._predicting().forget_predictions()
-
-    def _predicting(self) -> PredictingEvaluator:
-        # deferred: the attack's modules load only when an attack is measured
-        from brittle.engine.reports.predictions import PredictingEvaluator
-
-        if not isinstance(self.inner, PredictingEvaluator):
-            raise TypeError(f"{type(self.inner).__name__} cannot say what its probes predict")
-        return self.inner
 
 
 def encoder_of(evaluator: TaskEvaluator) -> tuple[TransformerEncoder, int]:
