@@ -483,28 +483,10 @@ def shared_prefix_logprobs(
     tails = [r[n:] for r in rows]
     todo = sorted((j for j, t in enumerate(tails) if t), key=lambda j: (-len(tails[j]), j))
     out[:] = base
-    pad = _pad_id(lm.tokenizer)
     for start in range(0, len(todo), batch_size):
         chunk = todo[start : start + batch_size]
-        width = len(tails[chunk[0]])
-        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-        for b, j in enumerate(chunk):
-            ids[b, : len(tails[j])] = torch.tensor(tails[j], dtype=torch.long)
-        lengths = torch.tensor([len(tails[j]) for j in chunk], dtype=torch.long)
-        with torch.inference_mode():
-            kv = copy.deepcopy(cache)
-            kv.batch_repeat_interleave(len(chunk))
-            logits = lm.model(
-                input_ids=ids.to(dev),
-                attention_mask=torch.ones((len(chunk), n + width), dtype=torch.long).to(dev),
-                position_ids=torch.arange(n, n + width)[None, :].expand(len(chunk), -1).to(dev),
-                past_key_values=kv,
-                use_cache=True,
-            ).logits
-            rest = logits[:, :-1, :].float().log_softmax(-1).cpu()  # (B, width - 1, V)
-        picked = rest.gather(2, ids[:, 1:, None])[:, :, 0]
-        real = torch.arange(width - 1)[None, :] < (lengths - 1)[:, None]
-        sums = after[ids[:, 0]] + torch.where(real, picked, 0.0).sum(-1)
+        ids, rest = _tails_on_cache(lm, cache, n, [tails[j] for j in chunk], run_last=True)
+        sums = after[ids[:, 0]] + rest
         for j, value in zip(chunk, sums.double().tolist(), strict=True):
             out[j] = base + value
     return out
@@ -561,41 +543,56 @@ def substitution_logprobs(
             out[j] = 0.0
             continue
         cuts.setdefault(n, []).append(j)
-    pad = _pad_id(lm.tokenizer)
     for n, members in sorted(cuts.items()):
         tails = {j: rows[j][n:] for j in members}
         todo = sorted(members, key=lambda j: (-len(tails[j]), j))
         for start in range(0, len(todo), batch_size):
             chunk = todo[start : start + batch_size]
-            width = len(tails[chunk[0]])
-            batch = torch.full((len(chunk), width), pad, dtype=torch.long)
-            for b, j in enumerate(chunk):
-                batch[b, : len(tails[j])] = torch.tensor(tails[j], dtype=torch.long)
-            lengths = torch.tensor([len(tails[j]) for j in chunk], dtype=torch.long)
-            sums = logp[n - 1][batch[:, 0]].double()
-            if width > 1:  # a tail's last token is scored, never run
-                with torch.inference_mode():
-                    kv = copy.deepcopy(cache)
-                    kv.crop(n - len(whole))  # negative: tokens removed from the end
-                    kv.batch_repeat_interleave(len(chunk))
-                    logits = lm.model(
-                        input_ids=batch[:, :-1].to(dev),
-                        attention_mask=torch.ones((len(chunk), n + width - 1), dtype=torch.long).to(
-                            dev
-                        ),
-                        position_ids=torch.arange(n, n + width - 1)[None, :]
-                        .expand(len(chunk), -1)
-                        .to(dev),
-                        past_key_values=kv,
-                        use_cache=True,
-                    ).logits
-                    rest = logits.float().log_softmax(-1).cpu()  # (B, width - 1, V)
-                picked = rest.gather(2, batch[:, 1:, None])[:, :, 0]
-                real = torch.arange(width - 1)[None, :] < (lengths - 1)[:, None]
-                sums = sums + torch.where(real, picked, 0.0).sum(-1).double()
+            ids, rest = _tails_on_cache(lm, cache, n, [tails[j] for j in chunk], run_last=False)
+            sums = logp[n - 1][ids[:, 0]].double() + rest.double()
             for j, value in zip(chunk, sums.tolist(), strict=True):
                 out[j] = before[n] + value
     return out
+
+
+def _tails_on_cache(
+    lm: LoadedLM, cache: Cache, n: int, tails: Sequence[Sequence[int]], *, run_last: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Tails of texts (non-empty token lists, longest first) that continue the first
+    ``n`` tokens of ``cache``, run in one forward pass on copies of it (padded on the
+    right). Returns their token ids, long (B, width), and each tail's log-probability
+    from its second token on, float32 (B,); the first token's is the caller's (the
+    cache's own next-token distribution). The cache may hold more than ``n`` tokens (it
+    is cut). ``run_last``: the last column runs too (its outputs are not used); without
+    it a tail's last token is scored, never run, and a batch of one-token tails runs
+    nothing."""
+    import torch
+
+    width = len(tails[0])
+    ids = torch.full((len(tails), width), _pad_id(lm.tokenizer), dtype=torch.long)
+    for b, tail in enumerate(tails):
+        ids[b, : len(tail)] = torch.tensor(list(tail), dtype=torch.long)
+    lengths = torch.tensor([len(t) for t in tails], dtype=torch.long)
+    run = width if run_last else width - 1
+    if run == 0:
+        return ids, torch.zeros(len(tails), dtype=torch.float32)
+    dev = lm.device
+    with torch.inference_mode():
+        kv = copy.deepcopy(cache)
+        if kv.get_seq_length() > n:
+            kv.crop(n - kv.get_seq_length())  # negative: tokens removed from the end
+        kv.batch_repeat_interleave(len(tails))
+        logits = lm.model(
+            input_ids=ids[:, :run].to(dev),
+            attention_mask=torch.ones((len(tails), n + run), dtype=torch.long).to(dev),
+            position_ids=torch.arange(n, n + run)[None, :].expand(len(tails), -1).to(dev),
+            past_key_values=kv,
+            use_cache=True,
+        ).logits
+        rest = logits[:, : width - 1, :].float().log_softmax(-1).cpu()  # (B, width - 1, V)
+    picked = rest.gather(2, ids[:, 1:, None])[:, :, 0]
+    real = torch.arange(width - 1)[None, :] < (lengths - 1)[:, None]
+    return ids, torch.where(real, picked, 0.0).sum(-1)
 
 
 def _common_length(rows: Sequence[Sequence[int]]) -> int:
