@@ -70,7 +70,7 @@ def test_strategy_parameters_and_options_come_from_the_declarations() -> None:
 def test_config_round_trips_and_leaves_default_constraints_out() -> None:
     plain = config()
     assert "constraints" not in plain.to_dict()
-    assert plain.constraint_specs == ("syntax:0.2", "similarity", "word-similarity", "fluency")
+    assert plain.constraint_specs == ("syntax:0.2", "word-similarity", "similarity", "fluency")
     assert config(method="random").constraint_specs == ("syntax:0.2",)  # as perturb
     named = config(constraints=("budget", "syntax:0.3"))
     assert named.to_dict()["constraints"] == ["budget", "syntax:0.3"]

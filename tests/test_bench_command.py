@@ -26,6 +26,8 @@ STAGE_KEYS = {
     "reference_throughput",
     "ratio",
     "peak_rss_mb",
+    "kernel_s",
+    "minor_faults",
     "detail",
 }
 
@@ -49,6 +51,8 @@ def test_bench_json_follows_the_schema(tmp_path: Path) -> None:
             stage["throughput"] / stage["reference_throughput"], rel=1e-4
         )
         assert stage["peak_rss_mb"] > 0
+        # each stage's first row carries the kernel's work over the whole stage
+        assert stage["kernel_s"] >= 0 and stage["minor_faults"] >= 0
     # The kernels beat their plain-Python references by far, whatever the machine's load.
     assert data["stages"]["hamming"]["ratio"] > 10
     assert data["stages"]["tree_edit_distance"]["reference"].startswith("apted")
@@ -57,6 +61,7 @@ def test_bench_json_follows_the_schema(tmp_path: Path) -> None:
     assert machine["gpu"] is None or isinstance(machine["gpu"], str)
     markdown = table.read_text()
     assert markdown.startswith("| stage | throughput |")
+    assert "| kernel s | page faults |" in markdown.splitlines()[0]
     assert markdown.count("\n| hamming |") == 1
     assert "| hamming |" in result.output
 
@@ -87,6 +92,28 @@ def test_stage_without_reference_has_no_ratio_and_markdown_says_so() -> None:
     assert lines[2].startswith("| generator.copos | 12.5 sentences/s | — | — | — |")
     assert lines[3].startswith("| parsing | 300 candidates/s | one call | 100 candidates/s | 3.00x")
     assert report.to_dict()["notes"] == ["no GPU"]
+    assert lines[2].endswith("| 300 | — | — |")  # kernel use not measured
+
+
+def test_kernel_use_counts_the_pages_a_block_touches() -> None:
+    import ctypes
+
+    from brittle.engine.bench.measure import kernel_use
+
+    # malloc and memset, not numpy, which asks for huge pages (one fault per 2 MiB)
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc.argtypes = [ctypes.c_size_t]
+    libc.free.argtypes = [ctypes.c_void_p]
+    libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+    size = 32 * 2**20  # far above the mmap threshold: fresh pages
+    before = kernel_use()
+    block = libc.malloc(size)
+    libc.memset(block, 1, size)
+    used = kernel_use() - before
+    libc.free(block)
+    assert used.minor_faults >= size // 4096 // 2
+    assert used.kernel_s >= 0.0
 
 
 def test_peak_rss_sees_memory_allocated_inside_the_block() -> None:

@@ -1,108 +1,70 @@
-"""Large buffers are mapped on their own, also after a larger one was freed."""
+"""The heap's free pages go back to the system, wherever they lie in the heap."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import platform
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from brittle.engine.core.memory import map_large_buffers
+from brittle.engine.core import memory
+from brittle.engine.core.memory import release_free_memory
 
 GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
 
-
-class _MallInfo2(ctypes.Structure):
-    _fields_ = [
-        (name, ctypes.c_size_t)
-        for name in [
-            "arena",
-            "ordblks",
-            "smblks",
-            "hblks",
-            "hblkhd",
-            "usmblks",
-            "fsmblks",
-            "uordblks",
-            "fordblks",
-            "keepcost",
-        ]
-    ]
-
-
-def _libc() -> ctypes.CDLL:
-    libc = ctypes.CDLL(None)
-    if not hasattr(libc, "mallinfo2"):
-        pytest.skip("glibc before 2.33 has no mallinfo2")
-    libc.mallinfo2.restype = _MallInfo2
-    libc.malloc.restype = ctypes.c_void_p
-    libc.malloc.argtypes = [ctypes.c_size_t]
-    libc.free.argtypes = [ctypes.c_void_p]
-    return libc
-
-
-def _mapped(libc: ctypes.CDLL) -> int:
-    """Bytes in blocks malloc mapped on their own."""
-    info: _MallInfo2 = libc.mallinfo2()
-    return int(info.hblkhd)
-
-
+# In a fresh process: a heap other tests used would decide how much is free.
 _CHECK = """
 import ctypes
-from test_memory import _libc, _mapped
-from brittle.engine.core.memory import LARGE_BUFFER, map_large_buffers
+from brittle.engine.core.memory import release_free_memory
 
-libc = _libc()
-assert map_large_buffers() is True
-# Without a fixed threshold, freeing this block would raise it to 16 MiB ...
-big = libc.malloc(16 << 20)
-assert big
-libc.free(big)
-# ... and a 1 MiB block would then come from the heap.
-before = _mapped(libc)
-block = libc.malloc(1 << 20)
-assert block
-try:
-    assert _mapped(libc) >= before + (1 << 20), (_mapped(libc), before)
-finally:
-    libc.free(block)
-assert _mapped(libc) == before
-# Below the threshold, blocks stay in the heap.
-small = libc.malloc(LARGE_BUFFER // 4)
-assert small
-try:
-    assert _mapped(libc) == before
-finally:
-    libc.free(small)
-print("ok")
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+# Blocks below the mmap threshold come from the heap. Every other one stays in use, so
+# the freed ones lie between blocks in use and the heap cannot shrink from its top.
+block = 96 * 1024
+freed, kept = [], []
+for k in range(1200):
+    b = libc.malloc(block)
+    libc.memset(b, 1, block)
+    (freed if k % 2 == 0 else kept).append(b)
+for b in freed:
+    libc.free(b)
+held = rss()
+assert release_free_memory() is True
+returned = held - rss()
+print(returned >= 0.8 * len(freed) * block, returned)
 """
 
 
-@pytest.mark.skipif(not GLIBC, reason="the threshold is glibc's")
-def test_a_freed_large_block_does_not_move_the_next_ones_into_the_heap() -> None:
-    # In a fresh process: a large block malloc finds free in a heap that other tests
-    # used comes from the heap whatever the threshold, so this process's heap would
-    # decide the outcome rather than the threshold.
-    libc = _libc()  # skips on a glibc without mallinfo2
-    assert libc is not None
-    tests = str(Path(__file__).resolve().parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, *sys.path])}
+@pytest.mark.skipif(not GLIBC, reason="malloc_trim is glibc's")
+def test_free_pages_between_blocks_in_use_go_back_to_the_system() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(
         [sys.executable, "-c", _CHECK], capture_output=True, text=True, env=env, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "ok"
-
-
-def test_the_threshold_must_be_positive() -> None:
-    with pytest.raises(ValueError, match="positive"):
-        map_large_buffers(0)
+    assert done.stdout.split()[0] == "True", done.stdout
 
 
 def test_other_c_libraries_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(platform, "libc_ver", lambda: ("", ""))
-    assert map_large_buffers() is False
+    memory._malloc_trim.cache_clear()
+    try:
+        assert release_free_memory() is False
+    finally:
+        memory._malloc_trim.cache_clear()
+
+
+def test_trimming_twice_is_harmless() -> None:
+    assert release_free_memory() is GLIBC
+    assert release_free_memory() is GLIBC

@@ -654,7 +654,7 @@ def test_default_constraints_check_meaning_for_the_generators_that_mean_to_keep_
 
     for method in ("copos", "coco"):
         assert names(PerturbConfig(method=method)) == [
-            "budget", "pos", "syntax", "similarity", "word-similarity", "fluency"
+            "budget", "pos", "syntax", "word-similarity", "similarity", "fluency"
         ]  # fmt: skip
     for method in ("random", "jabberwocky", "neighbours", "shuffle"):
         assert names(PerturbConfig(method=method)) == ["budget", "pos", "syntax"]

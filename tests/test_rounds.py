@@ -121,3 +121,33 @@ def test_on_done_reports_each_job_once_in_the_calling_thread() -> None:
     # Jobs that make fewer requests finish (and are reported) no later than longer ones.
     order = [i for i, _, _ in reported]
     assert order.index(1) < order.index(3) < order.index(0) < order.index(2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=6))
+def test_after_round_runs_once_per_round_before_the_searches_wake(counts: list[int]) -> None:
+    events: list[str] = []
+
+    def double(payloads):
+        events.append("serve")
+        return [2 * i + r for i, r in payloads]
+
+    def job(i: int, n: int):
+        def run(client):
+            for r in range(n):
+                client.request("double", (i, r))
+                events.append(f"woke {i}")
+            return i
+
+        return run
+
+    run_rounds(
+        [job(i, n) for i, n in enumerate(counts)],
+        {"double": double},
+        after_round=lambda: events.append("after"),
+    )
+    assert events.count("serve") == events.count("after") == max(counts)
+    # Each round: served, then after_round, and only then the searches go on.
+    for k, event in enumerate(events):
+        if event == "serve":
+            assert events[k + 1] == "after"

@@ -20,7 +20,7 @@ from typing import Any
 from brittle.engine.attack.assembly import AttackComponents, build_components
 from brittle.engine.attack.config import AttackConfig
 from brittle.engine.attack.sentence_search import RoundServices, SentenceSearch
-from brittle.engine.core.memory import map_large_buffers
+from brittle.engine.core.memory import release_free_memory
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.core.threads import single_blas_thread
 from brittle.engine.probes.probe_eval import ProbeColumns
@@ -57,10 +57,10 @@ Searched = list[tuple[ResultRow, Sentence]]
 class ChunkSearch:
     """Searches chunks of sentences with one set of components.
 
-    The process it searches in (this one or a worker) maps its large buffers on their
-    own from then on (:func:`~brittle.engine.core.memory.map_large_buffers`): the
-    model's activations go back to the system after each batch instead of
-    fragmenting the heap, so memory stays flat however many chunks follow; and runs
+    After each round of model work and at each chunk's start it returns the heap's free
+    pages to the system (:func:`~brittle.engine.core.memory.release_free_memory`): the
+    models' freed activations do not pile up in a fragmented heap, so memory stays flat
+    however many chunks follow. The process it searches in (this one or a worker) runs
     numpy's BLAS on one thread (:func:`~brittle.engine.core.threads.single_blas_thread`),
     so small products between model calls do not wait for torch's threads.
 
@@ -93,7 +93,6 @@ class ChunkSearch:
         self.quality = quality
         self.grader = grader
         self.cache_size = cache_size
-        map_large_buffers()
         single_blas_thread()
         self.scorer = CachedScorer(components.evaluator, cache_size=cache_size)
         evaluator = components.evaluator
@@ -104,7 +103,8 @@ class ChunkSearch:
         self.services = RoundServices(components, self.scorer)
 
     def clear_cache(self) -> None:
-        """Start a new scores cache and forget the parses kept so far.
+        """Start a new scores cache, forget the parses kept so far and return the
+        heap's free pages to the system.
 
         Every chunk starts so (:meth:`searches`), in one process as on a worker: only a
         chunk's own sentences can hit the scores cache (it is keyed by sentence id), so
@@ -116,6 +116,7 @@ class ChunkSearch:
         self.scorer = CachedScorer(self.components.evaluator, cache_size=self.cache_size)
         self.services = RoundServices(self.components, self.scorer)
         self.components.parser.clear_cache()
+        release_free_memory()
 
     def __call__(self, chunk: Sequence[Sentence], start: int) -> Searched:
         """The rows and perturbed sentences of ``chunk``, whose first sentence is
@@ -163,9 +164,15 @@ class ChunkSearch:
             rows = []
             for search in searches:
                 rows.append(search(direct))
+                release_free_memory()
                 finished(rows[-1])
             return rows
-        return run_rounds(list(searches), handlers, on_done=lambda _, row: finished(row))
+        return run_rounds(
+            list(searches),
+            handlers,
+            on_done=lambda _, row: finished(row),
+            after_round=release_free_memory,
+        )
 
     def finish(self, searches: Sequence[SentenceSearch], rows: Sequence[ResultRow]) -> Searched:
         """The rows completed with quality and predictions, with the perturbed

@@ -15,9 +15,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 
-__all__ = ["PeakRSS", "best_time", "current_rss_mb"]
+__all__ = ["KernelUse", "PeakRSS", "best_time", "current_rss_mb", "kernel_use"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -30,6 +31,25 @@ def current_rss_mb() -> float:
     except OSError:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
+
+
+@dataclass(frozen=True, slots=True)
+class KernelUse:
+    """What the kernel did for this process: CPU time in the kernel (seconds) and minor
+    page faults (a page touched for the first time since it was mapped)."""
+
+    kernel_s: float
+    minor_faults: int
+
+    def __sub__(self, other: KernelUse) -> KernelUse:
+        return KernelUse(self.kernel_s - other.kernel_s, self.minor_faults - other.minor_faults)
+
+
+def kernel_use() -> KernelUse:
+    """This process's kernel time and minor page faults so far (``getrusage``; its
+    worker processes not included)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return KernelUse(usage.ru_stime, usage.ru_minflt)
 
 
 class PeakRSS:

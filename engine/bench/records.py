@@ -3,7 +3,7 @@
 The JSON form is the documented schema::
 
     {"stages": {NAME: {"throughput", "unit", "reference", "reference_throughput",
-                       "ratio", "peak_rss_mb", "detail"}},
+                       "ratio", "peak_rss_mb", "kernel_s", "minor_faults", "detail"}},
      "machine": {"cores", "gpu", "versions": {...}}}
 
 ``ratio`` is ``throughput / reference_throughput`` (higher is better) when the stage
@@ -14,11 +14,12 @@ has a reference, else ``null``. Times are wall-clock on the machine named in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from brittle.engine.bench.measure import KernelUse
 from brittle.engine.core.json_types import JSONObject
 
-__all__ = ["BenchReport", "Machine", "StageResult"]
+__all__ = ["BenchReport", "Machine", "StageResult", "with_kernel_use"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,12 @@ class StageResult:
         reference_throughput: the reference's figure, in the same unit.
         peak_rss_mb: the process's largest resident set size while the stage ran, MiB.
         detail: one line on the workload (sizes, model, layers).
+        kernel_s: CPU seconds this process spent in the kernel over the whole stage,
+            its reference runs included (on the stage's first row; ``None`` on the
+            others and when not measured).
+        minor_faults: minor page faults of this process over the whole stage (as
+            ``kernel_s``): each is a page touched for the first time since it was
+            mapped, so they count memory handed back and taken again.
     """
 
     name: str
@@ -42,6 +49,8 @@ class StageResult:
     reference_throughput: float | None = None
     peak_rss_mb: float = 0.0
     detail: str = ""
+    kernel_s: float | None = None
+    minor_faults: int | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -59,8 +68,19 @@ class StageResult:
             "reference_throughput": _finite(self.reference_throughput),
             "ratio": _finite(self.ratio),
             "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "kernel_s": None if self.kernel_s is None else round(self.kernel_s, 2),
+            "minor_faults": self.minor_faults,
             "detail": self.detail,
         }
+
+
+def with_kernel_use(results: tuple[StageResult, ...], used: KernelUse) -> tuple[StageResult, ...]:
+    """A stage's rows with ``used`` (the whole stage's kernel time and page faults) on
+    the first, unless the stage measured its own (one run in a fresh process does)."""
+    if not results or results[0].kernel_s is not None:
+        return results
+    first = replace(results[0], kernel_s=used.kernel_s, minor_faults=used.minor_faults)
+    return (first, *results[1:])
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +117,9 @@ class BenchReport:
     def markdown(self) -> str:
         """A Markdown table of the stages, then the machine and any notes."""
         lines = [
-            "| stage | throughput | reference | reference throughput | ratio | peak RSS (MB) |",
-            "| --- | ---: | --- | ---: | ---: | ---: |",
+            "| stage | throughput | reference | reference throughput | ratio | peak RSS (MB) "
+            "| kernel s | page faults |",
+            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
         ]
         for s in self.stages:
             ref = s.reference or "—"
@@ -106,9 +127,11 @@ class BenchReport:
                 "—" if s.reference_throughput is None else _rate(s.reference_throughput, s.unit)
             )
             ratio = "—" if s.ratio is None else f"{s.ratio:,.2f}x"
+            kernel = "—" if s.kernel_s is None else f"{s.kernel_s:.2f}"
+            faults = "—" if s.minor_faults is None else f"{s.minor_faults:,}"
             lines.append(
                 f"| {s.name} | {_rate(s.throughput, s.unit)} | {ref} | {ref_rate} | {ratio} "
-                f"| {s.peak_rss_mb:,.0f} |"
+                f"| {s.peak_rss_mb:,.0f} | {kernel} | {faults} |"
             )
         m = self.machine
         versions = ", ".join(f"{k} {v}" for k, v in sorted(m.versions.items()))

@@ -16,7 +16,8 @@ from importlib import metadata
 from pathlib import Path
 
 from brittle.data import default_treebank_path
-from brittle.engine.bench.records import BenchReport, Machine, StageResult
+from brittle.engine.bench.measure import kernel_use
+from brittle.engine.bench.records import BenchReport, Machine, StageResult, with_kernel_use
 from brittle.engine.bench.stages import STAGES, BenchContext
 from brittle.engine.core.atomic import write_json
 from brittle.engine.core.conllu import read_conllu
@@ -139,7 +140,8 @@ def run_bench(config: BenchConfig, *, on_stage: StageListener | None = None) -> 
     for name in config.stage_names:
         if on_stage is not None:
             on_stage(name, None)
-        found = STAGES.get(name)(ctx)
+        before = kernel_use()
+        found = with_kernel_use(STAGES.get(name)(ctx), kernel_use() - before)
         results.extend(found)
         if on_stage is not None:
             on_stage(name, found)

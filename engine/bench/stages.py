@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
-from brittle.engine.bench.measure import PeakRSS, best_time
-from brittle.engine.bench.records import StageResult
+from brittle.engine.bench.measure import PeakRSS, best_time, kernel_use
+from brittle.engine.bench.records import StageResult, with_kernel_use
 from brittle.engine.bench.startup import MARKER
 from brittle.engine.core.perturbation import apply_perturbation
 from brittle.engine.core.registry import Registry
@@ -489,7 +489,13 @@ def _in_fresh_process(name: str, ctx: BenchContext) -> tuple[StageResult, ...]:
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(_ATTACK_STAGES[name], ctx).result()
+        return pool.submit(_measured_stage, name, ctx).result()
+
+
+def _measured_stage(name: str, ctx: BenchContext) -> tuple[StageResult, ...]:
+    """Attack stage ``name`` with its own process's kernel time and page faults."""
+    before = kernel_use()
+    return with_kernel_use(_ATTACK_STAGES[name](ctx), kernel_use() - before)
 
 
 @STAGES.register("end_to_end", help="a whole attack against the bare forward on its candidates")

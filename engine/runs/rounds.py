@@ -145,6 +145,7 @@ def run_rounds(
     handlers: dict[str, Handler],
     *,
     on_done: Callable[[int, R], None] | None = None,
+    after_round: Callable[[], object] | None = None,
 ) -> list[R]:
     """Run ``jobs`` in lock-step rounds and return their results, in order.
 
@@ -154,6 +155,9 @@ def run_rounds(
             of that kind (payloads in job order; one result per payload).
         on_done: called in the calling thread with a job's index and result soon after
             it finishes (progress bars), in the order the jobs finish.
+        after_round: called in the calling thread after each round's handlers, before
+            the searches wake (the attack returns the round's freed memory there:
+            :func:`~brittle.engine.core.memory.release_free_memory`).
 
     Raises:
         The first (lowest-index) exception a job or handler raised; the other jobs are
@@ -201,6 +205,8 @@ def run_rounds(
             if stop:
                 break
             answers = _serve(batch, handlers)
+            if after_round is not None:
+                after_round()
             with state.lock:
                 state.answers.update(answers)
                 for i in answers:
