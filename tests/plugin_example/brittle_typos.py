@@ -46,7 +46,7 @@ class Typos(SubstitutionGenerator):
     Options are ranked left to right; the lemma of a typo is unknown (``_``).
     """
 
-    requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})
+    requires: ClassVar[frozenset[str]] = frozenset({"form", "upos"})  # CoNLL-U columns
 
     def candidates(
         self, sentences: Sequence[Sentence], *, top_k: int | None = None
@@ -71,11 +71,11 @@ class KeepCapitalised(Constraint):
     Values: how many such words each candidate changes (float64, (m,)).
     """
 
-    cheap: ClassVar[bool] = True
+    cheap: ClassVar[bool] = True  # checked before the parser's
 
     @classmethod
     def from_spec(cls, value: str | None, context: ConstraintContext) -> KeepCapitalised:
-        return cls()
+        return cls()  # `--constraint keep-capitalised`
 
     def check(self, batch: CandidateBatch) -> ConstraintResult:
         forms = batch.original.forms
@@ -96,12 +96,12 @@ class KeepCapitalised(Constraint):
 class FirstK(Strategy):
     """Scores the first ``candidates`` single substitutions; keeps the worst feasible."""
 
-    candidates: int = 20
+    candidates: int = 20  # filled from --candidates
 
     def search(self, problem: SearchProblem, *, rng: np.random.Generator) -> Outcome:
         pool = problem.expand(problem.empty())[: self.candidates]
-        damages = problem.score(pool)
-        pool = pool[: damages.size]
+        damages = problem.score(pool)  # counted and cached for you
+        pool = pool[: damages.size]  # the query budget may cut it
         found, checked = first_feasible(problem, pool, damages)
         if not found:
             return Outcome(problem.empty(), 0.0, len(pool), checked)
