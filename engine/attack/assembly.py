@@ -12,7 +12,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.probes.probe_eval import ProbeEvaluator
 from brittle.engine.reports.predictions import PredictingEvaluator
 from brittle.scorers.parsers import make_parser
-from brittle.scorers.parsers.base import CachedParser, Parser
+from brittle.scorers.parsers.base import Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints
 from brittle.search.generators.base import GENERATORS, Generator, SubstitutionGenerator
 from brittle.search.scoring import TaskEvaluator
@@ -81,8 +81,7 @@ class AttackComponents:
     @property
     def substitutions(self) -> SubstitutionGenerator | None:
         """The generator when it proposes per-position options (else ``None``)."""
-        g = self.generator
-        return g if isinstance(g, SubstitutionGenerator) else None
+        return self.generator.substitution_tables()
 
 
 def build_generator(config: AttackConfig) -> Generator:
@@ -193,7 +192,7 @@ class LazyParser:
 
     def clear_cache(self) -> None:
         """Forget the parses kept so far (a parser with a cache; no load if unloaded)."""
-        if isinstance(self.loaded, CachedParser):
+        if self.loaded is not None:
             self.loaded.clear()
 
 

@@ -103,6 +103,9 @@ class Parser(Protocol):
         """Name, model and version details for reports."""
         ...
 
+    def clear(self) -> None:
+        """Forget the parses kept so far (nothing, for a parser that keeps none)."""
+
 
 @runtime_checkable
 class ParserFactory(Protocol):

@@ -36,6 +36,9 @@ class GoldParser:
         """One parse per sentence from its HEAD, UPOS and DEPREL columns."""
         return [Parse(s.heads, s.upos, s.deprels) for s in sentences]
 
+    def clear(self) -> None:
+        """Nothing kept: each parse is read from the sentence."""
+
 
 @PARSERS.register("gold", help="no re-parse: the treebank's own annotation")
 def gold_parser() -> GoldParser:

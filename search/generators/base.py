@@ -94,6 +94,13 @@ class Generator(ABC):
     ) -> list[list[Perturbation]]:
         """Up to ``b`` distinct perturbations per sentence (see the implementations)."""
 
+    def substitution_tables(self) -> SubstitutionGenerator | None:
+        """This generator as one that proposes per-position options (its
+        :meth:`SubstitutionGenerator.candidates` tables), or ``None`` when it does not
+        (a reordering): the capability declared, so that a run asks rather than tests
+        the class."""
+        return None
+
 
 #: Generators by name (classes; build one with its keyword options).
 GENERATORS: Registry[type[Generator]] = Registry(
@@ -143,6 +150,10 @@ class SubstitutionGenerator(Generator):
     def __post_init__(self) -> None:
         if self.top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {self.top_k}")
+
+    def substitution_tables(self) -> SubstitutionGenerator:
+        """Itself: it proposes per-position options."""
+        return self
 
     @abstractmethod
     def candidates(
