@@ -7,3 +7,9 @@ from pathlib import Path
 def default_treebank_path() -> Path:
     """Path of the embedded default treebank (UD English, written for brittle)."""
     return Path(str(files(__name__).joinpath("default.conllu")))
+
+
+def bench_tables_path() -> Path:
+    """Path of ``brittle bench``'s recorded coPOS tables (``bench/record_tables.py``
+    writes them): the fixed candidate set its attack stages search."""
+    return Path(str(files(__name__).joinpath("bench-tables.json")))

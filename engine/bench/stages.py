@@ -14,6 +14,7 @@ a slow, obviously right implementation (:mod:`brittle.scorers.reference`).
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ import numpy as np
 from brittle.engine.bench.measure import PeakRSS, best_time, kernel_use
 from brittle.engine.bench.records import StageResult, with_kernel_use
 from brittle.engine.bench.startup import MARKER
+from brittle.engine.bench.workload import BENCH_COPOS, recorded_tables
 from brittle.engine.core.perturbation import apply_perturbation
 from brittle.engine.core.registry import Registry
 from brittle.engine.core.sentence import Sentence
@@ -36,15 +38,6 @@ if TYPE_CHECKING:
     from brittle.engine.runs.shards import ShardExecutor
 
 __all__ = ["STAGES", "BenchContext", "Stage"]
-
-#: coPOS options of every stage that draws coPOS candidates: the bench times the engine
-#: on a fixed workload, so it keeps the pool its figures were first measured with (no
-#: abstaining on unsure senses, no cap on the synonyms' own polysemy, no usage checks).
-BENCH_COPOS: dict[str, object] = {
-    "min_lead": 0.0,
-    "max_substitute_senses": 0,
-    "usage_checks": False,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,6 +424,8 @@ def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
 
     out: list[StageResult] = []
     for name in GENERATORS.names():
+        if name == "recorded":  # replays a tables file: it proposes nothing of its own
+            continue
         # coCO runs the causal LM over every proposal (minutes per few sentences on a
         # laptop CPU): it gets a small workload of its own, and none with --quick.
         lm = name == "coco"
@@ -457,18 +452,26 @@ def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
 
 
 def _attack_config(ctx: BenchContext, count: int) -> AttackConfig:
-    """The measured attack: the demo's probes (trained on first use), coPOS beam search
-    (width 2, tau 2, 5 options) on the first ``count`` sentences, spaCy syntax check."""
+    """The measured attack: the demo's probes (trained on first use), beam search
+    (width 2, tau 2, 5 options) on the first ``count`` sentences, spaCy syntax check, on
+    the recorded coPOS tables (:mod:`brittle.engine.bench.workload`) when they hold
+    these sentences, else on coPOS as it stands (:func:`workload_of` says which)."""
     # deferred: the demo's probes and the attack load only when a stage runs an attack
     from brittle.engine.attack import AttackConfig
     from brittle.engine.demo import prepare_demo, train_demo_probes
 
     plan = prepare_demo()
     train_demo_probes(plan)
+    tables = recorded_tables(ctx.sentences[:count])
+    method, options = (
+        ("recorded", (f"tables={tables}",))
+        if tables is not None
+        else ("copos", tuple(f"{k}={v}" for k, v in BENCH_COPOS.items()))
+    )
     return AttackConfig(
         treebank=ctx.treebank,
         probes=tuple(str(p) for p in plan.probes),
-        method="copos",
+        method=method,
         search="beam",
         budget=2,
         candidates=5,
@@ -476,8 +479,15 @@ def _attack_config(ctx: BenchContext, count: int) -> AttackConfig:
         parser="spacy",
         constraints=("syntax:0.2",),  # pinned: the workload stays the one measured before
         limit=count,
-        generator_options=tuple(f"{k}={v}" for k, v in BENCH_COPOS.items()),
+        generator_options=options,
     )
+
+
+def workload_of(config: AttackConfig) -> str:
+    """How an attack stage's candidates were made, for its detail line."""
+    if config.method == "recorded":
+        return "coPOS tables recorded in data/bench-tables.json"
+    return "coPOS as it stands (no recorded tables for these sentences)"
 
 
 def _in_fresh_process(name: str, ctx: BenchContext) -> tuple[StageResult, ...]:
@@ -523,13 +533,15 @@ def _end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
     config = _attack_config(ctx, count)
     comps = build_components(config)
     encoder, top = encoder_of(comps.evaluator)
-    engine_s = full_s = shallow_s = math.inf
+    engine: list[float] = []
+    shallow: list[float] = []
+    full: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        # A first pass over the same sentences compiles the kernels and fills the
-        # on-disk store of the sense choice's embeddings (glosses and sentences), as an
-        # earlier run on this treebank would; the texts kept in memory are then forgotten
-        # before each timed run. The timed runs alternate with their references, and the
-        # best of each is kept (on a shared machine one run moves by a fifth).
+        # A first pass over the same sentences compiles the kernels and loads the
+        # models, as an earlier run would; the texts kept in memory are then forgotten
+        # before each timed run. Each timed run is followed by its references on the
+        # candidates it scored, so a change of the machine's speed hits both alike; the
+        # medians are reported, with the spread of the per-run ratios.
         run_attack(config, Path(tmp) / "warm", components=comps)
         peak_mb = 0.0
         for k in range(ctx.repeat):
@@ -539,29 +551,35 @@ def _end_to_end(ctx: BenchContext) -> tuple[StageResult, ...]:
             with PeakRSS() as peak:
                 start = time.perf_counter()
                 run_attack(config, Path(tmp) / f"run{k}", components=timed)
-                engine_s = min(engine_s, time.perf_counter() - start)
+                engine.append(time.perf_counter() - start)
             peak_mb = max(peak_mb, peak.peak_mb)
-            shallow_s = min(shallow_s, bare_forward_seconds(encoder, recording.batches, top))
-            full_s = min(full_s, bare_forward_seconds(encoder, recording.batches, None))
+            shallow.append(bare_forward_seconds(encoder, recording.batches, top))
+            full.append(bare_forward_seconds(encoder, recording.batches, None))
     n = sum(len(b) for b in recording.batches)
-    rate = n / engine_s
     detail = (
-        f"coPOS beam search (width 2, tau 2) on {count} sentences, {n} candidates scored, "
-        f"spaCy syntax constraint, demo probes on hidden state {top}; the sense choice's "
-        "gloss and sentence embeddings read from the on-disk store (a second run on the "
-        f"same sentences), every other cache cold; best of {ctx.repeat} runs and of "
-        f"{ctx.repeat} references"
+        f"beam search (width 2, tau 2) on {count} sentences over {workload_of(config)}, "
+        f"{n} candidates scored, spaCy syntax constraint, demo probes on hidden state "
+        f"{top}, every cache cold; median of {ctx.repeat} runs, each beside its "
+        f"references; ratio per run {_spread(shallow, engine)} (every block: "
+        f"{_spread(full, engine)})"
     )
+    rate = n / statistics.median(engine)
     return (
         StageResult(
             "end_to_end", rate, "candidates/s", f"bare forward through blocks 1-{top}",
-            n / shallow_s, peak_mb, detail,
+            n / statistics.median(shallow), peak_mb, detail,
         ),
         StageResult(
             "end_to_end_full", rate, "candidates/s", "bare forward through every block",
-            n / full_s, peak_mb, detail,
+            n / statistics.median(full), peak_mb, detail,
         ),
     )  # fmt: skip
+
+
+def _spread(reference_s: Sequence[float], engine_s: Sequence[float]) -> str:
+    """The lowest and highest of the per-run ratios (reference time over engine time)."""
+    ratios = [r / e for r, e in zip(reference_s, engine_s, strict=True)]
+    return f"{min(ratios):.2f}x to {max(ratios):.2f}x"
 
 
 @STAGES.register("workers", help="an attack on 2 local worker processes against one process")
@@ -606,7 +624,8 @@ def _workers(ctx: BenchContext) -> tuple[StageResult, ...]:
         ).read_bytes()
     shards = -(-count // 16)
     detail = (
-        f"the end-to-end attack on {count} sentences ({shards} shards of 16), warm: "
+        f"the end-to-end attack on {count} sentences ({shards} shards of 16) over "
+        f"{workload_of(config)}, warm: "
         f"{n_workers} local processes with {threads} torch thread(s) each against one "
         f"process with {available_cpus()} CPUs and its parse helper; adversarial.conllu "
         f"{'identical' if same else 'DIFFERENT'}; peak RSS is the parent's"
@@ -654,7 +673,7 @@ def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
     base = _attack_config(ctx, min(len(ctx.sentences), 15 if ctx.quick else 32))
     tree = _attack_config(ctx, min(len(ctx.sentences), n_tree)).with_preset(PRESETS.get("tree"))
     workloads = (
-        ("grading", base, ctx.repeat, "coPOS beam search (the end-to-end attack)"),
+        ("grading", base, ctx.repeat, f"the end-to-end attack over {workload_of(base)}"),
         ("grading.tree", tree, ctx.repeat, "the tree preset (Jabberwocky, beam width 2, tau 2)"),
     )
     out: list[StageResult] = []
