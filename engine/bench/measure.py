@@ -45,10 +45,11 @@ class KernelUse:
         return KernelUse(self.kernel_s - other.kernel_s, self.minor_faults - other.minor_faults)
 
 
-def kernel_use() -> KernelUse:
+def kernel_use(*, children: bool = False) -> KernelUse:
     """This process's kernel time and minor page faults so far (``getrusage``; its
-    worker processes not included)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    worker processes not included), or with ``children`` those of its child processes
+    that have ended."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF)
     return KernelUse(usage.ru_stime, usage.ru_minflt)
 
 

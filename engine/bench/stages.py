@@ -741,9 +741,11 @@ def startup(ctx: BenchContext) -> tuple[StageResult, ...]:
     once("from brittle.engine.bench.startup import main; main()")  # warm caches
     # best of ctx.repeat runs, as every other stage: one start-up moves by half a second
     # from run to run on a shared machine
+    before = kernel_use(children=True)
     ours = min(
         once("from brittle.engine.bench.startup import main; main()") for _ in range(ctx.repeat)
     )
+    child = kernel_use(children=True) - before  # the children's, over ctx.repeat starts
     interpreter = min(once(f"print({MARKER!r})") for _ in range(2))
     child_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**10  # KiB on Linux
     imports = min(once(_LIBRARY_IMPORTS) for _ in range(ctx.repeat))
@@ -751,7 +753,10 @@ def startup(ctx: BenchContext) -> tuple[StageResult, ...]:
         StageResult(
             "startup", ours, "s", None, None, child_peak,
             "the demo's attack configuration, caches warm, from process start until its "
-            f"first candidate is scored (a bare interpreter start takes {interpreter:.2f} s)",
+            f"first candidate is scored (a bare interpreter start takes {interpreter:.2f} s); "
+            "kernel time and page faults: one start's",
+            kernel_s=child.kernel_s / ctx.repeat,
+            minor_faults=child.minor_faults // ctx.repeat,
         ),
         StageResult(
             "startup_imports", imports, "s", None, None, child_peak,
