@@ -1,0 +1,179 @@
+"""Grade again the pairs read in docs/validity.md, and measure how far today's judges
+agree with the reading.
+
+docs/validity.md ("The reading") holds every pair read one by one: the sentence id,
+the original and the perturbed sentence (words separated by spaces, changed words in
+bold), the reading (tree-valid, grammatical, meaning kept, ``y``/``n``) and the grade the
+judges gave when the pair was read. This script rebuilds each pair from the treebank
+(EWT or GUM test, found by ``sent_id``; the perturbed sentence is the original with the
+differing words replaced, lemma unknown), grades all of them with today's judges in one
+call (:func:`brittle.search.validity.grade.grade_pairs`), and prints per table:
+
+- ``pairs``: the pairs rebuilt (a pair whose original is not the treebank's sentence
+  word for word is left out and counted);
+- ``tree``, ``gram``, ``meaning``, ``whole``: the share of pairs where today's grade
+  equals the reading at that level (``whole``: at all three);
+- ``as read``: the share whose grade today is the grade the table records, so a
+  change of the judges shows as a change of this column.
+
+Usage::
+
+    python bench/validity_agreement.py [--doc docs/validity.md] [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from brittle.engine.core.conllu import iter_conllu
+from brittle.engine.core.perturbation import Perturbation, apply_perturbation
+from brittle.engine.core.sentence import Sentence
+
+ROOT = Path(__file__).resolve().parents[1]
+UD = ROOT.parent / "shared" / "data" / "ud"
+#: Where the read sentences come from.
+TREEBANKS = (
+    UD / "UD_English-EWT" / "en_ewt-ud-test.conllu",
+    UD / "UD_English-GUM" / "en_gum-ud-test.conllu",
+)
+LEVELS = ("tree", "gram", "meaning")
+
+
+@dataclass(frozen=True)
+class ReadPair:
+    """One row of a reading table."""
+
+    table: str
+    sent_id: str
+    original: tuple[str, ...]
+    perturbed: tuple[str, ...]
+    reading: str  # e.g. "yyn"
+    recorded: str  # the grade the table records, e.g. "yyy"
+
+
+def _words(cell: str) -> tuple[str, ...]:
+    return tuple(cell.replace("**", "").split(" "))
+
+
+def read_tables(markdown: str) -> list[ReadPair]:
+    """Every row of the reading tables (after the ``## The reading`` heading), each with
+    the ``####`` heading of its table."""
+    text = markdown[markdown.index("\n## The reading\n") :]
+    out: list[ReadPair] = []
+    table = ""
+    for line in text.splitlines():
+        if line.startswith("#### ") or line.startswith("### "):
+            table = line.lstrip("#").strip() if line.startswith("#### ") else table
+            continue
+        if not line.startswith("| ") or line.startswith("| sentence") or line.startswith("| ---"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) != 6:
+            continue
+        sent_id, original, perturbed, reading, _reason, recorded = cells
+        out.append(
+            ReadPair(
+                table,
+                sent_id,
+                _words(original),
+                _words(perturbed),
+                reading.strip(),
+                recorded.replace("≠", "").strip(),
+            )
+        )
+    return out
+
+
+def rebuild(
+    pairs: Sequence[ReadPair], sentences: dict[str, Sentence]
+) -> list[tuple[ReadPair, Sentence, Sentence] | None]:
+    """Each pair as (read pair, original, perturbed sentence), or ``None`` when its
+    original is not the treebank's sentence word for word."""
+    out: list[tuple[ReadPair, Sentence, Sentence] | None] = []
+    for pair in pairs:
+        original = sentences.get(pair.sent_id)
+        if original is None or tuple(original.forms) != pair.original:
+            out.append(None)
+            continue
+        if len(pair.perturbed) != len(pair.original):
+            out.append(None)
+            continue
+        positions = tuple(
+            i for i, (a, b) in enumerate(zip(pair.original, pair.perturbed, strict=True)) if a != b
+        )
+        p = Perturbation(
+            original.sent_id,
+            "read",
+            positions,
+            tuple(pair.perturbed[i] for i in positions),
+            ("_",) * len(positions),
+        )
+        out.append((pair, original, apply_perturbation(original, p)))
+    return out
+
+
+def treebank_sentences(wanted: set[str]) -> dict[str, Sentence]:
+    """The sentences of :data:`TREEBANKS` whose id is in ``wanted``. The tables name
+    EWT's sentences without the source prefix of their ids (``weblog-blogspot.com_
+    zentelligence_...`` is read as ``zentelligence_...``), so either form matches."""
+    found: dict[str, Sentence] = {}
+    for path in TREEBANKS:
+        for s in iter_conllu(path):
+            for key in (s.sent_id, s.sent_id.split("_", 1)[-1]):
+                if key in wanted:
+                    found[key] = s
+    return found
+
+
+def agreement(rows: Sequence[tuple[ReadPair, str]]) -> dict[str, float]:
+    """Shares of ``(pair, today's grade)`` rows agreeing with the reading per level,
+    at all three (``whole``), and with the recorded grade (``as read``)."""
+    n = max(len(rows), 1)
+    out = {level: sum(g[k] == p.reading[k] for p, g in rows) / n for k, level in enumerate(LEVELS)}
+    out["whole"] = sum(g == p.reading for p, g in rows) / n
+    out["as read"] = sum(g == p.recorded for p, g in rows) / n
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "validity.md")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures")
+    args = parser.parse_args(argv)
+
+    # deferred: the judges' models load only when the script runs
+    from brittle.search.validity.grade import grade_pairs
+
+    pairs = read_tables(args.doc.read_text(encoding="utf-8"))
+    built = rebuild(pairs, treebank_sentences({p.sent_id for p in pairs}))
+    usable = [b for b in built if b is not None]
+    grades = grade_pairs([b[1] for b in usable], [b[2] for b in usable])
+    today = ["".join("y" if v else "n" for v in (g.tree_valid, g.grammatical, g.meaning_kept))
+             for g in grades]  # fmt: skip
+    by_table: dict[str, list[tuple[ReadPair, str]]] = {}
+    for (pair, _, _), grade in zip(usable, today, strict=True):
+        by_table.setdefault(pair.table, []).append((pair, grade))
+    missing: dict[str, int] = {}
+    for pair, b in zip(pairs, built, strict=True):
+        if b is None:
+            missing[pair.table] = missing.get(pair.table, 0) + 1
+    figures = {t: {"pairs": len(rows), **agreement(rows)} for t, rows in by_table.items()}
+    every = [row for rows in by_table.values() for row in rows]
+    figures["all"] = {"pairs": len(every), **agreement(every)}
+    print("| table | pairs | left out | tree | gram | meaning | whole | as read |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for table, f in figures.items():
+        cells = " | ".join(f"{f[k]:.0%}" for k in (*LEVELS, "whole", "as read"))
+        print(f"| {table} | {f['pairs']} | {missing.get(table, 0)} | {cells} |")
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

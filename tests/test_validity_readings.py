@@ -1,0 +1,65 @@
+"""The readings of docs/validity.md are data the judges are checked against.
+
+``bench/validity_agreement.py`` rebuilds every pair read one by one in docs/validity.md
+from EWT and GUM test and grades them all again. Two things must hold: every table row
+is rebuilt (its original is the treebank's sentence word for word), and today's judges
+give each pair the grade its row records, so the agreement figures the page quotes are
+those of the judges as they stand. A change to a judge that moves a grade fails here,
+and the page's grades and figures are updated with it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import SHARED_UD
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "validity.md"
+_spec = importlib.util.spec_from_file_location(
+    "validity_agreement", ROOT / "bench" / "validity_agreement.py"
+)
+assert _spec is not None and _spec.loader is not None
+readings = importlib.util.module_from_spec(_spec)
+sys.modules["validity_agreement"] = readings  # dataclasses look their module up
+_spec.loader.exec_module(readings)
+
+
+def test_the_tables_parse_into_read_pairs() -> None:
+    pairs = readings.read_tables(DOC.read_text(encoding="utf-8"))
+    assert len(pairs) >= 300
+    assert all(len(p.reading) == 3 and set(p.reading) <= {"y", "n"} for p in pairs)
+    assert all(len(p.recorded) == 3 and set(p.recorded) <= {"y", "n"} for p in pairs)
+    assert all(p.original != p.perturbed for p in pairs)
+    # agreement of a reading with itself is complete
+    same = readings.agreement([(p, p.reading) for p in pairs])
+    assert same["whole"] == 1.0 and same["tree"] == 1.0
+
+
+@pytest.mark.needs("spacy-model", "glove")
+@pytest.mark.slow
+def test_todays_judges_give_every_read_pair_its_recorded_grade() -> None:
+    if not all(path.exists() for path in readings.TREEBANKS):
+        pytest.skip(f"the UD treebanks under {SHARED_UD} are not available")
+    from brittle.search.validity.grade import grade_pairs
+
+    pairs = readings.read_tables(DOC.read_text(encoding="utf-8"))
+    built = readings.rebuild(pairs, readings.treebank_sentences({p.sent_id for p in pairs}))
+    left_out = [p.sent_id for p, b in zip(pairs, built, strict=True) if b is None]
+    assert not left_out, left_out
+    usable = [b for b in built if b is not None]
+    grades = grade_pairs([b[1] for b in usable], [b[2] for b in usable])
+    today = [
+        "".join("y" if v else "n" for v in (g.tree_valid, g.grammatical, g.meaning_kept))
+        for g in grades
+    ]
+    moved = [
+        (pair.table, pair.sent_id, pair.recorded, grade)
+        for (pair, _, _), grade in zip(usable, today, strict=True)
+        if grade != pair.recorded
+    ]
+    assert not moved, moved
