@@ -52,6 +52,15 @@ DEV = UD / "UD_English-LinES/en_lines-ud-dev.conllu"
 TEST = UD / "UD_English-EWT/en_ewt-ud-test.conllu"
 TASKS = ("distance", "depth", "pos", "root", "tree-depth")
 METHODS = ("copos", "coco", "random")
+#: Each method's options: coPOS draws its synonyms as La Malfa et al. do, from every
+#: WordNet sense of the word and every lemma of each sense (brittle's default chooses
+#: the sense in context and filters the synonyms by use, a far smaller pool).
+METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
+    "copos": (
+        "--sense", "all", "-o", "min_count=0", "-o", "max_senses=0",
+        "-o", "max_substitute_senses=0", "-o", "usage_checks=false",
+    ),
+}  # fmt: skip
 BUDGETS = (1, 2, 3)
 
 
@@ -85,6 +94,7 @@ def run_attack(out: Path, probes: Sequence[Path], method: str, limit: int, b: in
     resume = ("--resume",) if out.exists() else ()
     brittle(
         "attack", TEST, *[x for p in probes for x in ("--probe", p)], "--method", method,
+        *METHOD_OPTIONS.get(method, ()),
         "--constraint", "syntax:0.2",  # the tables' constraint
         "--search", "sample", "-b", b, "--check-all",
         "--budget", ",".join(map(str, BUDGETS)), "--limit", limit, "--seed", 0,

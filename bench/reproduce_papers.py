@@ -325,7 +325,10 @@ def agreement_table4(t: Tables) -> Measured:
 # ------------------------------------------------------------------ the claims
 LM_SET = "BERT layer -5, 3-layer MLP probes, mean ± sd over 6 English corpora"
 LM_SET5 = "BERT layer -5, linear probes (the table's caption), mean ± sd over 6 English corpora"
-LM_BRITTLE = "MiniLM hidden state 2 (layer -5), linear probes, EWT test (first 100; coCO 20)"
+LM_BRITTLE = (
+    "MiniLM hidden state 2 (layer -5), linear probes, EWT test (first 100; coCO 20); "
+    "coPOS draws from every WordNet sense, as theirs"
+)
 TALE_SET = "mBERT final layer, UD 2.4 EWT, rank/lr/dropout searched"
 TALE_BRITTLE = "MiniLM, LinES train + EWT dev → EWT test, full rank"
 JAB_SET = "BERT, GPT-2, RoBERTa large at their best layer; EWT train → EWT test"

@@ -1,0 +1,141 @@
+"""docs/reproductions.md: its comparison tables are bench/reproduce_papers.py's output.
+
+The tables are rendered again from the paper constants of ``reproduce_papers.py`` and
+brittle's numbers in ``docs/reproductions.json`` (what ``make reproduce`` last wrote) and
+must equal the page's generated blocks byte for byte; every row has the eight columns
+and one of the four verdicts; every number the tables quote from a paper is found in
+that paper's text (``shared/papers``, where present); and the verdict rules never say
+more than the numbers show.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import reproduce_papers as rp  # noqa: E402
+
+PAPERS = ROOT.parent / "shared" / "papers"
+BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
+
+
+def page_blocks() -> dict[str, str]:
+    return dict(BLOCK.findall(rp.DOC.read_text(encoding="utf-8")))
+
+
+def measured() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(rp.MEASURED.read_text(encoding="utf-8"))
+    return data
+
+
+def cells(row: str) -> list[str]:
+    """The cells of a Markdown table row (``\\|`` inside a cell is not a separator)."""
+    inner = row.strip()[1:-1]
+    return [c.strip() for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def test_the_page_holds_the_generated_tables() -> None:
+    assert page_blocks() == rp.blocks(measured())
+
+
+def test_every_comparison_row_has_the_columns_and_one_verdict() -> None:
+    blocks = page_blocks()
+    assert list(blocks) == ["summary", *rp.PAPERS]
+    header = cells(rp.HEADER.splitlines()[0])
+    assert header == [
+        "#",
+        "claim",
+        "where",
+        "paper's setting",
+        "paper",
+        "brittle",
+        "brittle's setting",
+        "verdict",
+    ]
+    seen = 0
+    for name in rp.PAPERS:
+        lines = blocks[name].splitlines()
+        assert "\n".join(lines[:2]) == rp.HEADER
+        for line in lines[2:]:
+            row = cells(line)
+            assert len(row) == len(header), line
+            kind = re.fullmatch(r"\*\*(.+?)\*\*: .+", row[-1])
+            assert kind is not None and kind.group(1) in rp.VERDICTS, row[-1]
+            assert row[3] and row[4] and row[6], line  # settings and the paper's number
+            seen += 1
+    assert seen == len(rp.CLAIMS)
+
+
+def test_every_testable_claim_has_brittles_number() -> None:
+    numbers = measured()
+    assert set(numbers) == {c.id for c in rp.CLAIMS}
+    for claim in rp.CLAIMS:
+        if not claim.untestable:
+            assert numbers[claim.id] is not None, f"{claim.id}: no measurement"
+
+
+@pytest.mark.skipif(not PAPERS.is_dir(), reason="the papers' text is not on this machine")
+def test_quoted_numbers_are_in_the_papers() -> None:
+    for claim in rp.CLAIMS:
+        assert claim.quotes, claim.id
+        text = " ".join((PAPERS / rp.SOURCES[claim.paper]).read_text(encoding="utf-8").split())
+        for quote in claim.quotes:
+            assert " ".join(quote.split()) in text, f"{claim.id}: {quote!r}"
+
+
+def _claim(**kw: Any) -> rp.Claim:
+    base: dict[str, Any] = {
+        "id": "x",
+        "paper": "tale",
+        "claim": "c",
+        "where": "w",
+        "setting": "s",
+        "shown": "p",
+        "brittle": "b",
+    }
+    return rp.Claim(**{**base, **kw})
+
+
+@pytest.mark.parametrize(
+    ("claim", "value", "low", "high", "kind"),
+    [
+        (_claim(value=0.25), 0.2, 0.15, 0.3, rp.REPRODUCED),  # inside the CI
+        (_claim(value=0.25, spread=0.1), 0.16, 0.15, 0.17, rp.REPRODUCED),  # in the paper's ±
+        (_claim(value=0.25), 0.04, 0.02, 0.06, rp.DIRECTION),  # same sign, far smaller
+        (_claim(value=0.25), 0.01, -0.01, 0.03, rp.NOT_REPRODUCED),  # no sign established
+        (_claim(value=0.25), -0.05, -0.08, -0.02, rp.NOT_REPRODUCED),  # the other sign
+        (_claim(compare="sign", value=-1), -0.05, -0.07, -0.03, rp.REPRODUCED),
+        (_claim(compare="sign", value=-1), 0.03, 0.02, 0.04, rp.NOT_REPRODUCED),
+        (_claim(compare="sign", value=1, capped="no number"), 0.2, 0.1, 0.3, rp.DIRECTION),
+        (_claim(compare="equal", value=1.0, tolerance=0.2), 0.85, None, None, rp.REPRODUCED),
+        (_claim(compare="equal", value=1.0, tolerance=0.2), 0.25, None, None, rp.NOT_REPRODUCED),
+        (_claim(compare="at_least", value=1.0), 0.75, None, None, rp.NOT_REPRODUCED),
+        (_claim(compare="range", value=(0.0, 0.2)), 0.17, None, None, rp.REPRODUCED),
+        (_claim(value=0.111, tolerance=0.01), 0.1, None, None, rp.DIRECTION),
+    ],
+)
+def test_verdicts_follow_the_numbers(
+    claim: rp.Claim, value: float, low: float | None, high: float | None, kind: str
+) -> None:
+    got, why = rp.verdict(claim, {"value": value, "low": low, "high": high, "text": ""})
+    assert got == kind, why
+
+
+def test_untestable_and_missing_claims_are_not_testable() -> None:
+    assert rp.verdict(_claim(untestable="no GPT-2"), None) == (rp.NOT_TESTABLE, "no GPT-2")
+    assert rp.verdict(_claim(value=1.0), None)[0] == rp.NOT_TESTABLE
+
+
+def test_clouatre_listing_1_is_reproduced_exactly() -> None:
+    for claim in rp.CLAIMS:
+        if claim.id.startswith("cl-listing"):
+            assert claim.measure is not None
+            assert rp.verdict(claim, claim.measure({}))[0] == rp.REPRODUCED
