@@ -246,6 +246,7 @@ def attack(
     parser: str = "spacy",
     constraints: Sequence[str] = (),
     query_budget: int | None = None,
+    time_budget: float | None = None,
     objective: Sequence[str] = (),
     generator_options: Sequence[str] = (),
     lm: str | None = None,
@@ -270,9 +271,10 @@ def attack(
     the most words substituted) per call. ``method`` ``None`` is the command's default
     (``copos``), or ``validity``'s preset's generator. ``max_syntax_distance`` is a
     normalised tree edit distance (0: the same parse, 1: nothing shared);
-    ``query_budget`` counts model evaluations per sentence; ``objective`` names probe
-    tasks or metrics (``distance``, ``pos.pos_acc``). ``workers``/``ray``: as
-    ``--workers``/``--ray``.
+    ``query_budget`` counts model evaluations per sentence, ``time_budget`` caps each
+    sentence's search in wall-clock seconds (results then depend on the machine's
+    speed); ``objective`` names probe tasks or metrics (``distance``, ``pos.pos_acc``).
+    ``workers``/``ray``: as ``--workers``/``--ray``.
 
     Args:
         treebank: the CoNLL-U file attacked.
@@ -314,6 +316,7 @@ def attack(
         sense=sense,
         check_all=check_all,
         dtype=dtype,
+        time_budget=time_budget,
     )
     with contextlib.ExitStack() as stack:
         if out is None:

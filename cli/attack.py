@@ -292,6 +292,16 @@ def run_with_progress(
     help="Most model evaluations per sentence (default: unlimited).",
 )
 @click.option(
+    "--time-budget",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="Most wall-clock seconds per sentence: its search scores no new candidate "
+    "after that (default: unlimited). Unlike every other option it makes the results "
+    "depend on the machine's speed and load, not only on --seed; the rows and summary "
+    "count the sentences that ran out of time.",
+)
+@click.option(
     "--objective",
     default="",
     help="Comma-separated probe tasks (distance: its primary metric) or metrics "
@@ -351,6 +361,7 @@ def attack_command(
     parser: str,
     constraints: tuple[str, ...],
     query_budget: int | None,
+    time_budget: float | None,
     objective: str,
     seed: int,
     limit: int | None,
@@ -416,6 +427,7 @@ def attack_command(
             sense=sense,
             check_all=check_all,
             dtype=dtype,
+            time_budget=time_budget,
         )
         for tau in budgets
     }

@@ -9,6 +9,7 @@ sentence's query budget.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -197,14 +198,18 @@ class CachedScorer:
         *,
         query_budget: int | None = None,
         rows: RowsFunction | None = None,
+        time_budget: float | None = None,
     ) -> ScoringSession:
-        """A per-sentence scoring callable with its own query count and budget.
+        """A per-sentence scoring callable with its own query count and budgets.
 
         ``rows`` serves the session's requests (default: this scorer, one request at a
         time); lock-step searches pass one that batches the requests of many sentences
-        into :meth:`rows_many`.
+        into :meth:`rows_many`. ``time_budget``: seconds of wall-clock time after which
+        the session scores no new candidate (see :class:`ScoringSession`).
         """
-        return ScoringSession(self, original, objective, query_budget, rows=rows)
+        return ScoringSession(
+            self, original, objective, query_budget, rows=rows, time_budget=time_budget
+        )
 
 
 class ScoringSession:
@@ -212,11 +217,15 @@ class ScoringSession:
 
     Calling it with a batch returns the damage (objective-weighted drop from the clean
     metrics) of as many candidates as the query budget allows, in order. Cache hits are
-    free. The session also keeps Algorithm 2's epsilon: the farthest L2 distance and the
-    lowest cosine similarity to the original over the scored candidates that were found
-    admissible (:meth:`admit`; a candidate the constraints rejected, or that the search
-    never had checked, does not count), and over the same candidates each task's
-    largest drop (``worst``, shape (tasks,)).
+    free. With a time budget (seconds of wall-clock time from the session's start, the
+    clean sentence's evaluation included) a batch that starts after it has run out
+    scores only the candidates already cached, and :attr:`out_of_time` says so: what
+    is found then depends on the machine's speed, not only on the seed. The session also
+    keeps Algorithm 2's epsilon: the farthest L2 distance and the lowest cosine
+    similarity to the original over the scored candidates that were found admissible
+    (:meth:`admit`; a candidate the constraints rejected, or that the search never had
+    checked, does not count), and over the same candidates each task's largest drop
+    (``worst``, shape (tasks,)).
     """
 
     def __init__(
@@ -227,10 +236,17 @@ class ScoringSession:
         query_budget: int | None,
         *,
         rows: RowsFunction | None = None,
+        time_budget: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.scorer = scorer
         self.original = original
         self.query_budget = query_budget
+        self.time_budget = time_budget
+        self._clock = clock
+        self._started = clock()
+        #: Whether a batch was cut because the time budget had run out.
+        self.out_of_time = False
         self._rows: RowsFunction = rows or (lambda request: scorer.rows_many([request])[0])
         clean, self.queries = self._rows((original, [original], [None]))
         self.clean = clean[0, :-2]
@@ -258,15 +274,28 @@ class ScoringSession:
             found = self._applied[p] = apply_perturbation(self.original, p)
         return found
 
+    def _time_left(self) -> bool:
+        return self.time_budget is None or self._clock() - self._started < self.time_budget
+
     def is_exhausted(self) -> bool:
-        """Whether no query is left."""
-        return self.query_budget is not None and self.queries >= self.query_budget
+        """Whether no query is left (the query budget spent, or the time budget)."""
+        if self.query_budget is not None and self.queries >= self.query_budget:
+            return True
+        if not self._time_left():
+            self.out_of_time = True
+            return True
+        return False
 
     def _affordable(self, sentences: Sequence[Sentence]) -> int:
-        """How many leading candidates fit in the remaining query budget."""
-        if self.query_budget is None:
+        """How many leading candidates fit in the remaining budgets (out of time: only
+        the leading ones already cached)."""
+        timed_out = not self._time_left()
+        if timed_out:
+            left = 0
+        elif self.query_budget is None:
             return len(sentences)
-        left = max(self.query_budget - self.queries, 0)
+        else:
+            left = max(self.query_budget - self.queries, 0)
         new = allowed = 0
         seen: set[Words] = set()
         for s in sentences:
@@ -276,6 +305,8 @@ class ScoringSession:
                 new += 1
                 seen.add(s.forms)
             allowed += 1
+        if timed_out and allowed < len(sentences):
+            self.out_of_time = True
         return allowed
 
     def __call__(self, candidates: Sequence[Perturbation]) -> NDArray[np.float64]:

@@ -13,7 +13,7 @@ from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.search.problem import SearchProblem, first_feasible
-from brittle.search.scoring import CachedScorer, Evaluation, Objective
+from brittle.search.scoring import CachedScorer, Evaluation, Objective, ScoringSession
 from brittle.search.strategies import BeamSearch, GreedySearch, SampleSearch
 from brittle.search.strategies.base import Strategy
 from brittle.search.table import SubstitutionTable
@@ -271,3 +271,62 @@ def test_first_feasible_checks_only_what_it_needs_when_all_pass() -> None:
     found, n = first_feasible(problem, pool, damages, want=2)
     assert found == [len(pool) - 1, len(pool) - 2]
     assert n == 2 and len(checked) == 2
+
+
+class TickingClock:
+    """A clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("allowed_reads", [1, 3, 6])
+def test_time_budget_stops_new_scoring_but_not_cached_candidates(allowed_reads: int) -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    scorer = CachedScorer(evaluator)
+    first = scorer.session(SENTENCE, Objective.mean_of(["a", "b"]))
+    table = SubstitutionTable.from_mapping(SENTENCE.sent_id, "test", len(SENTENCE), OPTIONS)
+    problem = SearchProblem(table, 1, first, lambda b: np.ones(len(b), bool), first.is_exhausted)
+    pool = problem.expand(problem.empty())
+    first(pool[:2])  # two candidates cached by an earlier session of the sentence
+    assert not first.out_of_time  # no time budget: never out of time
+    clock = TickingClock(1.0)
+    timed = ScoringSession(
+        scorer,
+        SENTENCE,
+        Objective.mean_of(["a", "b"]),
+        None,
+        time_budget=float(allowed_reads) + 0.5,
+        clock=clock,
+    )
+    scored = 0
+    while not timed.is_exhausted():
+        scored += len(timed(pool[scored : scored + 1]))
+    # each is_exhausted and each batch reads the clock once; the start read it once too
+    assert timed.out_of_time
+    assert 0 < scored < len(pool)
+    # out of time: cached candidates are still scored (the earlier session's two, and
+    # those this one scored in time), the others not
+    cached = max(scored, 2)
+    assert len(timed(pool[:cached])) == cached
+    assert len(timed(pool[cached:])) == 0
+
+
+def test_a_time_budget_that_never_runs_out_changes_nothing() -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    problem, session, _ = make_problem(evaluator, budget=2)
+    found = BeamSearch(beam_width=4).search(problem, rng=np.random.default_rng(0))
+    timed_scorer = CachedScorer(AdditiveEvaluator(PENALTY))
+    timed = timed_scorer.session(SENTENCE, Objective.mean_of(["a", "b"]), time_budget=3600.0)
+    table = SubstitutionTable.from_mapping(SENTENCE.sent_id, "test", len(SENTENCE), OPTIONS)
+    mask = lambda b: np.ones(len(b), bool)  # noqa: E731
+    again = BeamSearch(beam_width=4).search(
+        SearchProblem(table, 2, timed, mask, timed.is_exhausted), rng=np.random.default_rng(0)
+    )
+    assert again.best == found.best and again.damage == found.damage
+    assert not timed.out_of_time and timed.queries == session.queries

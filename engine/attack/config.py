@@ -47,6 +47,9 @@ class AttackConfig:
         dtype: precision of every torch model the attack runs (``float32``,
             ``float16``, ``bfloat16``); ``None``: the precision each probe was trained
             with, and each other model's own.
+        time_budget: seconds of wall-clock time per sentence after which its search
+            scores no new candidate (None: unlimited). The one setting that makes the
+            results depend on the machine's speed, not only on the seed.
 
     Raises:
         ConfigError: a value out of range, an unknown component, or a strategy that
@@ -70,6 +73,7 @@ class AttackConfig:
     generator_options: tuple[str, ...] = field(default_factory=tuple)
     check_all: bool = False
     dtype: str | None = None
+    time_budget: float | None = None
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -80,6 +84,10 @@ class AttackConfig:
             raise ConfigError(f"--beam-width must be at least 1, got {self.beam_width}")
         if self.query_budget is not None and self.query_budget < 2:
             raise ConfigError("--query-budget must be at least 2 (the clean sentence + one)")
+        if self.time_budget is not None and not self.time_budget > 0:
+            raise ConfigError(
+                f"--time-budget must be a positive number of seconds, got {self.time_budget}"
+            )
         if self.max_syntax_distance < 0:
             raise ConfigError("--max-syntax-distance must be >= 0")
         if self.limit is not None and self.limit < 1:
@@ -164,6 +172,8 @@ class AttackConfig:
             del data["check_all"]
         if self.dtype is None:  # likewise: the default run's config.json is unchanged
             del data["dtype"]
+        if self.time_budget is None:  # likewise
+            del data["time_budget"]
         return data
 
     @classmethod
@@ -200,6 +210,7 @@ def attack_config(
     sense: str | None = None,
     check_all: bool = False,
     dtype: str | None = None,
+    time_budget: float | None = None,
 ) -> AttackConfig:
     """The settings of ``brittle attack`` and :func:`brittle.attack` from their options,
     resolved alike: ``validity``'s preset with the user's constraints and generator
@@ -234,4 +245,5 @@ def attack_config(
         generator_options=options,
         check_all=check_all,
         dtype=dtype,
+        time_budget=time_budget,
     )

@@ -148,7 +148,11 @@ class SentenceSearch:
         self._client = client
         config = self.config
         session = self.scorer.session(
-            self.sentence, self.objective, query_budget=config.query_budget, rows=self._rows
+            self.sentence,
+            self.objective,
+            query_budget=config.query_budget,
+            rows=self._rows,
+            time_budget=config.time_budget,
         )
         self._session = session
         reorders = self.components.substitutions is None
@@ -215,4 +219,5 @@ class SentenceSearch:
             dnd=dnd,
             idc=idc,
             rejected=dict(self._rejected),
+            time_budget_hit=session.out_of_time if config.time_budget is not None else None,
         )

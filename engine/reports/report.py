@@ -74,7 +74,8 @@ class Summary(TypedDict):
     in the means as it is: the search found nothing that lowered them);
     ``query_budget_hits`` the sentences whose search stopped at ``--query-budget``
     (their drops are lower bounds; ``None`` without a query budget). Both are absent
-    from summaries written before they were counted.
+    from summaries written before they were counted. ``time_budget_hits``, present only
+    with ``--time-budget``, counts the sentences whose search ran out of time.
     """
 
     sentences: int
@@ -96,6 +97,7 @@ class Summary(TypedDict):
     retag_agreement: float | None
     negative_worst_cases: NotRequired[int]
     query_budget_hits: NotRequired[int | None]
+    time_budget_hits: NotRequired[int]
     validity: NotRequired[ValiditySummary | None]
     config: JSONObject
     objective: list[str]
@@ -172,6 +174,7 @@ class Digest:
     retag_words: int = 0
     retag_kept: float = 0.0
     negative: int = 0
+    time_budget_hits: int = 0
     graded: int = 0
     valid: dict[str, int] = field(default_factory=dict)
     valid_drop: dict[str, dict[str, array[float]]] = field(default_factory=dict)
@@ -207,6 +210,7 @@ class Digest:
             if v.worst is not None:
                 self.worst.setdefault(t, array("d")).append(v.worst)
         self.queries.append(float(row.queries))
+        self.time_budget_hits += bool(row.time_budget_hit)
         if row.syntax_distance is not None:
             self.syntax_distance.append(float(row.syntax_distance))
         self._add_validity(row)
@@ -290,7 +294,7 @@ def summarize(
     attacked = d.attacked
     budget = config.get("query_budget")
     hits = sum(q >= budget for q in d.queries) if isinstance(budget, int) else None
-    return {
+    summary: Summary = {
         "sentences": n,
         "treebank_sentences": total,
         "complete": total is None or n >= total,
@@ -316,6 +320,9 @@ def summarize(
         "inputs": dict(inputs or {}),
         "versions": dict(versions),
     }
+    if config.get("time_budget") is not None:  # written only with a time budget
+        summary["time_budget_hits"] = d.time_budget_hits
+    return summary
 
 
 def changed_sentences(summary: Summary) -> int:
@@ -435,6 +442,12 @@ def bound_lines(summary: Summary) -> list[str]:
     if hits:
         lines.append(
             f"{hits} sentence(s) stopped at the query budget: their drops are lower bounds."
+        )
+    timed = summary.get("time_budget_hits")
+    if timed:
+        lines.append(
+            f"{timed} sentence(s) stopped at the time budget: their drops are lower bounds, "
+            "and depend on the machine's speed."
         )
     return [*lines, ""] if lines else []
 

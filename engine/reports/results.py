@@ -84,7 +84,9 @@ class ResultRow:
     - ``predictions``: per probe (keyed by its column prefix), what it predicts on the
       clean and on the perturbed sentence, ``{"clean": ..., "perturbed": ...}``
       (``perturbed`` left out when no word changed), in the compact form of
-      :mod:`brittle.engine.reports.predictions`; the HTML report draws them.
+      :mod:`brittle.engine.reports.predictions`; the HTML report draws them;
+    - ``time_budget_hit``: with ``--time-budget``, whether the search stopped scoring
+      because the sentence's time had run out (its drop is then a lower bound).
     """
 
     index: int
@@ -117,6 +119,7 @@ class ResultRow:
     retag: float | None = None
     predictions: Mapping[str, JSONValue] | None = None
     validity: RowValidity | None = None
+    time_budget_hit: bool | None = None
 
     @property
     def nothing_eligible(self) -> bool:
@@ -177,6 +180,8 @@ class ResultRow:
             data["predictions"] = dict(self.predictions)
         if self.validity is not None:
             data["validity"] = self.validity.to_json()
+        if self.time_budget_hit is not None:
+            data["time_budget_hit"] = self.time_budget_hit
         return data
 
     def to_line(self) -> bytes:
@@ -231,6 +236,9 @@ class ResultRow:
             retag=_optional_float(data.get("retag")),
             predictions=_optional_predictions(data.get("predictions")),
             validity=RowValidity.from_json(data.get("validity")),
+            time_budget_hit=(
+                None if data.get("time_budget_hit") is None else bool(data["time_budget_hit"])
+            ),
         )
 
 
@@ -245,6 +253,7 @@ _OPTIONAL = frozenset(
         "retag",
         "predictions",
         "validity",
+        "time_budget_hit",
     }
 )
 
