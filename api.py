@@ -247,6 +247,7 @@ def attack(
     constraints: Sequence[str] = (),
     query_budget: int | None = None,
     time_budget: float | None = None,
+    anytime: bool = False,
     objective: Sequence[str] = (),
     generator_options: Sequence[str] = (),
     lm: str | None = None,
@@ -273,7 +274,8 @@ def attack(
     normalised tree edit distance (0: the same parse, 1: nothing shared);
     ``query_budget`` counts model evaluations per sentence, ``time_budget`` caps each
     sentence's search in wall-clock seconds (results then depend on the machine's
-    speed); ``objective`` names probe tasks or metrics (``distance``, ``pos.pos_acc``).
+    speed), ``anytime`` records in each row how its best drop grew; ``objective`` names
+    probe tasks or metrics (``distance``, ``pos.pos_acc``).
     ``workers``/``ray``: as ``--workers``/``--ray``.
 
     Args:
@@ -317,6 +319,7 @@ def attack(
         check_all=check_all,
         dtype=dtype,
         time_budget=time_budget,
+        anytime=anytime,
     )
     with contextlib.ExitStack() as stack:
         if out is None:

@@ -302,6 +302,13 @@ def run_with_progress(
     "count the sentences that ran out of time.",
 )
 @click.option(
+    "--anytime",
+    is_flag=True,
+    help="Also record in each row how the best drop grew: [queries, seconds, drop] each "
+    "time the search admits a candidate more damaging than every one before (the "
+    "seconds, like each row's own, differ from run to run).",
+)
+@click.option(
     "--objective",
     default="",
     help="Comma-separated probe tasks (distance: its primary metric) or metrics "
@@ -362,6 +369,7 @@ def attack_command(
     constraints: tuple[str, ...],
     query_budget: int | None,
     time_budget: float | None,
+    anytime: bool,
     objective: str,
     seed: int,
     limit: int | None,
@@ -428,6 +436,7 @@ def attack_command(
             check_all=check_all,
             dtype=dtype,
             time_budget=time_budget,
+            anytime=anytime,
         )
         for tau in budgets
     }

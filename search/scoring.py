@@ -247,6 +247,9 @@ class ScoringSession:
         self._started = clock()
         #: Whether a batch was cut because the time budget had run out.
         self.out_of_time = False
+        #: The anytime record: each time an admitted candidate beats every one admitted
+        #: before it, (queries so far, seconds since the session's start, its damage).
+        self.anytime: list[tuple[int, float, float]] = []
         self._rows: RowsFunction = rows or (lambda request: scorer.rows_many([request])[0])
         clean, self.queries = self._rows((original, [original], [None]))
         self.clean = clean[0, :-2]
@@ -326,7 +329,8 @@ class ScoringSession:
         return np.asarray(drops @ self.weights, dtype=np.float64)
 
     def admit(self, candidates: Sequence[Perturbation], admissible: NDArray[np.bool_]) -> None:
-        """Record which checked candidates the constraints admitted, for epsilon.
+        """Record which checked candidates the constraints admitted, for epsilon and
+        the anytime record.
 
         Args:
             candidates: m perturbations whose constraints were checked.
@@ -342,6 +346,10 @@ class ScoringSession:
             self.min_cosine = min(self.min_cosine, found[1])
             drops = self.clean - self._metrics[p]
             self.worst = drops if self.worst is None else np.fmax(self.worst, drops)
+            damage = float(drops @ self.weights)
+            if not self.anytime or damage > self.anytime[-1][2]:
+                seconds = round(self._clock() - self._started, 4)
+                self.anytime.append((self.queries, seconds, round(damage, 6)))
 
     def metrics_of(self, p: Perturbation) -> NDArray[np.float64]:
         """Per-task metrics of a scored perturbation (the clean ones for the identity)."""

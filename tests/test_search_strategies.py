@@ -330,3 +330,18 @@ def test_a_time_budget_that_never_runs_out_changes_nothing() -> None:
     )
     assert again.best == found.best and again.damage == found.damage
     assert not timed.out_of_time and timed.queries == session.queries
+
+
+def test_the_anytime_record_climbs_to_the_best_admitted_damage() -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    problem, session, _ = make_problem(evaluator, budget=3, infeasible=frozenset({"water"}))
+    found = BeamSearch(beam_width=2).search(problem, rng=np.random.default_rng(0))
+    record = session.anytime
+    assert record, "the beam admitted something"
+    queries = [q for q, _, _ in record]
+    seconds = [t for _, t, _ in record]
+    drops = [d for _, _, d in record]
+    assert queries == sorted(queries) and seconds == sorted(seconds)
+    assert all(b > a for a, b in itertools.pairwise(drops))  # strictly better
+    assert drops[-1] == pytest.approx(found.damage)  # the beam keeps the best admitted
+    assert all(q <= session.queries for q in queries)

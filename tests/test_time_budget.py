@@ -94,3 +94,26 @@ def test_the_python_api_takes_the_time_budget(
     searched = [r for r in found.rows if r.eligible_positions]
     assert searched and all(r.time_budget_hit for r in searched)
     assert found.summary["time_budget_hits"] == len(searched)
+
+
+def test_anytime_rows_record_how_the_best_drop_grew(tmp_path: Path, static_probe: Path) -> None:
+    plain = run(static_probe, tmp_path / "plain", tmp_path / "home")
+    traced = run(static_probe, tmp_path / "traced", tmp_path / "home", "--anytime")
+    assert plain.exit_code == 0 and traced.exit_code == 0, plain.output + traced.output
+    assert all("anytime" not in r for r in rows(tmp_path / "plain"))
+    found = rows(tmp_path / "traced")
+    assert [{k: v for k, v in r.items() if k not in ("seconds", "anytime")} for r in found] == [
+        {k: v for k, v in r.items() if k != "seconds"} for r in rows(tmp_path / "plain")
+    ]
+    improved = [r for r in found if r["anytime"]]
+    assert improved
+    for r in improved:
+        drops = [d for _, _, d in r["anytime"]]
+        assert drops == sorted(drops) and len(set(drops)) == len(drops)
+        assert [q for q, _, _ in r["anytime"]] == sorted(q for q, _, _ in r["anytime"])
+        assert r["anytime"][-1][0] <= r["queries"]
+        if r["success"]:
+            assert drops[-1] == pytest.approx(r["damage"])
+    config = json.loads((tmp_path / "traced" / "config.json").read_text())
+    assert config["anytime"] is True
+    assert "anytime" not in json.loads((tmp_path / "plain" / "config.json").read_text())

@@ -50,6 +50,9 @@ class AttackConfig:
         time_budget: seconds of wall-clock time per sentence after which its search
             scores no new candidate (None: unlimited). The one setting that makes the
             results depend on the machine's speed, not only on the seed.
+        anytime: write each row's anytime record (the best admitted damage so far,
+            against queries and seconds; its seconds differ from run to run, as the
+            row's own).
 
     Raises:
         ConfigError: a value out of range, an unknown component, or a strategy that
@@ -74,6 +77,7 @@ class AttackConfig:
     check_all: bool = False
     dtype: str | None = None
     time_budget: float | None = None
+    anytime: bool = False
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -174,6 +178,8 @@ class AttackConfig:
             del data["dtype"]
         if self.time_budget is None:  # likewise
             del data["time_budget"]
+        if not self.anytime:  # likewise
+            del data["anytime"]
         return data
 
     @classmethod
@@ -211,6 +217,7 @@ def attack_config(
     check_all: bool = False,
     dtype: str | None = None,
     time_budget: float | None = None,
+    anytime: bool = False,
 ) -> AttackConfig:
     """The settings of ``brittle attack`` and :func:`brittle.attack` from their options,
     resolved alike: ``validity``'s preset with the user's constraints and generator
@@ -246,4 +253,5 @@ def attack_config(
         check_all=check_all,
         dtype=dtype,
         time_budget=time_budget,
+        anytime=anytime,
     )

@@ -220,4 +220,5 @@ class SentenceSearch:
             idc=idc,
             rejected=dict(self._rejected),
             time_budget_hit=session.out_of_time if config.time_budget is not None else None,
+            anytime=tuple(session.anytime) if config.anytime else None,
         )

@@ -86,7 +86,10 @@ class ResultRow:
       (``perturbed`` left out when no word changed), in the compact form of
       :mod:`brittle.engine.reports.predictions`; the HTML report draws them;
     - ``time_budget_hit``: with ``--time-budget``, whether the search stopped scoring
-      because the sentence's time had run out (its drop is then a lower bound).
+      because the sentence's time had run out (its drop is then a lower bound);
+    - ``anytime``: with ``--anytime``, ``[queries, seconds, damage]`` each time the search
+      admitted a candidate more damaging than every one before (queries so far, seconds
+      since the sentence's search began, the objective's drop): how the best drop grew.
     """
 
     index: int
@@ -120,6 +123,7 @@ class ResultRow:
     predictions: Mapping[str, JSONValue] | None = None
     validity: RowValidity | None = None
     time_budget_hit: bool | None = None
+    anytime: tuple[tuple[int, float, float], ...] | None = None
 
     @property
     def nothing_eligible(self) -> bool:
@@ -182,6 +186,8 @@ class ResultRow:
             data["validity"] = self.validity.to_json()
         if self.time_budget_hit is not None:
             data["time_budget_hit"] = self.time_budget_hit
+        if self.anytime is not None:
+            data["anytime"] = [list(step) for step in self.anytime]
         return data
 
     def to_line(self) -> bytes:
@@ -239,6 +245,11 @@ class ResultRow:
             time_budget_hit=(
                 None if data.get("time_budget_hit") is None else bool(data["time_budget_hit"])
             ),
+            anytime=(
+                None
+                if data.get("anytime") is None
+                else tuple((int(q), float(t), float(d)) for q, t, d in data["anytime"])
+            ),
         )
 
 
@@ -254,6 +265,7 @@ _OPTIONAL = frozenset(
         "predictions",
         "validity",
         "time_budget_hit",
+        "anytime",
     }
 )
 
