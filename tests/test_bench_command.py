@@ -106,7 +106,9 @@ def test_kernel_use_counts_the_pages_a_block_touches() -> None:
     libc.malloc.argtypes = [ctypes.c_size_t]
     libc.free.argtypes = [ctypes.c_void_p]
     libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
-    size = 32 * 2**20  # far above the mmap threshold: fresh pages
+    # above 32 MiB, the most glibc's mmap threshold rises to after large frees: a block
+    # this size is always mapped afresh, whatever ran before in this process
+    size = 64 * 2**20
     before = kernel_use()
     block = libc.malloc(size)
     libc.memset(block, 1, size)
