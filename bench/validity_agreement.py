@@ -33,6 +33,7 @@ from pathlib import Path
 from brittle.engine.core.conllu import iter_conllu
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
+from brittle.search.validity.records import Grade
 
 ROOT = Path(__file__).resolve().parents[1]
 UD = ROOT.parent / "shared" / "data" / "ud"
@@ -130,6 +131,13 @@ def treebank_sentences(wanted: set[str]) -> dict[str, Sentence]:
     return found
 
 
+def grade_letters(grade: Grade) -> str:
+    """A grade as the tables write it: ``y``/``n`` for tree-valid, grammatical and
+    meaning kept (``yyn``)."""
+    levels = (grade.tree_valid, grade.grammatical, grade.meaning_kept)
+    return "".join("y" if v else "n" for v in levels)
+
+
 def agreement(rows: Sequence[tuple[ReadPair, str]]) -> dict[str, float]:
     """Shares of ``(pair, today's grade)`` rows agreeing with the reading per level,
     at all three (``whole``), and with the recorded grade (``as read``)."""
@@ -153,8 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     built = rebuild(pairs, treebank_sentences({p.sent_id for p in pairs}))
     usable = [b for b in built if b is not None]
     grades = grade_pairs([b[1] for b in usable], [b[2] for b in usable])
-    today = ["".join("y" if v else "n" for v in (g.tree_valid, g.grammatical, g.meaning_kept))
-             for g in grades]  # fmt: skip
+    today = [grade_letters(g) for g in grades]
     by_table: dict[str, list[tuple[ReadPair, str]]] = {}
     for (pair, _, _), grade in zip(usable, today, strict=True):
         by_table.setdefault(pair.table, []).append((pair, grade))

@@ -53,10 +53,7 @@ def test_todays_judges_give_every_read_pair_its_recorded_grade() -> None:
     assert not left_out, left_out
     usable = [b for b in built if b is not None]
     grades = grade_pairs([b[1] for b in usable], [b[2] for b in usable])
-    today = [
-        "".join("y" if v else "n" for v in (g.tree_valid, g.grammatical, g.meaning_kept))
-        for g in grades
-    ]
+    today = [readings.grade_letters(g) for g in grades]
     moved = [
         (pair.table, pair.sent_id, pair.recorded, grade)
         for (pair, _, _), grade in zip(usable, today, strict=True)

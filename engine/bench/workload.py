@@ -13,7 +13,7 @@ falls back to coPOS as it stands, and the stage's detail line says which was use
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from brittle.data import bench_tables_path
@@ -62,14 +62,17 @@ def record_bench_tables(
     position) for the first :data:`RECORDED_SENTENCES` sentences of each treebank into
     one tables file; returns the number of options recorded."""
     # deferred: as above
-    from brittle.search.generators.copos import CoPOS
+    from brittle.search.generators.base import GENERATORS, Generator
     from brittle.search.generators.recorded import write_tables
 
-    generator = CoPOS(top_k=RECORDED_OPTIONS, **BENCH_COPOS)  # type: ignore[arg-type]
+    build: Callable[..., Generator] = GENERATORS.get("copos")  # options typed by its fields
+    generator = build(top_k=RECORDED_OPTIONS, **BENCH_COPOS)
     generator.prepare()
+    tabled = generator.substitution_tables()
+    assert tabled is not None  # coPOS proposes per-position options
     sentences: list[Sentence] = []
     for treebank in treebanks:
         sentences.extend(treebank[:RECORDED_SENTENCES])
-    tables = generator.candidates(sentences, top_k=RECORDED_OPTIONS)
+    tables = tabled.candidates(sentences, top_k=RECORDED_OPTIONS)
     write_tables(path, sentences, tables)
     return sum(len(opts) for t in tables for _, opts in t.entries)
