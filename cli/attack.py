@@ -252,7 +252,7 @@ def run_with_progress(
     "-b",
     default=20,
     show_default=True,
-    help="sample: random perturbations drawn (b); greedy/beam: options per position.",
+    help="sample: random perturbations drawn (b); greedy, beam and guided: options per position.",
 )
 @click.option(
     "--check-all",

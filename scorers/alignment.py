@@ -339,6 +339,18 @@ def plan_rows(
     return rows
 
 
+def content_spans(
+    alignment: Alignment, *, max_length: int, overlap: int | None = None
+) -> list[tuple[int, int]]:
+    """The content tokens ``[start, end)`` each row of :func:`plan_rows` holds, in its
+    order (one span ``(0, c)`` when the sentence fits one row)."""
+    c = int(alignment.content_ids.shape[0])
+    window = max_length - len(alignment.prefix) - len(alignment.suffix)
+    if c <= window:
+        return [(0, c)]
+    return [(start, end) for start, end, _, _ in _windows(c, window, overlap)]
+
+
 def _windows(c: int, window: int, overlap: int | None) -> list[tuple[int, int, int, int]]:
     """Windows ``(start, end, lo, hi)`` over ``c`` tokens; each token is owned once.
 

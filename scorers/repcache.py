@@ -34,6 +34,7 @@ from brittle.scorers.representations import (
     OOVReport,
     RepresentationBackend,
     RepresentationKey,
+    WordLoss,
     Words,
     offsets_of,
     open_backend,
@@ -130,6 +131,17 @@ class CachedBackend(RepresentationBackend):
     def oov_report(self) -> OOVReport | None:
         """The wrapped backend's report (words looked up by cache misses only)."""
         return self.inner.oov_report()
+
+    def substitution_effects(
+        self,
+        words: Words,
+        *,
+        layers: Sequence[int],
+        loss: WordLoss,
+        options: Sequence[tuple[int, Sequence[str]]],
+    ) -> list[NDArray[np.float64]] | None:
+        """The wrapped backend's estimates (gradients are never cached)."""
+        return self.inner.substitution_effects(words, layers=layers, loss=loss, options=options)
 
     def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
         """Cached vectors; the misses of the batch are encoded together."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import abc
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -52,6 +52,7 @@ __all__ = [
     "OOVReport",
     "RepresentationBackend",
     "RepresentationKey",
+    "WordLoss",
     "backend_for",
     "check_device",
     "check_dtype",
@@ -67,6 +68,10 @@ __all__ = [
 
 #: The words of one sentence (CoNLL-U word forms).
 Words = Sequence[str]
+
+#: A differentiable loss of one sentence's word vectors: one torch tensor (n, dim) per
+#: layer asked for, in order, to a scalar tensor.
+WordLoss: TypeAlias = "Callable[[list[torch.Tensor]], torch.Tensor]"
 
 #: What reopens a backend (``RepresentationBackend.describe()``), JSON-ready.
 BackendOptions: TypeAlias = dict[str, str | int | bool | None]
@@ -334,6 +339,26 @@ class RepresentationBackend(abc.ABC):
     def describe(self) -> BackendOptions:
         """Backend options needed to open the same backend again (JSON-ready)."""
         return {"backend": self.name, "model": self.model, "pooling": self.pooling}
+
+    def substitution_effects(
+        self,
+        words: Words,
+        *,
+        layers: Sequence[int],
+        loss: WordLoss,
+        options: Sequence[tuple[int, Sequence[str]]],
+    ) -> list[NDArray[np.float64]] | None:
+        """First-order estimates of how much ``loss`` rises when one word is replaced.
+
+        ``loss`` maps the sentence's word vectors of each layer in ``layers`` (torch
+        tensors (n, dim), in that order) to a scalar; ``options`` pairs a 0-based word
+        position with replacement forms. The answer has one float64 array per pair,
+        shape (len(forms),): the loss's gradient with respect to the model's input
+        embeddings dotted with the change of embedding each replacement makes (one
+        forward and one backward pass for the whole sentence). ``None``: this backend
+        has no input gradient (static vectors, which the base class stands for).
+        """
+        return None
 
     def oov_report(self) -> OOVReport | None:
         """Words not found since the backend was opened; ``None`` for backends without

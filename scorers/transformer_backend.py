@@ -28,6 +28,7 @@ from brittle.scorers.alignment import (
     Pooling,
     Row,
     align_batch,
+    content_spans,
     is_pooling,
     plan_rows,
 )
@@ -39,6 +40,7 @@ from brittle.scorers.representations import (
     BackendRequest,
     FlatReps,
     RepresentationBackend,
+    WordLoss,
     Words,
     needs_gpu,
     offsets_of,
@@ -322,6 +324,101 @@ class TransformerEncoder(RepresentationBackend):
             acc = acc[:, torch.from_numpy(donors).to(self.device)]
         result = acc.cpu().numpy()
         return FlatReps(result, offsets, idx)
+
+    def substitution_effects(
+        self,
+        words: Words,
+        *,
+        layers: Sequence[int],
+        loss: WordLoss,
+        options: Sequence[tuple[int, Sequence[str]]],
+    ) -> list[NDArray[np.float64]] | None:
+        """First-order estimates of the rise of ``loss`` per replacement (see base class).
+
+        One forward and one backward pass through the model's input embeddings (every
+        window of a long sentence in one batch, the gradient of a token summed over the
+        windows that hold it). For a word of k tokens replaced by a form of k tokens in
+        the same context, the estimate is the sum over its tokens of ``gradient . (new
+        embedding - old embedding)``, token by token; with another token count, each
+        old token is moved to the mean embedding of the new tokens.
+        """
+        import torch
+
+        idx = [self.layer_index(layer) for layer in layers]
+        alignment = align_batch(self.tokenizer, [list(words)], strategy=self.alignment)[0]
+        rows = plan_rows(
+            [alignment],
+            pooling=self.pooling,
+            max_length=self.max_length,
+            overlap=self.window_overlap,
+        )
+        spans = content_spans(alignment, max_length=self.max_length, overlap=self.window_overlap)
+        table = self.net.get_input_embeddings()
+        n = alignment.n_words
+        device = self.device
+
+        def embed(ids: tuple[int, ...] | NDArray[np.int64]) -> torch.Tensor:
+            return table(torch.as_tensor(np.asarray(ids, dtype=np.int64), device=device))
+
+        with torch.enable_grad():
+            content = embed(alignment.content_ids).detach().requires_grad_(True)
+            pre, suf, pad = embed(alignment.prefix), embed(alignment.suffix), embed((self.pad_id,))
+            width = max(r.input_ids.shape[0] for r in rows)
+            inputs, mask = [], torch.zeros((len(rows), width), dtype=torch.int64, device=device)
+            for k, (row, (start, end)) in enumerate(zip(rows, spans, strict=True)):
+                t = row.input_ids.shape[0]
+                fill = pad.expand(width - t, -1)
+                inputs.append(torch.cat([pre, content[start:end], suf, fill]))
+                mask[k, :t] = 1
+            states = self.net(
+                inputs_embeds=torch.stack(inputs), attention_mask=mask, output_hidden_states=True
+            ).hidden_states
+            target = np.concatenate(
+                [
+                    np.pad(r.target, (0, width - r.input_ids.shape[0]), constant_values=-1)
+                    for r in rows
+                ]
+            )
+            keep = np.flatnonzero(target >= 0)
+            sel = torch.from_numpy(keep).to(device)
+            dest = torch.from_numpy(target[keep]).to(device)
+            counts = np.maximum(np.bincount(target[keep], minlength=n), 1)
+            scale = torch.from_numpy(1.0 / counts).to(device, torch.float32)
+            donors = torch.from_numpy(alignment.donors()).to(device)
+            vectors = []
+            for i in idx:
+                hidden = states[i].reshape(-1, self.dim).float().index_select(0, sel)
+                pooled = torch.zeros((n, self.dim), dtype=torch.float32, device=device)
+                pooled = pooled.index_add(0, dest, hidden) * scale[:, None]
+                vectors.append(pooled.index_select(0, donors))
+            (grad,) = torch.autograd.grad(loss(vectors), content)
+        g = grad.double().cpu().numpy()
+        old = content.detach().double().cpu().numpy()
+        # The replacement's tokens as the tokenizer splits it in this very sentence.
+        variants = [
+            [*words[:position], form, *words[position + 1 :]]
+            for position, forms in options
+            for form in forms
+        ]
+        swapped = iter(align_batch(self.tokenizer, variants, strategy=self.alignment))
+        out: list[NDArray[np.float64]] = []
+        for position, forms in options:
+            mine = np.flatnonzero(alignment.word_of == position)
+            news = [a.content_ids[a.word_of == position] for a in (next(swapped) for _ in forms)]
+            effects = np.zeros(len(forms), dtype=np.float64)
+            if mine.size:
+                flat = np.concatenate([*news, np.zeros(0, dtype=np.int64)])
+                with torch.inference_mode():
+                    looked = table(torch.from_numpy(flat).to(self.device)).double().cpu().numpy()
+                parts = np.split(looked, np.cumsum([n.size for n in news])[:-1])
+                for k, new in enumerate(parts):
+                    if new.shape[0] == 0:
+                        continue  # a form with no token changes no embedding
+                    if new.shape[0] != mine.size:
+                        new = np.broadcast_to(new.mean(axis=0), (mine.size, new.shape[1]))
+                    effects[k] = float(np.sum(g[mine] * (new - old[mine])))
+            out.append(effects)
+        return out
 
     @property
     def net(self) -> PreTrainedModel:

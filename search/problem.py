@@ -9,7 +9,7 @@ candidates that could be selected).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
@@ -23,6 +23,9 @@ from brittle.search.table import SubstitutionTable
 
 #: A replacement option at one position: (FORM, LEMMA); LEMMA is ``"_"`` when unknown.
 Option = tuple[str, str]
+#: Estimated damage of each option, ``{position: float64 (options at position,)}``, in
+#: the table's order; comparable within one sentence only (units are the estimator's).
+Estimates = Mapping[int, NDArray[np.float64]]
 
 
 class Scorer(Protocol):
@@ -49,6 +52,8 @@ class SearchProblem:
         is_exhausted: whether the query budget is spent.
         sampler: draws random perturbations for :meth:`sample` instead of the default
             (used by reorderings, which have no per-position options).
+        estimator: first-order damage estimates of the table's options (one gradient
+            pass; ``None``, or a call that returns ``None``: none to be had).
     """
 
     table: SubstitutionTable
@@ -57,6 +62,7 @@ class SearchProblem:
     feasible: Callable[[Sequence[Perturbation]], NDArray[np.bool_]]
     is_exhausted: Callable[[], bool]
     sampler: Callable[[int, np.random.Generator], list[Perturbation]] | None = None
+    estimator: Callable[[], Estimates | None] | None = None
 
     @property
     def sentence_id(self) -> str:
@@ -77,6 +83,10 @@ class SearchProblem:
     def positions(self) -> tuple[int, ...]:
         """Eligible positions that have at least one option, ascending."""
         return self.table.positions
+
+    def estimates(self) -> Estimates | None:
+        """Estimated damage of every option of the table (``None``: no estimate)."""
+        return None if self.estimator is None else self.estimator()
 
     def empty(self) -> Perturbation:
         """The identity perturbation (nothing changed)."""

@@ -20,6 +20,8 @@ from numpy.typing import NDArray
 
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
+from brittle.search.problem import Estimates
+from brittle.search.table import SubstitutionTable
 
 Words = tuple[str, ...]
 #: One sentence's scoring request: (original, candidate sentences, alignments).
@@ -78,6 +80,17 @@ class TaskEvaluator(Protocol):
         ...
 
 
+class SubstitutionEstimator(Protocol):
+    """First-order damage estimates of a table's options (a guided search's ranking)."""
+
+    def substitution_estimates(
+        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
+    ) -> Estimates | None:
+        """Estimated damage of every option of ``table`` under the objective's column
+        ``weights`` (``None``: no estimate to be had, as for static vectors)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Objective:
     """How per-task drops combine into one damage: a weighted mean over some tasks."""
@@ -90,6 +103,10 @@ class Objective:
         if not tasks:
             raise ValueError("the objective needs at least one task")
         return cls({t: 1.0 for t in tasks})
+
+    def column_weights(self, tasks: Sequence[str]) -> dict[str, float]:
+        """``{task: weight}`` of :meth:`vector`, only the tasks with a weight."""
+        return {t: float(w) for t, w in zip(tasks, self.vector(tasks).tolist(), strict=True) if w}
 
     def vector(self, tasks: Sequence[str]) -> NDArray[np.float64]:
         """Weights aligned with ``tasks``, summing to one, shape (len(tasks),)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -42,6 +42,7 @@ from brittle.search.constraints import (
     ConstraintResult,
 )
 from brittle.search.generators.base import SubstitutionGenerator
+from brittle.search.problem import Estimates
 from brittle.search.scoring import Evaluation, Request
 from brittle.search.strategies.base import STRATEGIES
 from brittle.search.table import SubstitutionTable
@@ -63,6 +64,7 @@ class WordHashEvaluator:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.estimated = 0
 
     def evaluate_many(self, requests: Sequence[Request]) -> list[Evaluation]:
         self.calls += 1
@@ -89,6 +91,13 @@ class WordHashEvaluator:
             vals = [_h(w) for w in c.forms]
             metrics[i] = (1 - np.mean(vals), 1 - np.max(vals))
         return Evaluation(metrics, np.linspace(0, 1, m), np.linspace(1, 0.5, m))
+
+    def substitution_estimates(
+        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
+    ) -> Estimates | None:
+        """A guided search's estimates: each option's word hash, as its damage would be."""
+        self.estimated += 1
+        return {p: np.array([_h(f) for f, _ in opts]) for p, opts in table.entries}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,12 +142,14 @@ class AcceptAll(Constraint):
 def components(search: str = "beam") -> AttackComponents:
     cfg = config(search=search)
     strategy = STRATEGIES.get(search)(**cfg.strategy_parameters)
+    evaluator = WordHashEvaluator()
     return AttackComponents(
-        WordHashEvaluator(),
+        evaluator,
         FixedOptions(),
         strategy,
         (AcceptAll(),),
         LazyParser("gold"),
+        estimator=evaluator,
     )
 
 
@@ -170,7 +181,7 @@ def _strip_timing(path: Path) -> list[dict]:
     return rows
 
 
-@pytest.mark.parametrize("search", ["sample", "greedy", "beam"])
+@pytest.mark.parametrize("search", ["sample", "greedy", "beam", "guided"])
 def test_every_report_file_is_written(tmp_path: Path, search: str) -> None:
     summary = run_attack(config(search=search), tmp_path, components=components(search))
     for name in (
@@ -349,7 +360,7 @@ def test_changed_treebank_is_a_config_error(tmp_path: Path) -> None:
         rerender(tmp_path / "out")
 
 
-@pytest.mark.parametrize("search", ["sample", "greedy", "beam"])
+@pytest.mark.parametrize("search", ["sample", "greedy", "beam", "guided"])
 def test_lockstep_rounds_equal_one_sentence_at_a_time(tmp_path: Path, search: str) -> None:
     treebank = _repeated_treebank(tmp_path / "tb.conllu", 1)
     cfg = config(treebank=str(treebank), search=search, limit=40)
@@ -365,7 +376,12 @@ def test_lockstep_rounds_equal_one_sentence_at_a_time(tmp_path: Path, search: st
     # The sentences of a chunk share model calls.
     assert isinstance(together.evaluator, WordHashEvaluator)
     assert isinstance(alone.evaluator, WordHashEvaluator)
-    assert together.evaluator.calls < alone.evaluator.calls / 4
+    # (guided searches score 8 candidates a round and end at different rounds: fewer
+    # sentences share each of their later calls)
+    assert together.evaluator.calls < alone.evaluator.calls / (3 if search == "guided" else 4)
+    # A guided search asks for its sentence's estimates once, in rounds as alone.
+    estimated = together.evaluator.estimated
+    assert estimated == alone.evaluator.estimated == (40 if search == "guided" else 0)
 
 
 def test_progress_moves_one_sentence_at_a_time(tmp_path: Path) -> None:
@@ -420,7 +436,7 @@ class AcceptOdd(Constraint):
         return {"name": self.name}
 
 
-@pytest.mark.parametrize("search", ["sample", "greedy", "beam"])
+@pytest.mark.parametrize("search", ["sample", "greedy", "beam", "guided"])
 def test_epsilon_is_taken_over_admissible_candidates_only(tmp_path: Path, search: str) -> None:
     cfg = config(search=search)
     strategy = STRATEGIES.get(search)(**cfg.strategy_parameters)

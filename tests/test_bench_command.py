@@ -159,3 +159,41 @@ def test_the_startup_floor_child_imports_the_libraries_and_reports() -> None:
     assert lines[-1] == MARKER
     # NLTK is imported as brittle imports it: without scipy.stats
     assert lines[-2] == "['nltk', 'numba', 'spacy', 'torch']"
+
+
+def test_mean_drop_by_takes_each_sentences_best_within_the_limit() -> None:
+    from brittle.engine.bench.stages import mean_drop_by
+
+    records = [
+        ((1, 0.1, 0.02), (5, 0.4, 0.05), (9, 1.5, 0.08)),
+        ((3, 0.2, 0.01),),
+        (),  # nothing admitted: 0 throughout
+    ]
+    assert mean_drop_by(records, 0.05, axis=1) == 0.0
+    assert mean_drop_by(records, 0.5, axis=1) == pytest.approx((0.05 + 0.01) / 3)
+    assert mean_drop_by(records, 2.0, axis=1) == pytest.approx((0.08 + 0.01) / 3)
+    assert mean_drop_by(records, 4, axis=0) == pytest.approx((0.02 + 0.01) / 3)
+    assert mean_drop_by([], 1.0, axis=1) == 0.0
+
+
+def test_the_anytime_stage_searches_the_recorded_every_sense_pool() -> None:
+    from brittle.data import bench_pool_tables_path, default_treebank_path
+    from brittle.engine.attack import AttackConfig
+    from brittle.engine.bench.stages import attack_workload, workload_of
+    from brittle.engine.core.conllu import read_conllu
+
+    sentences = read_conllu(default_treebank_path())[:20]
+    method, options, per_position = attack_workload(sentences, every_sense=True)
+    assert (method, options, per_position) == (
+        "recorded", (f"tables={bench_pool_tables_path()}",), 20,
+    )  # fmt: skip
+    config = AttackConfig(treebank="t", probes=("p",), method=method, generator_options=options)
+    assert "every-sense pool recorded" in workload_of(config)
+    method, options, per_position = attack_workload(sentences)
+    config = AttackConfig(treebank="t", probes=("p",), method=method, generator_options=options)
+    assert "data/bench-tables.json" in workload_of(config) and per_position == 5
+    # sentences the files do not hold: coPOS as it stands, with the pool's options
+    other = [s for s in read_conllu(default_treebank_path())[64:65]]
+    if other:
+        method, options, _ = attack_workload(other, every_sense=True)
+        assert method == "copos" and "sense=all" in options

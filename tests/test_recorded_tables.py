@@ -11,9 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brittle.cli.main import main
-from brittle.data import bench_tables_path, default_treebank_path
+from brittle.data import bench_pool_tables_path, bench_tables_path, default_treebank_path
 from brittle.engine.attack import AttackConfig, build_generator
-from brittle.engine.bench.workload import RECORDED_SENTENCES, recorded_tables
+from brittle.engine.bench.workload import (
+    EVERY_SENSE_OPTIONS,
+    RECORDED_SENTENCES,
+    recorded_tables,
+)
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.search.generators.base import GENERATORS
@@ -156,3 +160,15 @@ def test_the_bench_file_holds_the_first_sentences_of_the_builtin_treebank() -> N
     later = read_conllu(default_treebank_path())[RECORDED_SENTENCES:]
     if later:  # a sentence past the recorded ones: coPOS as it stands
         assert recorded_tables([*sentences[:3], later[0]]) is None
+
+
+def test_the_pool_file_holds_the_every_sense_pool_of_the_same_sentences() -> None:
+    """The anytime stage's workload: the same sentences, La Malfa et al.'s larger pool."""
+    sentences = read_conllu(default_treebank_path())[:RECORDED_SENTENCES]
+    assert recorded_tables(sentences, bench_pool_tables_path()) == bench_pool_tables_path()
+    pool = RecordedTables(tables=str(bench_pool_tables_path()), top_k=EVERY_SENSE_OPTIONS)
+    small = RecordedTables(tables=str(bench_tables_path()), top_k=5)
+    big = pool.candidates(sentences)
+    few = small.candidates(sentences)
+    assert sum(t.size for t in big) > 3 * sum(t.size for t in few)
+    assert max(len(opts) for t in big for _, opts in t.entries) <= EVERY_SENSE_OPTIONS

@@ -15,7 +15,7 @@ from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints
 from brittle.search.generators.base import GENERATORS, Generator, SubstitutionGenerator
-from brittle.search.scoring import TaskEvaluator
+from brittle.search.scoring import SubstitutionEstimator, TaskEvaluator
 from brittle.search.strategies.base import STRATEGIES, Strategy
 from brittle.search.table import SubstitutionTable
 
@@ -68,6 +68,8 @@ class AttackComponents:
         predictor: what the probes predict on a row's clean and perturbed sentences, for
             the rows (``None``: the rows say nothing of it); the probe evaluator itself
             when the attack builds its components.
+        estimator: first-order damage estimates for a guided search (``None``: none);
+            the probe evaluator itself when the attack builds its components.
     """
 
     evaluator: TaskEvaluator
@@ -77,6 +79,7 @@ class AttackComponents:
     parser: ParserSource
     tables: TableMemo = field(default_factory=TableMemo, compare=False)
     predictor: PredictingEvaluator | None = field(default=None, compare=False)
+    estimator: SubstitutionEstimator | None = field(default=None, compare=False)
 
     @property
     def substitutions(self) -> SubstitutionGenerator | None:
@@ -145,14 +148,22 @@ def _build(
     # passes, whose threads then waited on a busy core).
     constraints = build_constraints(config.constraint_specs, context)
     if reuse is not None:
-        evaluator, generator, predictor = reuse.evaluator, reuse.generator, reuse.predictor
+        evaluator, generator = reuse.evaluator, reuse.generator
+        predictor, estimator = reuse.predictor, reuse.estimator
     else:
         generator = build_generator(config)
         generator.prepare()
         probes = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
-        evaluator = predictor = probes
+        evaluator = predictor = estimator = probes
     return AttackComponents(
-        evaluator, generator, strategy, tuple(constraints), parser, memo, predictor=predictor
+        evaluator,
+        generator,
+        strategy,
+        tuple(constraints),
+        parser,
+        memo,
+        predictor=predictor,
+        estimator=estimator,
     )
 
 

@@ -26,10 +26,10 @@ class AttackConfig:
         treebank: the CoNLL-U file attacked.
         probes: probe directories (their tasks make the objective).
         method: generator name (``copos``, ``coco``, ``random``, ...).
-        search: strategy name (``sample``, ``greedy``, ``beam``).
+        search: strategy name (``sample``, ``greedy``, ``beam``, ``guided``).
         budget: tau, the most words substituted.
         candidates: b random perturbations for ``sample``; options per position for
-            ``greedy`` and ``beam``.
+            ``greedy``, ``beam`` and ``guided``.
         beam_width: kept perturbations per step for ``beam``.
         max_syntax_distance: largest normalised tree edit distance between the parses of
             the original and of the perturbation (the ``syntax`` constraint's default).

@@ -28,17 +28,20 @@ from brittle.engine.runs.rounds import Channel, Handler, Requester
 from brittle.scorers.order import permutation_scores
 from brittle.search.constraints import CandidateBatch, ConstraintOutcome, check_batches
 from brittle.search.generators.base import sentence_rng
-from brittle.search.problem import SearchProblem
+from brittle.search.problem import Estimates, SearchProblem
 from brittle.search.scoring import CachedScorer, Objective, Request, ScoringSession
 from brittle.search.table import SubstitutionTable
 
 #: A reorder sampling request: (sentence, how many, seed, tau: the most units moved).
 SampleRequest = tuple[Sentence, int, int, int]
+#: An estimate request: (sentence, its table, the objective's column weights).
+EstimateRequest = tuple[Sentence, SubstitutionTable, dict[str, float]]
 
 #: The three kinds of request a search sends.
 SCORE: Channel[Request, tuple[NDArray[np.float64], int]] = Channel("score")
 CHECK: Channel[CandidateBatch, ConstraintOutcome] = Channel("check")
 SAMPLE: Channel[SampleRequest, list[Perturbation]] = Channel("sample")
+ESTIMATE: Channel[EstimateRequest, Estimates | None] = Channel("estimate")
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,24 @@ class RoundServices:
             for s, count, seed, tau in requests
         ]
 
+    def estimate(self, requests: list[EstimateRequest]) -> list[Estimates | None]:
+        """First-order estimates of each table's options (one gradient pass per
+        sentence; ``None`` for every request when the attack has no estimator)."""
+        estimator = self.components.estimator
+        if estimator is None:
+            return [None] * len(requests)
+        return [estimator.substitution_estimates(s, t, w) for s, t, w in requests]
+
     def handlers(self) -> dict[str, Handler]:
         """The handlers :func:`~brittle.engine.runs.rounds.run_rounds` serves requests with."""
-        return dict([SCORE.serve(self.score), CHECK.serve(self.check), SAMPLE.serve(self.sample)])
+        return dict(
+            [
+                SCORE.serve(self.score),
+                CHECK.serve(self.check),
+                SAMPLE.serve(self.sample),
+                ESTIMATE.serve(self.estimate),
+            ]
+        )
 
 
 class SentenceSearch:
@@ -137,6 +155,10 @@ class SentenceSearch:
                 self._syntax[p] = float(v)
         return mask
 
+    def _estimate(self) -> Estimates | None:
+        weights = self.objective.column_weights(self.scorer.tasks)
+        return ESTIMATE.ask(self.client, (self.sentence, self.table, weights))
+
     def _sample(self, count: int, rng: np.random.Generator) -> list[Perturbation]:
         seed = int(rng.integers(2**31 - 1))
         return SAMPLE.ask(self.client, (self.sentence, count, seed, self.config.budget))
@@ -163,6 +185,7 @@ class SentenceSearch:
             self._feasible,
             session.is_exhausted,
             self._sample if reorders else None,
+            None if reorders else self._estimate,
         )
         outcome = self.components.strategy.search(
             problem, rng=sentence_rng(config.seed, self.sentence.sent_id)

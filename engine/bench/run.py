@@ -47,6 +47,7 @@ DEFAULT_STAGES: tuple[str, ...] = (
     "end_to_end",
     "workers",
     "grading",
+    "anytime",
     "startup",
 )
 

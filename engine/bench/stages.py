@@ -22,10 +22,16 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from brittle.data import bench_pool_tables_path, bench_tables_path
 from brittle.engine.bench.measure import PeakRSS, best_time, kernel_use
 from brittle.engine.bench.records import StageResult, with_kernel_use
 from brittle.engine.bench.startup import MARKER
-from brittle.engine.bench.workload import BENCH_COPOS, recorded_tables
+from brittle.engine.bench.workload import (
+    BENCH_COPOS,
+    EVERY_SENSE_COPOS,
+    EVERY_SENSE_OPTIONS,
+    recorded_tables,
+)
 from brittle.engine.core.perturbation import apply_perturbation
 from brittle.engine.core.registry import Registry
 from brittle.engine.core.sentence import Sentence
@@ -450,22 +456,35 @@ def generators(ctx: BenchContext) -> tuple[StageResult, ...]:
     return tuple(out)
 
 
-def _attack_config(ctx: BenchContext, count: int) -> AttackConfig:
+def attack_workload(
+    sentences: Sequence[Sentence], *, every_sense: bool = False
+) -> tuple[str, tuple[str, ...], int]:
+    """The generator, its options and the options per position an attack stage searches
+    on ``sentences``: the recorded tables when they hold every sentence (the bench's
+    pool, or with ``every_sense`` La Malfa et al.'s), else coPOS as it stands with the
+    same options."""
+    copos, options = (EVERY_SENSE_COPOS, EVERY_SENSE_OPTIONS) if every_sense else (BENCH_COPOS, 5)
+    path = bench_pool_tables_path() if every_sense else bench_tables_path()
+    tables = recorded_tables(sentences, path)
+    if tables is not None:
+        return "recorded", (f"tables={tables}",), options
+    return "copos", tuple(f"{k}={v}" for k, v in copos.items()), options
+
+
+def _attack_config(ctx: BenchContext, count: int, *, every_sense: bool = False) -> AttackConfig:
     """The measured attack: the demo's probes (trained on first use), beam search
     (width 2, tau 2, 5 options) on the first ``count`` sentences, spaCy syntax check, on
     the recorded coPOS tables (:mod:`brittle.engine.bench.workload`) when they hold
-    these sentences, else on coPOS as it stands (:func:`workload_of` says which)."""
+    these sentences, else on coPOS as it stands (:func:`workload_of` says which).
+    ``every_sense``: La Malfa et al.'s every-sense pool, 20 options per position."""
     # deferred: the demo's probes and the attack load only when a stage runs an attack
     from brittle.engine.attack import AttackConfig
     from brittle.engine.demo import prepare_demo, train_demo_probes
 
     plan = prepare_demo()
     train_demo_probes(plan)
-    tables = recorded_tables(ctx.sentences[:count])
-    method, options = (
-        ("recorded", (f"tables={tables}",))
-        if tables is not None
-        else ("copos", tuple(f"{k}={v}" for k, v in BENCH_COPOS.items()))
+    method, generator_options, options = attack_workload(
+        ctx.sentences[:count], every_sense=every_sense
     )
     return AttackConfig(
         treebank=ctx.treebank,
@@ -473,19 +492,24 @@ def _attack_config(ctx: BenchContext, count: int) -> AttackConfig:
         method=method,
         search="beam",
         budget=2,
-        candidates=5,
+        candidates=options,
         beam_width=2,
         parser="spacy",
         constraints=("syntax:0.2",),  # pinned: the workload stays the one measured before
         limit=count,
-        generator_options=options,
+        generator_options=generator_options,
     )
 
 
 def workload_of(config: AttackConfig) -> str:
     """How an attack stage's candidates were made, for its detail line."""
+    tables = dict(o.split("=", 1) for o in config.generator_options).get("tables")
+    if config.method == "recorded" and tables == str(bench_pool_tables_path()):
+        return "coPOS's every-sense pool recorded in data/bench-pool-tables.json"
     if config.method == "recorded":
         return "coPOS tables recorded in data/bench-tables.json"
+    if dict(o.split("=", 1) for o in config.generator_options).get("sense") == "all":
+        return "coPOS's every-sense pool as it stands (no recorded tables for these sentences)"
     return "coPOS as it stands (no recorded tables for these sentences)"
 
 
@@ -721,11 +745,98 @@ def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
     return tuple(out)
 
 
+@STAGES.register(
+    "anytime", help="mean drop against wall-clock time for sample, greedy, beam and guided"
+)
+def anytime(ctx: BenchContext) -> tuple[StageResult, ...]:
+    return _in_fresh_process("anytime", ctx)
+
+
+#: Strategies the anytime stage runs, its query budget, and its time and query grids.
+ANYTIME_SEARCHES = ("sample", "greedy", "beam", "guided")
+ANYTIME_QUERIES = 100
+ANYTIME_SECONDS = (0.25, 0.5, 1.0, 2.0, 4.0)
+ANYTIME_AT = 1.0
+ANYTIME_QUERY_GRID = (10, 25, 50, 100)
+
+
+def mean_drop_by(
+    records: Sequence[Sequence[tuple[int, float, float]]], limit: float, *, axis: int
+) -> float:
+    """Mean over sentences of the best damage each had reached within ``limit`` (queries
+    when ``axis`` is 0, seconds when 1) by its anytime record (0 before any)."""
+    if not records:
+        return 0.0
+    best = [max((step[2] for step in r if step[axis] <= limit), default=0.0) for r in records]
+    return float(sum(best) / len(best))
+
+
+def _anytime(ctx: BenchContext) -> tuple[StageResult, ...]:
+    """Each strategy's anytime records on the end-to-end sentences over the every-sense
+    coPOS pool, at a query budget of :data:`ANYTIME_QUERIES` (sample draws as many), in
+    lock-step rounds as an attack runs; a row's figure is the mean drop (the objective's
+    damage) reached within :data:`ANYTIME_AT` seconds of each sentence's search, its
+    reference beam's."""
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    # deferred: the attack's models and libraries load only when this stage runs
+    from brittle.engine.attack import build_components, run_attack
+    from brittle.engine.reports.results import read_rows
+
+    count = min(len(ctx.sentences), 15 if ctx.quick else ctx.end_to_end_sentences)
+    base = dataclasses.replace(
+        _attack_config(ctx, count, every_sense=True), query_budget=ANYTIME_QUERIES, anytime=True
+    )
+    curves: dict[str, list[tuple[tuple[int, float, float], ...]]] = {}
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp, PeakRSS() as peak:
+        comps = None
+        for search in ANYTIME_SEARCHES:
+            config = dataclasses.replace(
+                base,
+                search=search,
+                candidates=ANYTIME_QUERIES if search == "sample" else base.candidates,
+            )
+            comps = build_components(config, reuse=comps)
+            warm = dataclasses.replace(config, limit=min(count, 4))  # code paths run once
+            run_attack(warm, Path(tmp) / f"{search}-warm", components=comps)
+            start = time.perf_counter()
+            run_attack(config, Path(tmp) / search, components=comps)
+            seconds[search] = time.perf_counter() - start
+            rows = list(read_rows(Path(tmp) / search / "results.jsonl"))
+            curves[search] = [r.anytime or () for r in rows]
+    reference = mean_drop_by(curves["beam"], ANYTIME_AT, axis=1)
+    out: list[StageResult] = []
+    for search in ANYTIME_SEARCHES:
+        by_time = ", ".join(
+            f"{t:g} s {mean_drop_by(curves[search], t, axis=1):.4f}" for t in ANYTIME_SECONDS
+        )
+        by_queries = ", ".join(
+            f"{q} {mean_drop_by(curves[search], q, axis=0):.4f}" for q in ANYTIME_QUERY_GRID
+        )
+        detail = (
+            f"{search} on {count} sentences over {workload_of(base)}, tau 2, query budget "
+            f"{ANYTIME_QUERIES}, warm, lock-step rounds ({seconds[search]:.1f} s in all); "
+            f"mean drop within {by_time}; within {by_queries} queries"
+        )
+        out.append(
+            StageResult(
+                f"anytime.{search}", mean_drop_by(curves[search], ANYTIME_AT, axis=1),
+                f"drop in {ANYTIME_AT:g} s", "beam" if search != "beam" else None,
+                reference if search != "beam" else None, peak.peak_mb, detail,
+            )
+        )  # fmt: skip
+    return tuple(out)
+
+
 #: The attack stages, each measured in a fresh process (:func:`_in_fresh_process`).
 _ATTACK_STAGES: dict[str, Callable[[BenchContext], tuple[StageResult, ...]]] = {
     "end_to_end": _end_to_end,
     "workers": _workers,
     "grading": _grading,
+    "anytime": _anytime,
 }
 
 

@@ -8,12 +8,18 @@ engine. :func:`record_bench_tables` (``python bench/record_tables.py``) writes t
 file from coPOS with the bench's options, for the first :data:`RECORDED_SENTENCES`
 sentences of the built-in treebank and of EWT test. A treebank the file does not hold
 falls back to coPOS as it stands, and the stage's detail line says which was used.
+
+The ``anytime`` stage compares search strategies, which small pools cannot tell apart
+(a search that scores every option finds the same worst case as any other), so it
+searches a second file, ``data/bench-pool-tables.json``: La Malfa et al.'s coPOS pool
+(every WordNet sense, every lemma of each: :data:`EVERY_SENSE_COPOS`) for the same
+sentences, recorded the same way.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from brittle.data import bench_tables_path
@@ -21,6 +27,8 @@ from brittle.engine.core.sentence import Sentence
 
 __all__ = [
     "BENCH_COPOS",
+    "EVERY_SENSE_COPOS",
+    "EVERY_SENSE_OPTIONS",
     "RECORDED_OPTIONS",
     "RECORDED_SENTENCES",
     "record_bench_tables",
@@ -36,6 +44,19 @@ BENCH_COPOS: dict[str, object] = {
     "usage_checks": False,
 }
 
+#: La Malfa et al.'s coPOS pool: every lemma of every WordNet sense of the word's part of
+#: speech, no frequency, polysemy or usage filter (the pool where searches differ).
+EVERY_SENSE_COPOS: dict[str, object] = {
+    "sense": "all",
+    "min_count": 0,
+    "max_senses": 0,
+    "max_substitute_senses": 0,
+    "usage_checks": False,
+}
+
+#: Options per position recorded of that pool (an attack's default, ``--candidates``).
+EVERY_SENSE_OPTIONS = 20
+
 #: Sentences recorded per treebank (the most any attack stage runs: ``workers``).
 RECORDED_SENTENCES = 64
 
@@ -44,7 +65,8 @@ RECORDED_OPTIONS = 5
 
 
 def recorded_tables(sentences: Sequence[Sentence], path: Path | None = None) -> Path | None:
-    """The tables file when it holds every one of ``sentences``, else ``None``."""
+    """The tables file (``path``, by default the bench's) when it holds every one of
+    ``sentences``, else ``None``."""
     # deferred: the generators load only when an attack stage runs
     from brittle.search.generators.recorded import RecordedTables
 
@@ -56,23 +78,27 @@ def recorded_tables(sentences: Sequence[Sentence], path: Path | None = None) -> 
 
 
 def record_bench_tables(
-    treebanks: Sequence[Sequence[Sentence]], path: str | os.PathLike[str]
+    treebanks: Sequence[Sequence[Sentence]],
+    path: str | os.PathLike[str],
+    *,
+    options: int = RECORDED_OPTIONS,
+    copos: Mapping[str, object] = BENCH_COPOS,
 ) -> int:
-    """Record coPOS's tables (the bench's options, :data:`RECORDED_OPTIONS` per
-    position) for the first :data:`RECORDED_SENTENCES` sentences of each treebank into
-    one tables file; returns the number of options recorded."""
+    """Record coPOS's tables (generator options ``copos``, ``options`` per position;
+    the bench's by default) for the first :data:`RECORDED_SENTENCES` sentences of each
+    treebank into one tables file; returns the number of options recorded."""
     # deferred: as above
     from brittle.search.generators.base import GENERATORS, Generator
     from brittle.search.generators.recorded import write_tables
 
     build: Callable[..., Generator] = GENERATORS.get("copos")  # options typed by its fields
-    generator = build(top_k=RECORDED_OPTIONS, **BENCH_COPOS)
+    generator = build(top_k=options, **copos)
     generator.prepare()
     tabled = generator.substitution_tables()
     assert tabled is not None  # coPOS proposes per-position options
     sentences: list[Sentence] = []
     for treebank in treebanks:
         sentences.extend(treebank[:RECORDED_SENTENCES])
-    tables = tabled.candidates(sentences, top_k=RECORDED_OPTIONS)
+    tables = tabled.candidates(sentences, top_k=options)
     write_tables(path, sentences, tables)
     return sum(len(opts) for t in tables for _, opts in t.entries)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,10 +26,14 @@ from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
 from brittle.scorers.probe_tasks import PROBE_TASKS, Prediction
 from brittle.scorers.representations import reopen_backend
+from brittle.search.problem import Estimates
 from brittle.search.scoring import Evaluation
+from brittle.search.table import SubstitutionTable
 
 if TYPE_CHECKING:
-    from brittle.scorers.representations import FlatReps, RepresentationBackend
+    import torch
+
+    from brittle.scorers.representations import FlatReps, RepresentationBackend, WordLoss
 
 #: Originals whose vectors are kept for the distances (a round's worth and more).
 _ORIGINALS_KEPT = 256
@@ -331,6 +335,73 @@ class ProbeEvaluator:
                     row[prefix] = value
             out.append(row)  # probes in column order, whatever their backends' grouping
         return out
+
+    def substitution_estimates(
+        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
+    ) -> Estimates | None:
+        """First-order estimates of each option's damage, from the probes' gradient.
+
+        The loss differentiated is the weighted sum of the training losses of the
+        probes the objective reads (a probe's weight: the sum of its columns' weights in
+        ``weights``), against the original's gold annotation, through each backend
+        that has input gradients (:meth:`~brittle.scorers.representations.
+        RepresentationBackend.substitution_effects`). Estimates are in loss units
+        scaled so that the largest magnitude of the sentence is 1, rounded to 6
+        decimals (the ranking they give is what matters, and it does not hinge on the
+        last bits of a float sum). ``None``: no backend has gradients, or no option.
+        """
+        if not table.entries:
+            return None
+        columns = probe_columns([probe.spec.task for probe in self.probes])
+        weight = [0.0] * len(self.probes)
+        for k, prefix in enumerate(columns.prefixes):
+            weight[k] = sum(w for c, w in weights.items() if c.split(".", 1)[0] == prefix)
+        gold = self._gold(original)
+        n = len(original)
+        options = [(p, [form for form, _ in opts]) for p, opts in table.entries]
+        total: list[NDArray[np.float64]] | None = None
+        for g in self.groups:
+            members = [i for i in g.members if weight[i] > 0]
+            if not members:
+                continue
+            layers = sorted({self.probes[i].key.layer for i in members})
+            loss = self._weighted_loss(gold, n, {i: weight[i] for i in members}, layers)
+            found = g.backend.substitution_effects(
+                original.forms, layers=layers, loss=loss, options=options
+            )
+            if found is None:
+                continue
+            total = found if total is None else [a + b for a, b in zip(total, found, strict=True)]
+        if total is None:
+            return None
+        top = max((float(np.abs(a).max()) for a in total if a.size), default=0.0)
+        scale = 1.0 / top if top > 0 else 1.0
+        return {p: np.round(a * scale, 6) for (p, _), a in zip(options, total, strict=True)}
+
+    def _weighted_loss(
+        self, gold: Gold, n: int, weights: Mapping[int, float], layers: Sequence[int]
+    ) -> WordLoss:
+        """``sum_i weights[i] * loss_i``: probe ``i``'s training loss of one sentence of
+        ``n`` words against ``gold``, reading its layer's vectors (``layers`` order)."""
+        import torch
+
+        # deferred: loads torch, as the probes themselves do
+        from brittle.scorers.probe_nets import PaddedBatch
+
+        def loss(vectors: list[torch.Tensor]) -> torch.Tensor:
+            total = torch.zeros((), dtype=torch.float32, device=vectors[0].device)
+            for i, w in weights.items():
+                probe = self.probes[i]
+                x = vectors[list(layers).index(probe.key.layer)]
+                if probe.scaler is not None:
+                    mean = torch.from_numpy(probe.scaler.mean).to(x.device)
+                    x = (x - mean) / torch.from_numpy(probe.scaler.std).to(x.device)
+                mask = torch.ones((1, n), dtype=torch.bool, device=x.device)
+                batch = PaddedBatch(x[None], mask, torch.tensor([n], dtype=torch.int64))
+                total = total + w * probe.task.loss(probe.net, batch, [gold], probe.spec)
+            return total
+
+        return loss
 
     def close(self) -> None:
         """Release the backends."""

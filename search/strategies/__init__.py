@@ -5,6 +5,7 @@ Each is a frozen dataclass of typed parameters with ``search(problem, *, rng) ->
 
 from brittle.search.strategies.base import STRATEGIES, Strategy
 from brittle.search.strategies.beam import BeamSearch, GreedySearch
+from brittle.search.strategies.guided import GuidedSearch
 from brittle.search.strategies.sample import SampleSearch
 
-__all__ = ["STRATEGIES", "BeamSearch", "GreedySearch", "SampleSearch", "Strategy"]
+__all__ = ["STRATEGIES", "BeamSearch", "GreedySearch", "GuidedSearch", "SampleSearch", "Strategy"]

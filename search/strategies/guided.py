@@ -1,0 +1,209 @@
+"""Guided search: score first the candidates a probe-gradient estimate ranks highest.
+
+Where beam search scores every single substitution before it extends any, a guided
+search keeps one frontier of unscored candidates (every single substitution and, once a
+candidate has been scored and not found infeasible, every extension of it by one more
+substitution) and scores it best-first in small batches, ranked by a predicted damage:
+
+- a single substitution ``(p, k)`` is predicted ``a * e[p, k] + b + r[p]``, where
+  ``e`` is the problem's first-order estimate (one gradient pass over the clean
+  sentence: :meth:`~brittle.search.problem.SearchProblem.estimates`), ``a`` and ``b``
+  are refit after every batch by least squares on the single substitutions scored so
+  far (``a`` kept non-negative), and ``r[p]`` is the mean residual of the substitutions
+  scored at position ``p``, shrunk towards 0 as if one more had a residual of 0 (what
+  was learnt about the position); once scored, its own damage;
+- an extension of a scored base adds that to the base's damage (damages taken as
+  additive, so two damaging singles are soon tried together).
+
+Where no estimate is to be had (static vectors) every ``e`` is 0 and the first batches
+take each position's first option (the generator's own ranking) in turn. The search
+ends when the frontier is empty or the query budget is spent. Like beam search it
+checks the constraints lazily: in each scored batch, in order of damage, only the
+candidates more damaging than the best found so far, until one passes; a candidate
+they rejected is not extended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation
+from brittle.search.problem import Estimates, Outcome, SearchProblem, first_feasible
+from brittle.search.strategies.base import STRATEGIES, Strategy
+
+#: One option of the table: (position, index of the option at that position).
+Slot = tuple[int, int]
+
+
+class _Model:
+    """The predicted damage of every single substitution, refit from what was scored.
+
+    Args:
+        slots: the table's options, in the order the search first takes them.
+        estimates: first-order estimates of the options (``None``: none, all 0).
+    """
+
+    def __init__(self, slots: list[Slot], estimates: Estimates | None) -> None:
+        self.slots = slots
+        self.position = np.array([p for p, _ in slots], dtype=np.int64)
+        self.estimate = np.zeros(len(slots), dtype=np.float64)
+        if estimates is not None:
+            for i, (p, k) in enumerate(slots):
+                values = estimates.get(p)
+                if values is not None and k < values.size:
+                    self.estimate[i] = float(values[k])
+        self.a, self.b = 1.0, 0.0
+        self.residual = np.zeros(int(self.position.max()) + 1 if slots else 0)
+        #: Damage of each scored single substitution (NaN: not scored).
+        self.scored = np.full(len(slots), np.nan)
+
+    def observe(self, slot: int, damage: float) -> None:
+        """Record the damage of the scored single substitution ``slots[slot]``."""
+        self.scored[slot] = damage
+
+    def refit(self) -> None:
+        """Refit ``a``, ``b`` and the positions' residuals on every observation."""
+        seen = np.flatnonzero(~np.isnan(self.scored))
+        if seen.size == 0:
+            return
+        e, d = self.estimate[seen], self.scored[seen]
+        var = float(((e - e.mean()) ** 2).sum())
+        a = float(((e - e.mean()) * (d - d.mean())).sum()) / var if var > 0 else 0.0
+        self.a = max(a, 0.0)
+        self.b = float(d.mean() - self.a * e.mean())
+        where = self.position[seen]
+        sums = np.bincount(where, weights=d - (self.a * e + self.b), minlength=self.residual.size)
+        counts = np.bincount(where, minlength=self.residual.size)
+        self.residual = sums / (counts + 1)
+
+    def predict(self) -> NDArray[np.float64]:
+        """Damage of every single substitution, shape (slots,): as scored, else as
+        predicted."""
+        guess = self.a * self.estimate + self.b + self.residual[self.position]
+        return np.where(np.isnan(self.scored), guess, self.scored)
+
+
+class _Frontier:
+    """The unscored candidates: each a base (a scored candidate, or none) and the slot
+    it adds, in the order they were queued (the tie-break of equal priorities)."""
+
+    def __init__(self) -> None:
+        self.bases: list[int] = []  # index into ``scored`` (-1: the identity)
+        self.slots: list[int] = []
+        self.alive: list[bool] = []
+        self.count = 0
+
+    def add(self, base: int, slot: int) -> None:
+        self.bases.append(base)
+        self.slots.append(slot)
+        self.alive.append(True)
+        self.count += 1
+
+    def take(self, priority: NDArray[np.float64], n: int) -> list[int]:
+        """Remove and return the ``n`` live entries of highest ``priority`` (shape
+        (entries,)), ties in queue order."""
+        live = np.flatnonzero(np.asarray(self.alive, dtype=bool))
+        order = live[np.lexsort((live, -priority[live]))][:n]
+        for i in order.tolist():
+            self.alive[i] = False
+        self.count -= order.size
+        return order.tolist()
+
+
+def _first_order(problem: SearchProblem, estimates: Estimates | None) -> list[Slot]:
+    """The options in the order the search first takes them: each position's
+    best-estimated option, positions by estimate, then every position's second best,
+    and so on (ties in the table's order)."""
+    options = problem.options
+    slots = [(p, k) for p in problem.positions for k in range(len(options[p]))]
+    model = _Model(slots, estimates)
+    rank = np.zeros(len(slots), dtype=np.int64)
+    for p in problem.positions:
+        mine = np.flatnonzero(model.position == p)
+        rank[mine[np.argsort(-model.estimate[mine], kind="stable")]] = np.arange(mine.size)
+    first = np.lexsort((np.arange(len(slots)), -model.estimate, rank))
+    return [slots[i] for i in first.tolist()]
+
+
+def _guided(problem: SearchProblem, *, batch: int) -> Outcome:
+    options = problem.options
+    estimates = problem.estimates()
+    order = _first_order(problem, estimates)
+    model = _Model(order, estimates)
+    frontier = _Frontier()
+    for slot in range(len(order)):
+        frontier.add(-1, slot)
+    scored: list[Perturbation] = []  # every scored candidate; a base is an index into it
+    scored_damage: list[float] = [0.0]  # shifted by one: entry 0 is the identity's
+    queued: set[Perturbation] = set()
+    best, best_damage = problem.empty(), 0.0
+    evaluated = checked = 0
+    while frontier.count and not problem.is_exhausted():
+        bases = np.asarray(frontier.bases)
+        priority = np.asarray(scored_damage)[bases + 1] + model.predict()[frontier.slots]
+        pool: list[Perturbation] = []
+        singles: list[int] = []  # the slot of each single substitution of the pool, else -1
+        for i in frontier.take(priority, batch):
+            base = problem.empty() if bases[i] < 0 else scored[bases[i]]
+            p, k = order[frontier.slots[i]]
+            cand = problem.substitute(base, p, options[p][k])
+            if cand not in queued:  # a pair is reached from either half
+                queued.add(cand)
+                pool.append(cand)
+                singles.append(frontier.slots[i] if bases[i] < 0 else -1)
+        if not pool:
+            continue
+        damages = problem.score(pool)
+        if damages.size == 0:
+            break
+        pool = pool[: damages.size]
+        evaluated += len(pool)
+        for slot, damage in zip(singles, damages.tolist(), strict=False):
+            if slot >= 0:
+                model.observe(slot, damage)
+        model.refit()
+        # Only a candidate that would be the new best needs its constraints checked.
+        rivals = [i for i, d in enumerate(damages.tolist()) if best.is_identity or d > best_damage]
+        keep, n_checked = first_feasible(problem, [pool[i] for i in rivals], damages[rivals])
+        checked += n_checked
+        looked = np.argsort(-damages[rivals], kind="stable")[:n_checked].tolist()
+        rejected = {rivals[i] for i in looked} - {rivals[i] for i in keep}
+        if keep:
+            best, best_damage = pool[rivals[keep[0]]], float(damages[rivals[keep[0]]])
+        for j, cand in enumerate(pool):
+            scored.append(cand)
+            scored_damage.append(float(damages[j]))
+            if len(cand.positions) >= problem.budget or j in rejected:
+                continue
+            used = set(cand.positions)
+            for slot, (p, _) in enumerate(order):
+                if p not in used:
+                    frontier.add(len(scored) - 1, slot)
+    return Outcome(best, best_damage, evaluated, checked)
+
+
+@STRATEGIES.register(
+    "guided",
+    help="best-first search ranked by a probe-gradient estimate of each substitution's damage",
+)
+@dataclass(frozen=True, kw_only=True)
+class GuidedSearch(Strategy):
+    """Best-first search of single substitutions and their extensions (module docstring).
+
+    Attributes:
+        guided_batch: candidates scored per step (>= 1); smaller batches learn more
+            from each query, larger ones batch the model better.
+    """
+
+    guided_batch: int = 8
+
+    def __post_init__(self) -> None:
+        if self.guided_batch < 1:
+            raise ConfigError(f"guided_batch must be at least 1, got {self.guided_batch}")
+
+    def search(self, problem: SearchProblem, *, rng: np.random.Generator) -> Outcome:
+        return _guided(problem, batch=self.guided_batch)

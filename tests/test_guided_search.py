@@ -1,0 +1,336 @@
+"""Guided search on problems whose worst case is known, and its gradient estimates.
+
+The strategy is checked on the additive problem of ``test_search_strategies`` (exact
+worst cases by brute force) with estimates that are right, wrong or absent; the
+transformer backend's first-order estimates are checked against the directional
+derivative they approximate, measured by finite differences on the bundled MiniLM.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+from test_search_strategies import (
+    OPTIONS,
+    PENALTY,
+    AdditiveEvaluator,
+    brute_force,
+    make_problem,
+)
+
+from brittle.engine.core.errors import ConfigError
+from brittle.search.problem import Estimates, SearchProblem
+from brittle.search.strategies import STRATEGIES, BeamSearch, GuidedSearch
+from brittle.search.strategies.guided import _first_order, _Model
+from brittle.search.table import SubstitutionTable
+
+if TYPE_CHECKING:
+    from brittle.scorers.transformer_backend import TransformerEncoder
+
+
+def with_estimates(problem: SearchProblem, estimates: Estimates | None) -> SearchProblem:
+    return SearchProblem(
+        problem.table,
+        problem.budget,
+        problem.score,
+        problem.feasible,
+        problem.is_exhausted,
+        estimator=lambda: estimates,
+    )
+
+
+def exact() -> dict[int, NDArray[np.float64]]:
+    """The true single-substitution damage of every option (a perfect estimator)."""
+    return {p: np.array([PENALTY[f] for f, _ in opts]) for p, opts in OPTIONS.items()}
+
+
+def test_registered_with_its_parameters() -> None:
+    assert STRATEGIES.get("guided") is GuidedSearch
+    assert GuidedSearch.parameters() == ("guided_batch",)
+    with pytest.raises(ConfigError):
+        GuidedSearch(guided_batch=0)
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3])
+@pytest.mark.parametrize("estimates", ["exact", "reversed", "none"])
+def test_finds_the_known_worst_case_whatever_the_estimates(budget: int, estimates: str) -> None:
+    """Without a query budget the frontier is searched to the end: right, wrong and
+    missing estimates only change the order."""
+    table = exact()
+    found: Mapping[int, NDArray[np.float64]] | None = {
+        "exact": table,
+        "reversed": {p: -v for p, v in table.items()},
+        "none": None,
+    }[estimates]
+    problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=budget)
+    out = GuidedSearch(guided_batch=2).search(
+        with_estimates(problem, found), rng=np.random.default_rng(0)
+    )
+    assert out.damage == pytest.approx(brute_force(budget))
+    assert len(out.best.positions) == budget
+
+
+def test_right_estimates_reach_the_worst_case_in_fewer_queries_than_beam() -> None:
+    problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, query_budget=1 + 4)
+    out = GuidedSearch(guided_batch=2).search(
+        with_estimates(problem, exact()), rng=np.random.default_rng(0)
+    )
+    assert out.damage == pytest.approx(brute_force(2))  # water + enjoys, in 4 queries
+    assert session.queries == 5
+    beam_problem, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, query_budget=1 + 4)
+    beam = BeamSearch(beam_width=2).search(beam_problem, rng=np.random.default_rng(0))
+    assert beam.damage < out.damage  # beam spends its 4 queries on singles in table order
+
+
+def test_wrong_estimates_are_unlearnt_from_the_scores() -> None:
+    """Estimates that rank the options backwards get a slope of 0 once scores come in,
+    and what each position's scores said ranks the rest; a scored option is predicted
+    as scored."""
+    slots = [(p, k) for p, opts in OPTIONS.items() for k in range(len(opts))]
+    model = _Model(slots, {p: -v for p, v in exact().items()})
+    for slot, damage in (((5, 0), 0.0), ((2, 0), 0.075), ((1, 0), 0.15)):  # coffee, tea, adores
+        model.observe(slots.index(slot), damage)
+    model.refit()
+    assert model.a == 0.0
+    assert model.b == pytest.approx(0.075)
+    predicted = dict(zip(slots, model.predict().tolist(), strict=True))
+    # position 1 did best, position 5 worst: their other options follow suit
+    assert predicted[(1, 1)] > predicted[(2, 1)] > predicted[(5, 1)]
+    assert predicted[(2, 0)] == 0.075
+
+
+def test_rank_follows_the_estimates_position_by_position() -> None:
+    problem, _, _ = make_problem(AdditiveEvaluator(PENALTY))
+    order = _first_order(problem, exact())
+    # every position's best option first (water 0.4, enjoys 0.3, juice 0.2), then the
+    # second best of each, then milk
+    assert order == [(5, 1), (1, 1), (2, 1), (5, 2), (1, 0), (2, 0), (5, 0)]
+    assert _first_order(problem, None)[:3] == [(1, 0), (2, 0), (5, 0)]  # table order
+
+
+def test_infeasible_candidates_are_never_kept_nor_extended() -> None:
+    blocked = frozenset({"water", "enjoys"})
+    problem, _, checked = make_problem(AdditiveEvaluator(PENALTY), budget=2, infeasible=blocked)
+    out = GuidedSearch().search(with_estimates(problem, exact()), rng=np.random.default_rng(0))
+    assert not set(out.best.replacements) & blocked
+    assert out.damage == pytest.approx(brute_force(2, blocked))
+    assert checked  # checked lazily, in order of damage
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    query_budget=st.integers(min_value=1, max_value=40),
+    batch=st.integers(min_value=1, max_value=9),
+    noise=st.lists(st.floats(-1, 1), min_size=7, max_size=7),
+)
+def test_never_exceeds_the_query_budget_and_reports_what_it_scored(
+    query_budget: int, batch: int, noise: Sequence[float]
+) -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    problem, session, _ = make_problem(evaluator, budget=2, query_budget=query_budget)
+    values = iter(noise)
+    estimates = {p: np.array([next(values) for _ in opts]) for p, opts in OPTIONS.items()}
+    out = GuidedSearch(guided_batch=batch).search(
+        with_estimates(problem, estimates), rng=np.random.default_rng(0)
+    )
+    assert session.queries <= max(query_budget, 1)
+    assert evaluator.evaluated == session.queries
+    assert out.evaluated >= session.queries - 1  # the clean query is not the search's
+    assert 0.0 <= out.damage <= brute_force(2) + 1e-12
+
+
+# ---------------------------------------------------------------- the backend's estimates
+WORDS = ["the", "cat", "sat", "on", "the", "mat", "today"]
+
+
+@pytest.fixture(scope="module")
+def encoders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, TransformerEncoder]:
+    from repr_models import tiny_bert, tiny_gpt2
+
+    from brittle.scorers.transformer_backend import TransformerEncoder
+
+    root = tmp_path_factory.mktemp("guided-models")
+    return {
+        "bert-mean": TransformerEncoder(
+            str(tiny_bert(root / "bert")), pooling="mean", device="cpu"
+        ),
+        "gpt2-last": TransformerEncoder(
+            str(tiny_gpt2(root / "gpt2")), pooling="last", device="cpu"
+        ),
+    }
+
+
+def reference_derivative(encoder, words: list[str], position: int, form: str, weight) -> float:
+    """The loss's derivative along the replacement's embedding change, by central finite
+    differences, with the pooling written out word by word (the slow obvious way)."""
+    import torch
+
+    from brittle.scorers.alignment import align_batch
+
+    tok = encoder.tokenizer
+    old = align_batch(tok, [words])[0]
+    variant = [*words[:position], form, *words[position + 1 :]]
+    new = align_batch(tok, [variant])[0]
+    ids = torch.tensor([*old.prefix, *old.content_ids.tolist(), *old.suffix])
+    table = encoder.net.get_input_embeddings()
+    with torch.no_grad():
+        base = table(ids).double()
+        mine = np.flatnonzero(old.word_of == position) + len(old.prefix)
+        replacement = table(torch.from_numpy(new.content_ids[new.word_of == position])).double()
+        if replacement.shape[0] != mine.size:
+            replacement = replacement.mean(dim=0, keepdim=True).expand(mine.size, -1)
+        direction = torch.zeros_like(base)
+        direction[mine] = replacement - base[mine]
+
+        def loss_at(embeds: torch.Tensor) -> float:
+            states = encoder.net(
+                inputs_embeds=embeds[None].float(), output_hidden_states=True
+            ).hidden_states[1][0]
+            content = states[len(old.prefix) : len(old.prefix) + old.content_ids.shape[0]]
+            vectors = []
+            for w in range(len(words)):
+                rows = content[torch.from_numpy(np.flatnonzero(old.word_of == w))]
+                pick = {"mean": rows.mean(dim=0), "last": rows[-1], "first": rows[0]}
+                vectors.append(pick[encoder.pooling])
+            return float((torch.stack(vectors).double() * weight).sum())
+
+        eps = 1e-3
+        return (loss_at(base + eps * direction) - loss_at(base - eps * direction)) / (2 * eps)
+
+
+@pytest.mark.parametrize("name", ["bert-mean", "gpt2-last"])
+def test_substitution_effects_are_the_directional_derivative(
+    encoders: dict[str, TransformerEncoder], name: str
+) -> None:
+    import torch
+
+    encoder = encoders[name]
+    rng = np.random.default_rng(3)
+    weight = torch.from_numpy(rng.normal(size=(len(WORDS), encoder.dim)))
+    options = [(1, ["dog", "hippopotamus"]), (5, ["rug", "mat"]), (6, ["yesterday"])]
+    got = encoder.substitution_effects(
+        WORDS, layers=[1], loss=lambda v: (v[0].double() * weight).sum(), options=options
+    )
+    assert got is not None and [a.shape for a in got] == [(2,), (2,), (1,)]
+    assert got[1][1] == 0.0  # the word itself: no change
+    assert min(abs(v) for a in got for v in a.tolist() if v) > 0.02  # well above the tolerance
+    for (position, forms), effects in zip(options, got, strict=True):
+        for form, value in zip(forms, effects.tolist(), strict=True):
+            expected = reference_derivative(encoder, WORDS, position, form, weight)
+            assert value == pytest.approx(expected, rel=2e-2, abs=1e-3)
+
+
+def test_static_vectors_have_no_estimates() -> None:
+    from brittle.scorers.representations import RepresentationBackend
+
+    class Static(RepresentationBackend):
+        @classmethod
+        def open(cls, request):  # pragma: no cover - not opened by name here
+            raise NotImplementedError
+
+        def encode_flat(self, sentences, *, layers):  # pragma: no cover - not called
+            raise NotImplementedError
+
+    backend = Static(model="m", dim=2, n_layers=1, pooling="mean")
+    assert (
+        backend.substitution_effects(
+            ["a"], layers=[0], loss=lambda v: v[0].sum(), options=[(0, ["b"])]
+        )
+        is None
+    )
+
+
+# ---------------------------------------------------------------- end to end
+TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
+
+
+def _run(*args: str) -> None:
+    from click.testing import CliRunner
+
+    from brittle.cli.main import main
+
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def bert_probes(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
+    """Distance and POS probes on a tiny BERT (one epoch each)."""
+    from repr_models import tiny_bert
+
+    root = tmp_path_factory.mktemp("guided-probes")
+    bert = tiny_bert(root / "bert")
+    out = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BRITTLE_HOME", str(root / "home"))
+        for task in ("distance", "pos"):
+            _run(
+                "train-probe", str(TREEBANK), "--dev", str(TREEBANK), "--out", str(root / task),
+                "--model", str(bert), "--task", task, "--epochs", "1", "--threads", "1",
+                "--quiet",
+            )  # fmt: skip
+            out.append(str(root / task))
+    return tuple(out)
+
+
+def test_the_probes_give_estimates_for_every_option(bert_probes: tuple[str, ...]) -> None:
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
+
+    sentence = read_conllu(TREEBANK)[0]
+    evaluator = ProbeEvaluator.from_dirs(bert_probes, device="cpu")
+    options = {1: (("dog", "_"), ("idea", "_")), 2: (("ran", "_"),)}
+    table = SubstitutionTable.from_mapping(sentence.sent_id, "test", len(sentence), options)
+    both = evaluator.substitution_estimates(
+        sentence, table, {"distance.uuas": 1.0, "pos.pos_acc": 1.0}
+    )
+    assert both is not None and sorted(both) == [1, 2]
+    assert [both[1].shape, both[2].shape] == [(2,), (1,)]
+    assert max(float(np.abs(a).max()) for a in both.values()) == 1.0  # scaled
+    alone = evaluator.substitution_estimates(sentence, table, {"pos.pos_acc": 1.0})
+    assert alone is not None and not np.allclose(alone[1], both[1])  # the objective counts
+    empty = SubstitutionTable.from_mapping(sentence.sent_id, "test", len(sentence), {})
+    assert evaluator.substitution_estimates(sentence, empty, {"pos.pos_acc": 1.0}) is None
+
+
+def test_static_probes_fall_back_to_no_estimates(static_probe: Path) -> None:
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
+
+    sentence = read_conllu(TREEBANK)[0]
+    evaluator = ProbeEvaluator.from_dirs([static_probe], device="cpu")
+    table = SubstitutionTable.from_mapping(
+        sentence.sent_id, "test", len(sentence), {1: (("dog", "_"),)}
+    )
+    assert (
+        evaluator.substitution_estimates(sentence, table, dict.fromkeys(evaluator.tasks, 1.0))
+        is None
+    )
+
+
+def test_cli_guided_attack_with_workers_writes_the_files_of_one_process(
+    bert_probes: tuple[str, ...], tmp_path: Path
+) -> None:
+    args = [
+        "attack", str(TREEBANK), "--probe", bert_probes[0], "--probe", bert_probes[1],
+        "--method", "random", "--parser", "gold", "--search", "guided", "--budget", "2",
+        "--query-budget", "12", "--limit", "8", "--no-grade", "--quiet",
+    ]  # fmt: skip
+    _run(*args, "--out", str(tmp_path / "one"))
+    _run(*args, "--out", str(tmp_path / "two"), "--workers", "2")
+    rows = []
+    for name in ("one", "two"):
+        lines = (tmp_path / name / "results.jsonl").read_text().splitlines()
+        rows.append([{k: v for k, v in json.loads(x).items() if k != "seconds"} for x in lines])
+    assert rows[0] == rows[1]
+    assert all(r["queries"] <= 12 for r in rows[0]) and any(r["success"] for r in rows[0])
+    for name in ("adversarial.conllu", "summary.json"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
