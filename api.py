@@ -248,6 +248,7 @@ def attack(
     query_budget: int | None = None,
     time_budget: float | None = None,
     anytime: bool = False,
+    target: str | None = None,
     objective: Sequence[str] = (),
     generator_options: Sequence[str] = (),
     lm: str | None = None,
@@ -274,8 +275,10 @@ def attack(
     normalised tree edit distance (0: the same parse, 1: nothing shared);
     ``query_budget`` counts model evaluations per sentence, ``time_budget`` caps each
     sentence's search in wall-clock seconds (results then depend on the machine's
-    speed), ``anytime`` records in each row how its best drop grew; ``objective`` names
-    probe tasks or metrics (``distance``, ``pos.pos_acc``).
+    speed), ``anytime`` records in each row how its best drop grew; ``target``
+    (``parser:NAME``) attacks a dependency parser too (column ``parser.uas``; ``probes``
+    may then be empty); ``objective`` names probe tasks or metrics (``distance``,
+    ``pos.pos_acc``, ``parser``).
     ``workers``/``ray``: as ``--workers``/``--ray``.
 
     Args:
@@ -320,20 +323,21 @@ def attack(
         dtype=dtype,
         time_budget=time_budget,
         anytime=anytime,
+        target=target,
     )
     with contextlib.ExitStack() as stack:
         if out is None:
-            target = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="brittle-")))
-            target = target / "attack"
+            out_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="brittle-")))
+            out_dir = out_dir / "attack"
         else:
-            target = Path(out)
-        checked = preflight(config, target)
+            out_dir = Path(out)
+        checked = preflight(config, out_dir)
         for warning in checked.warnings:
             warnings.warn(warning, stacklevel=2)
         executor = stack.enter_context(_executor(workers, ray))
         summary = run_attack(
             config,
-            target,
+            out_dir,
             resume=resume,
             overwrite=overwrite,
             checked=checked,
@@ -342,7 +346,7 @@ def attack(
             executor=executor,
             device=device,
         )
-        rows = tuple(read_rows(target / RESULTS))
+        rows = tuple(read_rows(out_dir / RESULTS))
     return AttackResults(config, rows, summary, None if out is None else Path(out))
 
 

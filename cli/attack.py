@@ -228,7 +228,21 @@ def run_with_progress(
 
 @main.command("attack")
 @click.argument("treebank", type=click.Path(path_type=Path))
-@probes_option()
+@probes_option(
+    "Probe directory from `brittle train-probe` (repeat for several tasks); optional "
+    "with --target.",
+    required=False,
+)
+@click.option(
+    "--target",
+    default=None,
+    metavar="parser:NAME",
+    help="Also attack a dependency parser (`brittle list parsers`): its unlabelled "
+    "attachment score against the gold tree the perturbation keeps, column parser.uas, "
+    "beside the probes' on the same perturbations (or alone, without --probe). Use it "
+    "with a preset that keeps the gold tree (--validity tree or grammatical) and "
+    "--objective parser to lower the parser's score.",
+)
 @click.option(
     "--method",
     default="copos",
@@ -312,8 +326,9 @@ def run_with_progress(
     "--objective",
     default="",
     help="Comma-separated probe tasks (distance: its primary metric) or metrics "
-    "(distance.uuas, pos.pos_acc) whose mean drop is maximised (default: each probe's "
-    "primary metric). A name the probes do not give is refused with the valid ones.",
+    "(distance.uuas, pos.pos_acc; parser with --target) whose mean drop is maximised "
+    "(default: each probe's primary metric, and the parser's UAS). A name the probes "
+    "do not give is refused with the valid ones.",
 )
 @generator_options_option
 @lm_and_sense_options
@@ -357,6 +372,7 @@ def run_with_progress(
 def attack_command(
     treebank: Path,
     probes: tuple[Path, ...],
+    target: str | None,
     method: str,
     validity: str | None,
     search: str,
@@ -437,6 +453,7 @@ def attack_command(
             dtype=dtype,
             time_budget=time_budget,
             anytime=anytime,
+            target=target,
         )
         for tau in budgets
     }
@@ -472,7 +489,7 @@ def attack_command(
         summaries = {}
         components: AttackComponents | None = None
         for tau in budgets:
-            config, target = configs[tau], targets[tau]
+            config, out_dir = configs[tau], targets[tau]
             # The budget does not change probes, generator or parser: they load once.
             if executor is None:
                 with console.status("loading probes, model, generator and parser"):
@@ -481,7 +498,7 @@ def attack_command(
                     )
             summaries[tau] = run_with_progress(
                 config,
-                target,
+                out_dir,
                 resume=resume,
                 overwrite=overwrite,
                 label=f"tau={tau}",

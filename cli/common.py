@@ -141,13 +141,16 @@ def parse_budgets(text: str) -> list[int]:
 
 def probes_option(
     help: str = "Probe directory from `brittle train-probe` (repeat for several tasks).",
+    *,
+    required: bool = True,
 ) -> Callable[[F], F]:
-    """``--probe DIR`` (repeatable, required) into the ``probes`` parameter."""
+    """``--probe DIR`` (repeatable; required unless ``required`` is false) into the
+    ``probes`` parameter."""
     return click.option(
         "--probe",
         "probes",
         multiple=True,
-        required=True,
+        required=required,
         type=click.Path(path_type=Path),
         help=help,
     )

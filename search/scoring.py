@@ -9,6 +9,7 @@ sentence's query budget.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -275,6 +276,9 @@ class ScoringSession:
         self.scored = 0
         #: Scored candidates found admissible (the ones epsilon is taken over).
         self.admitted = 0
+        #: Of those, the ones whose representation distances were measured (all of them
+        #: when the evaluator reads representations, none when it does not).
+        self.measured = 0
         self.max_l2 = 0.0
         self.min_cosine = 1.0
         #: Per task, the largest drop over the admitted candidates (None: none yet).
@@ -359,8 +363,10 @@ class ScoringSession:
                 continue
             self._counted.add(p)
             self.admitted += 1
-            self.max_l2 = max(self.max_l2, found[0])
-            self.min_cosine = min(self.min_cosine, found[1])
+            if not math.isnan(found[0]):  # an evaluator without representations: NaN
+                self.measured += 1
+                self.max_l2 = max(self.max_l2, found[0])
+                self.min_cosine = min(self.min_cosine, found[1])
             drops = self.clean - self._metrics[p]
             self.worst = drops if self.worst is None else np.fmax(self.worst, drops)
             damage = float(drops @ self.weights)

@@ -11,6 +11,8 @@ from brittle.engine.core import heap
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.probes.probe_eval import ProbeEvaluator
 from brittle.engine.reports.predictions import PredictingEvaluator
+from brittle.engine.targets.combined import CombinedEvaluator, CombinedPredictor
+from brittle.engine.targets.parser import ParserTarget, target_parser
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints
@@ -153,8 +155,7 @@ def _build(
     else:
         generator = build_generator(config)
         generator.prepare()
-        probes = ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
-        evaluator = predictor = estimator = probes
+        evaluator, predictor, estimator = _evaluators(config, parser, device)
     return AttackComponents(
         evaluator,
         generator,
@@ -165,6 +166,29 @@ def _build(
         predictor=predictor,
         estimator=estimator,
     )
+
+
+def _evaluators(
+    config: AttackConfig, parser: ParserSource, device: str | None
+) -> tuple[TaskEvaluator, PredictingEvaluator | None, SubstitutionEstimator | None]:
+    """What scores the candidates: the probes, the ``--target`` parser (the constraints'
+    parser itself when it is the same one, so a candidate is parsed once), or both side
+    by side; what predicts the rows' trees and tags (each of them); and the probes again
+    as what estimates (``None`` without)."""
+    probes = (
+        ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
+        if config.probes
+        else None
+    )
+    if config.target is None:
+        assert probes is not None  # the configuration has probes or a target
+        return probes, probes, probes
+    name = target_parser(config.target)
+    source = parser if name == config.parser else LazyParser(name)
+    target = ParserTarget(source, name)
+    if probes is None:
+        return target, target, None
+    return CombinedEvaluator([probes, target]), CombinedPredictor([probes, target]), probes
 
 
 class ParserSource(Protocol):

@@ -9,6 +9,7 @@ from typing import Any
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
 from brittle.engine.runs.run_options import resolve_generator
+from brittle.engine.targets.parser import target_parser
 from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.representations import DTYPES
 from brittle.search.constraints import ConstraintSpec
@@ -53,6 +54,9 @@ class AttackConfig:
         anytime: write each row's anytime record (the best admitted damage so far,
             against queries and seconds; its seconds differ from run to run, as the
             row's own).
+        target: ``parser:NAME``: a registered dependency parser whose attachment score
+            the attack lowers too (its column ``parser.uas``; :mod:`brittle.engine.
+            targets.parser`), beside the probes' or alone (``probes`` may then be empty).
 
     Raises:
         ConfigError: a value out of range, an unknown component, or a strategy that
@@ -78,8 +82,13 @@ class AttackConfig:
     dtype: str | None = None
     time_budget: float | None = None
     anytime: bool = False
+    target: str | None = None
 
     def __post_init__(self) -> None:
+        if self.target is not None:
+            target_parser(self.target)
+        elif not self.probes:
+            raise ConfigError("an attack needs at least one --probe directory or a --target")
         if self.budget < 1:
             raise ConfigError(f"--budget must be at least 1, got {self.budget}")
         if self.candidates < 1:
@@ -180,6 +189,8 @@ class AttackConfig:
             del data["time_budget"]
         if not self.anytime:  # likewise
             del data["anytime"]
+        if self.target is None:  # likewise
+            del data["target"]
         return data
 
     @classmethod
@@ -218,6 +229,7 @@ def attack_config(
     dtype: str | None = None,
     time_budget: float | None = None,
     anytime: bool = False,
+    target: str | None = None,
 ) -> AttackConfig:
     """The settings of ``brittle attack`` and :func:`brittle.attack` from their options,
     resolved alike: ``validity``'s preset with the user's constraints and generator
@@ -254,4 +266,5 @@ def attack_config(
         dtype=dtype,
         time_budget=time_budget,
         anytime=anytime,
+        target=target,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.probes.probe_eval import ProbeColumns, probe_columns
+from brittle.engine.targets.parser import PARSER_PREFIX, ParserTarget
 from brittle.scorers.probe import ProbeDescription, describe_probe
 from brittle.search.generators.base import GENERATORS
 
@@ -120,6 +121,18 @@ def check_out_path(out: Path) -> None:
     check_output(out, directory=True)
 
 
+def attack_columns(tasks: Sequence[str], target: str | None) -> ProbeColumns:
+    """The columns of probes of ``tasks`` followed by the target's (``parser.uas``)."""
+    columns = probe_columns(tasks)
+    if target is None:
+        return columns
+    return ProbeColumns(
+        (*columns.prefixes, PARSER_PREFIX),
+        (*columns.columns, *ParserTarget.tasks),
+        (*columns.primary, *ParserTarget.primary),
+    )
+
+
 def preflight(config: AttackConfig, out: Path | None = None) -> Preflight:
     """Check ``config`` (and the output directory) without loading any model.
 
@@ -133,9 +146,9 @@ def preflight(config: AttackConfig, out: Path | None = None) -> Preflight:
         check_no_overlap(inputs, named("--out", out))
         check_out_path(out)
     probes = tuple(describe_probe(p) for p in config.probes)
-    if not probes:
-        raise ConfigError("an attack needs at least one --probe directory")
-    columns = probe_columns([p.spec.task for p in probes])
+    if not probes and config.target is None:
+        raise ConfigError("an attack needs at least one --probe directory or a --target")
+    columns = attack_columns([p.spec.task for p in probes], config.target)
     objective = columns.objective(config.objective)
     warnings: list[str] = []
     representations = {(p.key.backend, p.key.model, p.key.layer, p.key.pooling) for p in probes}
