@@ -237,11 +237,12 @@ def run_with_progress(
     "--target",
     default=None,
     metavar="parser:NAME",
-    help="Also attack a dependency parser (`brittle list parsers`): its unlabelled "
-    "attachment score against the gold tree the perturbation keeps, column parser.uas, "
-    "beside the probes' on the same perturbations (or alone, without --probe). Use it "
-    "with a preset that keeps the gold tree (--validity tree or grammatical) and "
-    "--objective parser to lower the parser's score.",
+    help="Also attack a dependency parser (`brittle list parsers`): its attachment score "
+    "against the gold tree the perturbation keeps, column parser.uas (and parser.las for "
+    "a UD-labelled parser: spacy-ud, trained once by `brittle resources "
+    "--train-ud-parser`), beside the probes' on the same perturbations (or alone, "
+    "without --probe). Use it with a preset that keeps the gold tree (--validity tree or "
+    "grammatical) and --objective parser to lower the parser's score.",
 )
 @click.option(
     "--method",

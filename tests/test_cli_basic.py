@@ -110,7 +110,7 @@ def test_resources_lists_every_resource_and_exit_status(tmp_path: Path, monkeypa
     result = CliRunner().invoke(main, ["resources", "--json"])
     data = json.loads(result.output)
     names = {d["name"] for d in data}
-    assert names == {"wordnet", "encoder", "glove", "spacy", "causal-lm"}
+    assert names == {"wordnet", "encoder", "glove", "spacy", "causal-lm", "ud-parser"}
     missing = [d for d in data if d["state"] == "missing"]
     assert result.exit_code == (2 if missing else 0)
     for d in missing:

@@ -53,7 +53,7 @@ def shipped(path: Path) -> bool:
     """Whether the file is part of the package: a module, or data a command reads."""
     if path.parent == ROOT and path.name in NOT_SHIPPED:
         return False
-    data = path.parent.name == "data" and path.suffix == ".conllu"
+    data = path.parent.name == "data" and path.suffix in (".conllu", ".json", ".cfg")
     return path.suffix == ".py" or path.name in ("report.css", "report.js", "py.typed") or data
 
 

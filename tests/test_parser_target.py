@@ -40,6 +40,16 @@ def test_attachment_scores_against_a_word_by_word_count(pairs: list[list[tuple[i
         assert value == (same / len(sentence) if sentence else 1.0)
 
 
+def test_labelled_scores_compare_the_universal_relation_of_right_heads() -> None:
+    heads = [np.array([2, 0, 2, 2], dtype=np.int32)], [np.array([2, 0, 2, 3], dtype=np.int32)]
+    said = ("nmod:poss", "root", "obj", "punct")
+    meant = ("nmod", "root", "obl", "punct")
+    assert attachment_scores(*heads).tolist() == [0.75]
+    # nmod:poss against nmod counts (subtypes aside); obj against obl does not; the
+    # last word's relation is right but its head is not
+    assert attachment_scores(*heads, [(said, meant)]).tolist() == [0.5]
+
+
 def test_a_parse_of_another_length_is_refused() -> None:
     with pytest.raises(ValueError, match="3 words"):
         attachment_scores([np.zeros(3, np.int32)], [np.zeros(4, np.int32)])
@@ -57,8 +67,10 @@ def test_the_gold_parser_keeps_every_attachment_and_measures_no_distance() -> No
     original = SENTENCES[0]
     candidates = [original, substituted(original, 1, "blorp")]
     (found,) = target.evaluate_many([(original, candidates, [None, None])])
-    assert target.tasks == target.primary == ("parser.uas",)
-    assert found.metrics.tolist() == [[1.0], [1.0]]
+    assert target.tasks == ("parser.uas", "parser.las")  # gold relations are UD's
+    assert target.primary == ("parser.uas",)
+    assert found.metrics.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert ParserTarget(lambda: make_parser("gold"), "spacy").tasks == ("parser.uas",)
     assert np.isnan(found.l2).all() and np.isnan(found.cosine).all()
 
 
@@ -166,3 +178,33 @@ def test_probes_and_the_parser_on_the_same_perturbations(
         assert row["damage"] == pytest.approx(row["tasks"]["parser.uas"]["drop"], abs=1e-6)
     inputs = json.loads((tmp_path / "both" / "inputs.json").read_text())
     assert inputs["objective"] == ["parser.uas"]
+
+
+@pytest.mark.needs("spacy-model")
+def test_the_ud_parser_trains_into_the_data_home_and_parses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two training steps on the built-in treebank laid out as the UD folders: the real
+    conversion and training, into the data home, and the parser it gives."""
+    from brittle.engine.core.resources.ud_parser import (
+        UD_DEV,
+        UD_TRAIN,
+        train_ud_parser,
+        ud_parser_status,
+    )
+
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    assert ud_parser_status().state == "provision"
+    with pytest.raises(ConfigError, match="no such treebank"):
+        train_ud_parser(tmp_path / "nothing")
+    ud = tmp_path / "ud"
+    for name in (*UD_TRAIN, UD_DEV):
+        (ud / name).parent.mkdir(parents=True, exist_ok=True)
+        (ud / name).write_bytes(default_treebank_path().read_bytes())
+    lines: list[str] = []
+    where = train_ud_parser(ud, steps=2, log=lines.append)
+    assert (where / "config.cfg").is_file() and any("Saved pipeline" in x for x in lines)
+    assert ud_parser_status().state == "ok"
+    parser = make_parser("spacy-ud", helpers=0)
+    (parse,) = parser.parse([SENTENCES[0]])
+    assert len(parse) == len(SENTENCES[0]) and parser.name == "spacy-ud"

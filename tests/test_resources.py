@@ -426,7 +426,7 @@ def test_check_all_loads_nothing(home: Path, tmp_path: Path) -> None:
     report = json.loads(out.stdout)
     assert report["heavy"] == []
     names = [s["name"] for s in report["statuses"]]
-    assert names == ["wordnet", "encoder", "glove", "spacy", "causal-lm"]
+    assert names == ["wordnet", "encoder", "glove", "spacy", "causal-lm", "ud-parser"]  # fmt: skip
     for status in report["statuses"]:
         assert status["state"] in {"ok", "provision", "missing"}
         assert status["location"]
@@ -437,10 +437,13 @@ def test_check_all_loads_nothing(home: Path, tmp_path: Path) -> None:
 
 def test_check_all_in_process(home: Path) -> None:
     statuses = resources.check_all()
-    assert [s.name for s in statuses] == ["wordnet", "encoder", "glove", "spacy", "causal-lm"]
-    causal = statuses[-1]
+    names = ["wordnet", "encoder", "glove", "spacy", "causal-lm", "ud-parser"]
+    assert [s.name for s in statuses] == names
+    causal, ud = statuses[-2:]
     if causal.available:
         assert causal.needs_provision and causal.fix == PROVISION_COMMAND
+    # optional: not trained in a fresh data home, which is a step to take, not an error
+    assert ud.state == "provision" and "--train-ud-parser" in ud.fix
     assert [s.name for s in statuses] == [r.name for r in resources.RESOURCES]
 
 

@@ -24,7 +24,12 @@ from brittle.engine.core.json_types import JSONObject
 from brittle.engine.core.overlap import check_no_overlap, named
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.probes.probe_eval import ProbeColumns, probe_columns
-from brittle.engine.targets.parser import PARSER_PREFIX, ParserTarget
+from brittle.engine.targets.parser import (
+    PARSER_PREFIX,
+    ParserTarget,
+    parser_columns,
+    target_parser,
+)
 from brittle.scorers.probe import ProbeDescription, describe_probe
 from brittle.search.generators.base import GENERATORS
 
@@ -122,13 +127,14 @@ def check_out_path(out: Path) -> None:
 
 
 def attack_columns(tasks: Sequence[str], target: str | None) -> ProbeColumns:
-    """The columns of probes of ``tasks`` followed by the target's (``parser.uas``)."""
+    """The columns of probes of ``tasks`` followed by the target's (``parser.uas``, and
+    ``parser.las`` for a UD-labelled parser)."""
     columns = probe_columns(tasks)
     if target is None:
         return columns
     return ProbeColumns(
         (*columns.prefixes, PARSER_PREFIX),
-        (*columns.columns, *ParserTarget.tasks),
+        (*columns.columns, *parser_columns(target_parser(target))),
         (*columns.primary, *ParserTarget.primary),
     )
 

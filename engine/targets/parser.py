@@ -5,8 +5,11 @@ by construction) leaves the parser nothing to get wrong that it got right before
 search looks for the one that most lowers the parser's unlabelled attachment score.
 UAS here is the share of words (punctuation included, as in the CoNLL 2018 shared
 task's evaluation) whose predicted head is the gold head the perturbation kept. Only
-UAS is measured: spaCy's English pipelines label with their own scheme, not UD's, so a
-labelled score against UD gold would not mean what it says.
+UAS is measured for a parser whose labels are not UD's (spaCy's English pipeline): a
+labelled score against UD gold would not mean what it says. A UD-labelled parser
+(:data:`~brittle.scorers.parsers.base.UD_LABELLED`: ``spacy-ud``, ``stanza``, ``gold``)
+also gets ``parser.las``: head and universal relation (the label before any ``:``
+subtype, as the CoNLL 2018 scorer compares them) both right.
 """
 
 from __future__ import annotations
@@ -19,10 +22,16 @@ from numpy.typing import NDArray
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.sentence import Sentence
-from brittle.scorers.parsers.base import PARSERS, Parser
+from brittle.scorers.parsers.base import PARSERS, UD_LABELLED, Parser
 from brittle.search.scoring import Evaluation, Request
 
-__all__ = ["PARSER_PREFIX", "ParserTarget", "attachment_scores", "target_parser"]
+__all__ = [
+    "PARSER_PREFIX",
+    "ParserTarget",
+    "attachment_scores",
+    "parser_columns",
+    "target_parser",
+]
 
 #: The column prefix of a parser target (``parser.uas``).
 PARSER_PREFIX = "parser"
@@ -42,24 +51,43 @@ def target_parser(spec: str) -> str:
 
 
 def attachment_scores(
-    predicted: Sequence[NDArray[np.int32]], gold: Sequence[NDArray[np.int32]]
+    predicted: Sequence[NDArray[np.int32]],
+    gold: Sequence[NDArray[np.int32]],
+    labels: Sequence[tuple[Sequence[str], Sequence[str]]] | None = None,
 ) -> NDArray[np.float64]:
-    """Unlabelled attachment score of each sentence, shape (m,): the share of its words
-    whose predicted 1-based head (0: the root) is the gold one (1.0 for no word)."""
+    """Attachment score of each sentence, shape (m,): the share of its words whose
+    predicted 1-based head (0: the root) is the gold one (1.0 for no word); with
+    ``labels`` (per sentence: predicted and gold relations) whose universal relation is
+    right too (labelled)."""
     out = np.ones(len(predicted), dtype=np.float64)
     for i, (p, g) in enumerate(zip(predicted, gold, strict=True)):
         if p.shape != g.shape:
             raise ValueError(f"a parse of {p.shape[0]} words for a sentence of {g.shape[0]}")
-        if g.size:
-            out[i] = float(np.count_nonzero(p == g)) / g.size
+        if not g.size:
+            continue
+        right = p == g
+        if labels is not None:
+            said, meant = labels[i]
+            right &= np.array(
+                [a.split(":")[0] == b.split(":")[0] for a, b in zip(said, meant, strict=True)]
+            )
+        out[i] = float(np.count_nonzero(right)) / g.size
     return out
 
 
+def parser_columns(name: str) -> tuple[str, ...]:
+    """The columns a parser target gives: ``parser.uas``, and ``parser.las`` for a
+    UD-labelled parser."""
+    uas = f"{PARSER_PREFIX}.uas"
+    return (uas, f"{PARSER_PREFIX}.las") if name in UD_LABELLED else (uas,)
+
+
 class ParserTarget:
-    """The :class:`~brittle.search.scoring.TaskEvaluator` of a parser: one column,
-    ``parser.uas``, against each candidate's own gold heads (the original's, carried
-    over; renumbered for a reordering). It measures no representation, so its L2 and
-    cosine are NaN.
+    """The :class:`~brittle.search.scoring.TaskEvaluator` of a parser: ``parser.uas``
+    (and ``parser.las`` for a UD-labelled one: :func:`parser_columns`) against each
+    candidate's own gold tree (the original's, carried over; renumbered for a
+    reordering); UAS is the primary column. It measures no representation, so its L2
+    and cosine are NaN.
 
     Args:
         parser: gives the parser at the first call (an attack shares the parse-based
@@ -67,12 +95,12 @@ class ParserTarget:
         name: the parser's registered name, for the reports.
     """
 
-    tasks: tuple[str, ...] = (f"{PARSER_PREFIX}.uas",)
     primary: tuple[str, ...] = (f"{PARSER_PREFIX}.uas",)
 
     def __init__(self, parser: Callable[[], Parser], name: str) -> None:
         self.parser = parser
         self.name = name
+        self.tasks = parser_columns(name)
 
     def evaluate(
         self,
@@ -80,7 +108,7 @@ class ParserTarget:
         candidates: Sequence[Sentence],
         alignments: Sequence[NDArray[np.int64] | None],
     ) -> Evaluation:
-        """UAS of each candidate, shape (m, 1); L2 and cosine NaN."""
+        """UAS (and LAS) of each candidate, shape (m, columns); L2 and cosine NaN."""
         return self.evaluate_many([(original, candidates, alignments)])[0]
 
     def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
@@ -96,12 +124,17 @@ class ParserTarget:
         """:meth:`evaluate` of several requests, every candidate parsed in one call."""
         candidates = [c for _, cands, _ in requests for c in cands]
         parses = self.parser().parse(candidates) if candidates else []
-        scores = attachment_scores([p.heads for p in parses], [c.heads for c in candidates])
+        heads = [p.heads for p in parses], [c.heads for c in candidates]
+        columns = [attachment_scores(*heads)]
+        if len(self.tasks) > 1:
+            labels = [(p.deprels, c.deprels) for p, c in zip(parses, candidates, strict=True)]
+            columns.append(attachment_scores(*heads, labels))
+        scores = np.column_stack(columns)
         out: list[Evaluation] = []
         start = 0
         for _, cands, _ in requests:
             m = len(cands)
             none = np.full(m, np.nan)
-            out.append(Evaluation(scores[start : start + m, None], none, none.copy()))
+            out.append(Evaluation(scores[start : start + m], none, none.copy()))
             start += m
         return out

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from brittle.engine.core.sentence import Sentence
 
 __all__ = [
+    "UD_LABELLED",
     "CacheStats",
     "CachedParser",
     "Parse",
@@ -114,6 +115,11 @@ class ParserFactory(Protocol):
 
     def __call__(self, **options: Any) -> Parser: ...
 
+
+#: Registered parsers whose relation labels are UD's (the others, spaCy's English
+#: pipeline among them, label with a scheme of their own): attachment scores against UD
+#: gold are labelled only for these.
+UD_LABELLED: frozenset[str] = frozenset({"gold", "stanza", "spacy-ud"})
 
 #: Dependency parsers by name: factories that build a :class:`Parser` from keyword options.
 PARSERS: Registry[Callable[..., Parser]] = Registry(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from brittle.engine.core.resources import check_spacy, load_spacy
+from brittle.engine.core.resources.ud_parser import ud_parser_path
 from brittle.scorers.parsers.base import PARSERS, CachedParser, Parse, Words
 from brittle.scorers.parsers.helpers import SplitBackend, auto_helpers
 from brittle.scorers.parsers.upos_rules import UposRules, compile_upos_rules
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["UNUSED_COMPONENTS", "SpacyBackend", "doc_to_parse", "spacy_parser"]
+__all__ = ["UNUSED_COMPONENTS", "SpacyBackend", "doc_to_parse", "spacy_parser", "spacy_ud_parser"]
 
 #: Pipeline components whose output a :class:`Parse` does not use; they are skipped.
 UNUSED_COMPONENTS: tuple[str, ...] = ("lemmatizer", "ner")
@@ -178,5 +179,28 @@ def spacy_parser(
     if count < 1:
         return CachedParser(backend, cache_size=cache_size)
     spec = SpacyBackend(model=model, batch_size=batch_size)
+    split = SplitBackend(backend, spec, helpers=count, locate=backend.locate)
+    return CachedParser(split, cache_size=cache_size)
+
+
+@PARSERS.register(
+    "spacy-ud",
+    help="spaCy trained on UD English (brittle resources --train-ud-parser): UD labels",
+)
+def spacy_ud_parser(
+    *, batch_size: int = 64, cache_size: int = 100_000, helpers: int | None = None
+) -> CachedParser:
+    """The spaCy parser trained on UD English into the data home (:mod:`brittle.engine.
+    core.resources.ud_parser`), cached and with helpers as :func:`spacy_parser`.
+
+    Raises:
+        ResourceMissingError: it has not been trained (the message says how).
+    """
+    model = str(ud_parser_path())
+    backend = SpacyBackend(model=model, batch_size=batch_size, name="spacy-ud")
+    count = auto_helpers() if helpers is None else helpers
+    if count < 1:
+        return CachedParser(backend, cache_size=cache_size)
+    spec = SpacyBackend(model=model, batch_size=batch_size, name="spacy-ud")
     split = SplitBackend(backend, spec, helpers=count, locate=backend.locate)
     return CachedParser(split, cache_size=cache_size)

