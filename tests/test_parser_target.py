@@ -157,6 +157,27 @@ def test_an_attack_on_the_spacy_parser_alone_and_on_two_workers(tmp_path: Path) 
         if row["success"]:
             assert len(parsed["perturbed"]["heads"]) == len(row["perturbed"])
     assert '"parser"' in (tmp_path / "one" / "report.html").read_text()
+    # per gold relation, the clean parse's right attachments the perturbation broke
+    summary = json.loads((tmp_path / "one" / "summary.json").read_text())
+    sentences = read_conllu(default_treebank_path())
+    counted: dict[str, list[int]] = {}
+    for row in one:
+        if not row["success"]:
+            continue
+        gold = sentences[row["index"]]
+        parsed = row["predictions"]["parser"]
+        for g, rel, a, b in zip(
+            gold.heads.tolist(), gold.deprels, parsed["clean"]["heads"],
+            parsed["perturbed"]["heads"], strict=True,
+        ):  # fmt: skip
+            if a == g:
+                entry = counted.setdefault(rel.split(":")[0], [0, 0])
+                entry[0] += 1
+                entry[1] += b != g
+    breaks = summary["parser_breaks"]
+    assert {r: [v["attached"], v["broken"]] for r, v in breaks.items()} == counted
+    assert any(v["broken"] for v in breaks.values())
+    assert "Parser attachments broken" in (tmp_path / "one" / "summary.md").read_text()
     summary = json.loads((tmp_path / "one" / "summary.json").read_text())
     assert json.loads((tmp_path / "one" / "config.json").read_text())["target"] == "parser:spacy"
     assert "parser.uas" in json.dumps(summary)

@@ -68,6 +68,7 @@ from brittle.engine.reports.report import (
 )
 from brittle.engine.reports.results import RESULTS, ResultRow, read_rows, repair_results
 from brittle.engine.runs.shards import LocalProcesses, Shard, ShardExecutor, run_shards
+from brittle.engine.targets.parser import relation_breaks
 from brittle.search.quality import QualityMeter
 from brittle.search.scoring import Objective
 
@@ -511,6 +512,9 @@ def _render(
     objective comes from ``inputs.json``, where the run recorded it as resolved."""
     resolved = inputs.get("objective")
     objective = [str(t) for t in resolved] if isinstance(resolved, list) else []
+    breaks = None
+    if config.target is not None:  # per gold relation, the parser's attachments broken
+        breaks = relation_breaks(_rows_with_sentences(config, out_dir / RESULTS))
     summary = render_reports(
         out_dir,
         digest,
@@ -519,6 +523,7 @@ def _render(
         inputs=inputs,
         total=total,
         objective=objective,
+        parser_breaks=breaks,
     )
     write_html_report(out_dir, summary, _rows_with_sentences(config, out_dir / RESULTS))
     return summary

@@ -61,6 +61,16 @@ class ValiditySummary(TypedDict):
     mean_drop_valid: dict[str, dict[str, float | None]]
 
 
+class RelationBreaks(TypedDict):
+    """How often a parser target's attachments of one gold relation broke: of the words
+    of that relation it attached right in the clean sentence (``attached``), those it
+    attached wrong in the kept perturbation (``broken``), and their ``share``."""
+
+    attached: int
+    broken: int
+    share: float | None
+
+
 class Summary(TypedDict):
     """``summary.json``: the attack's summary (see :func:`summarize`).
 
@@ -76,6 +86,8 @@ class Summary(TypedDict):
     (their drops are lower bounds; ``None`` without a query budget). Both are absent
     from summaries written before they were counted. ``time_budget_hits``, present only
     with ``--time-budget``, counts the sentences whose search ran out of time.
+    ``parser_breaks``, present only with ``--target parser:NAME``, gives per gold
+    relation how often the parser's right attachments broke (:class:`RelationBreaks`).
     """
 
     sentences: int
@@ -99,6 +111,7 @@ class Summary(TypedDict):
     query_budget_hits: NotRequired[int | None]
     time_budget_hits: NotRequired[int]
     validity: NotRequired[ValiditySummary | None]
+    parser_breaks: NotRequired[dict[str, RelationBreaks]]
     config: JSONObject
     objective: list[str]
     inputs: JSONObject
@@ -266,6 +279,7 @@ def summarize(
     inputs: JSONObject | None = None,
     total: int | None = None,
     objective: Sequence[str] = (),
+    parser_breaks: Mapping[str, RelationBreaks] | None = None,
 ) -> Summary:
     """The summary of an attack (Algorithms 2 and 3 of La Malfa et al.).
 
@@ -322,6 +336,8 @@ def summarize(
     }
     if config.get("time_budget") is not None:  # written only with a time budget
         summary["time_budget_hits"] = d.time_budget_hits
+    if parser_breaks is not None:  # written only with a parser target
+        summary["parser_breaks"] = dict(parser_breaks)
     return summary
 
 
@@ -495,6 +511,27 @@ def measured_in(summary: Summary) -> list[str]:
     return [f"Measured in the first probe's representation: {probes[0].get('representation')}.", ""]
 
 
+def parser_break_lines(summary: Summary) -> list[str]:
+    """The parser target's broken attachments per gold relation, most broken first."""
+    breaks = summary.get("parser_breaks")
+    if not breaks:
+        return []
+    lines = [
+        "## Parser attachments broken, by gold relation",
+        "",
+        "Of the words the parser attached right in the clean sentence, the share it "
+        "attached wrong in the kept perturbation.",
+        "",
+        "| relation | attached right | broken | share |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    order = sorted(breaks, key=lambda r: (-(breaks[r]["share"] or 0.0), r))
+    for rel in order:
+        b = breaks[rel]
+        lines.append(f"| {rel} | {b['attached']} | {b['broken']} | {_fmt(b['share'])} |")
+    return [*lines, ""]
+
+
 def render_markdown(summary: Summary) -> str:
     """``summary.md``: the tables a reader wants first, then configuration and versions."""
     cfg = summary["config"]
@@ -553,6 +590,7 @@ def render_markdown(summary: Summary) -> str:
         *eligible_lines(summary),
         *bound_lines(summary),
         *validity_lines(summary),
+        *parser_break_lines(summary),
         *rejection_lines(summary),
         *order_lines(summary),
         *quality_lines(summary),
@@ -652,6 +690,7 @@ def render_reports(
     inputs: JSONObject | None = None,
     total: int | None = None,
     objective: Sequence[str] = (),
+    parser_breaks: Mapping[str, RelationBreaks] | None = None,
 ) -> Summary:
     """Write summary.json, summary.md and plots/ for one attack directory.
 
@@ -660,7 +699,13 @@ def render_reports(
     """
     digest = rows if isinstance(rows, Digest) else Digest.of(rows)
     summary = summarize(
-        digest, config=config, versions=versions, inputs=inputs, total=total, objective=objective
+        digest,
+        config=config,
+        versions=versions,
+        inputs=inputs,
+        total=total,
+        objective=objective,
+        parser_breaks=parser_breaks,
     )
     write_json(out / SUMMARY_JSON, summary, sort_keys=True)
     with atomic_write(out / SUMMARY_MD) as handle:

@@ -14,7 +14,7 @@ subtype, as the CoNLL 2018 scorer compares them) both right.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +22,8 @@ from numpy.typing import NDArray
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.sentence import Sentence
+from brittle.engine.reports.report import RelationBreaks
+from brittle.engine.reports.results import ResultRow
 from brittle.scorers.parsers.base import PARSERS, UD_LABELLED, Parser
 from brittle.search.scoring import Evaluation, Request
 
@@ -30,11 +32,54 @@ __all__ = [
     "ParserTarget",
     "attachment_scores",
     "parser_columns",
+    "relation_breaks",
     "target_parser",
 ]
 
 #: The column prefix of a parser target (``parser.uas``).
 PARSER_PREFIX = "parser"
+
+
+def relation_breaks(
+    rows: Iterable[tuple[ResultRow, Sentence | None]],
+) -> dict[str, RelationBreaks]:
+    """Per gold universal relation, the words the parser attached right in the clean
+    sentence and, of those, the ones it attached wrong in the kept perturbation, over
+    the rows that kept a substitution and recorded the parser's heads
+    (``predictions.parser``) beside their treebank sentence."""
+    attached: dict[str, int] = {}
+    broken: dict[str, int] = {}
+    for row, sentence in rows:
+        found = (row.predictions or {}).get(PARSER_PREFIX)
+        if sentence is None or not row.success or row.order is not None:
+            continue
+        if not isinstance(found, Mapping):
+            continue
+        clean, perturbed = _heads(found.get("clean")), _heads(found.get("perturbed"))
+        if clean is None or perturbed is None or not len(clean) == len(perturbed) == len(sentence):
+            continue
+        for gold, rel, before, after in zip(
+            sentence.heads.tolist(), sentence.deprels, clean, perturbed, strict=True
+        ):
+            if before != gold:
+                continue
+            name = rel.split(":")[0]
+            attached[name] = attached.get(name, 0) + 1
+            broken[name] = broken.get(name, 0) + (after != gold)
+    return {
+        rel: {"attached": n, "broken": broken[rel], "share": round(broken[rel] / n, 6)}
+        for rel, n in sorted(attached.items())
+    }
+
+
+def _heads(entry: object) -> list[int] | None:
+    """The ``heads`` list of one prediction entry (``None``: not one)."""
+    if not isinstance(entry, Mapping):
+        return None
+    heads = entry.get("heads")
+    if not isinstance(heads, list) or not all(isinstance(h, int) for h in heads):
+        return None
+    return [int(h) for h in heads]
 
 
 def target_parser(spec: str) -> str:
