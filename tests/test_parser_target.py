@@ -229,3 +229,31 @@ def test_the_ud_parser_trains_into_the_data_home_and_parses(
     parser = make_parser("spacy-ud", helpers=0)
     (parse,) = parser.parse([SENTENCES[0]])
     assert len(parse) == len(SENTENCES[0]) and parser.name == "spacy-ud"
+
+
+@pytest.mark.needs("spacy-model")
+def test_an_interrupted_parser_attack_resumes_to_the_same_files(tmp_path: Path) -> None:
+    from brittle.engine.attack import run_attack
+    from brittle.engine.attack.run import Progress
+
+    config = AttackConfig(
+        treebank=str(default_treebank_path()), probes=(), target="parser:spacy",
+        method="jabberwocky", generator_options=("stems=syllable", "slots=regular"),
+        constraints=("budget",), objective=("parser",), budget=2, query_budget=20, limit=20,
+    )  # fmt: skip
+    full, cut = tmp_path / "full", tmp_path / "cut"
+    run_attack(config, full)
+
+    class Interrupt(Exception):
+        pass
+
+    def stop_after_17(progress: Progress, total: int) -> None:
+        if progress.done == 17:  # inside the second chunk of 16
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        run_attack(config, cut, on_sentence=stop_after_17)
+    run_attack(config, cut, resume=True)
+    assert _rows(full) == _rows(cut)
+    for name in ("adversarial.conllu", "summary.json", "summary.md"):
+        assert (full / name).read_bytes() == (cut / name).read_bytes(), name
