@@ -393,3 +393,35 @@ def test_reordered_words_are_compared_with_themselves(browser: Browser, tmp_path
         moved += heads
     assert moved > 0
     assert browser.errors == []
+
+
+@pytest.mark.needs("spacy-model")
+def test_a_parser_attack_draws_the_parsers_trees_and_the_edges_it_lost(
+    browser: Browser, tmp_path: Path
+):
+    from click.testing import CliRunner
+
+    from brittle.cli.main import main
+
+    out = tmp_path / "parser"
+    result = CliRunner().invoke(main, [
+        "attack", str(TREEBANK), "--target", "parser:spacy", "--validity", "tree",
+        "--budget", "2", "--query-budget", "20", "--limit", "4", "--no-grade", "--quiet",
+        "--out", str(out),
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    browser.open(out / REPORT_HTML)
+    rows = _rows(out)
+    k = next(i for i, r in enumerate(rows) if r["success"])
+    browser.evaluate(f"document.querySelectorAll('{ROWS}')[{k}].click()")
+    browser.wait_until("!document.getElementById('sentence-view').hidden")
+    arcs = _arcs_by_tree(browser)
+    parsed = rows[k]["predictions"]["parser"]
+    assert arcs == {
+        "gold": len(rows[k]["words"]),
+        "parser:clean": len(parsed["clean"]["heads"]),
+        "parser:perturbed": len(parsed["perturbed"]["heads"]),
+    }
+    legend = browser.evaluate("document.getElementById('sentence-view').textContent")
+    assert "found by parser on the clean sentence, lost on the perturbed one" in legend
+    assert browser.errors == []

@@ -378,10 +378,11 @@
     var preds = r.p || {}, names = Object.keys(preds);
     var gold = goldEdges(r);
     var identity = r.w.map(function (_, k) { return k; });
-    // Gold edges the first distance-type probe found on the clean sentence and lost on
-    // the perturbed one.
+    // Gold edges the attacked parser (else the first distance-type probe) found on the
+    // clean sentence and lost on the perturbed one.
     var lost = {}, lostCount = 0, gained = 0;
-    var firstTree = names.filter(function (nm) { return kindOf(preds[nm]) === "heads"; })[0];
+    var trees = names.filter(function (nm) { return kindOf(preds[nm]) === "heads"; });
+    var firstTree = trees.indexOf("parser") >= 0 ? "parser" : trees[0];
     if (firstTree && preds[firstTree].perturbed) {
       var before = predictedEdges(preds[firstTree].clean.heads, identity);
       var after = predictedEdges(preds[firstTree].perturbed.heads, pos.toOrig);
