@@ -257,3 +257,17 @@ def test_an_interrupted_parser_attack_resumes_to_the_same_files(tmp_path: Path) 
     assert _rows(full) == _rows(cut)
     for name in ("adversarial.conllu", "summary.json", "summary.md"):
         assert (full / name).read_bytes() == (cut / name).read_bytes(), name
+
+
+def test_an_untrained_ud_parser_is_one_line_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRITTLE_HOME", str(tmp_path / "home"))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [
+        "attack", str(default_treebank_path()), "--target", "parser:spacy-ud", "--validity",
+        "tree", "--limit", "2", "--no-grade", "--quiet", "--out", str(out),
+    ])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "--train-ud-parser" in result.output and "Traceback" not in result.output
+    assert not out.exists()

@@ -30,6 +30,7 @@ from brittle.engine.targets.parser import (
     parser_columns,
     target_parser,
 )
+from brittle.scorers.parsers.base import PARSERS
 from brittle.scorers.probe import ProbeDescription, describe_probe
 from brittle.search.generators.base import GENERATORS
 
@@ -155,6 +156,10 @@ def preflight(config: AttackConfig, out: Path | None = None) -> Preflight:
     if not probes and config.target is None:
         raise ConfigError("an attack needs at least one --probe directory or a --target")
     columns = attack_columns([p.spec.task for p in probes], config.target)
+    if config.target is not None:
+        # Built, not loaded: a parser whose trained model is missing (spacy-ud before
+        # `brittle resources --train-ud-parser`) says so before anything is written.
+        PARSERS.get(target_parser(config.target))()
     objective = columns.objective(config.objective)
     warnings: list[str] = []
     representations = {(p.key.backend, p.key.model, p.key.layer, p.key.pooling) for p in probes}
