@@ -334,3 +334,25 @@ def test_cli_guided_attack_with_workers_writes_the_files_of_one_process(
     assert all(r["queries"] <= 12 for r in rows[0]) and any(r["success"] for r in rows[0])
     for name in ("adversarial.conllu", "summary.json"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_without_a_query_budget_only_the_leading_bases_are_extended() -> None:
+    """Every pair of a 12-position table of 30 options each is 59,400 doubles; the
+    search extends at most MAX_BASES bases (each by 330 options), then stops."""
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.search.scoring import CachedScorer, Objective
+    from brittle.search.strategies.guided import MAX_BASES
+
+    sentence = next(s for s in read_conllu(TREEBANK) if len(s) >= 12)
+    rng = np.random.default_rng(5)
+    options = {p: tuple((f"w{p}x{k}", "_") for k in range(30)) for p in range(12)}
+    penalty = {f: float(rng.random()) / 10 for opts in options.values() for f, _ in opts}
+    evaluator = AdditiveEvaluator(penalty)
+    session = CachedScorer(evaluator).session(sentence, Objective.mean_of(["a", "b"]))
+    table = SubstitutionTable.from_mapping(sentence.sent_id, "test", len(sentence), options)
+    problem = SearchProblem(
+        table, 2, session, lambda batch: np.ones(len(batch), dtype=bool), session.is_exhausted
+    )
+    out = GuidedSearch().search(problem, rng=np.random.default_rng(0))
+    assert 360 < out.evaluated <= 360 + MAX_BASES * 330 < 59_400 // 2
+    assert len(out.best.positions) == 2

@@ -2,8 +2,10 @@
 
 Where beam search scores every single substitution before it extends any, a guided
 search keeps one frontier of unscored candidates (every single substitution and, once a
-candidate has been scored and not found infeasible, every extension of it by one more
-substitution) and scores it best-first in small batches, ranked by a predicted damage:
+candidate has been scored, not found infeasible and is among the :data:`BASES` most
+damaging so far, every extension of it by one more substitution, for at most
+:data:`MAX_BASES` bases) and scores it
+best-first in small batches, ranked by a predicted damage:
 
 - a single substitution ``(p, k)`` is predicted ``a * e[p, k] + b + r[p]``, where
   ``e`` is the problem's first-order estimate (one gradient pass over the clean
@@ -25,6 +27,7 @@ they rejected is not extended.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +40,13 @@ from brittle.search.strategies.base import STRATEGIES, Strategy
 
 #: One option of the table: (position, index of the option at that position).
 Slot = tuple[int, int]
+
+#: A scored candidate is extended only when it is more damaging than the least of the
+#: this many most damaging bases extended so far (a beam's width of bases) ...
+BASES = 16
+#: ... and at most this many bases are extended in all, so that without a query budget
+#: the search ends after at most MAX_BASES x (options) extensions, not every pair.
+MAX_BASES = 64
 
 
 class _Model:
@@ -140,6 +150,8 @@ def _guided(problem: SearchProblem, *, batch: int) -> Outcome:
     scored: list[Perturbation] = []  # every scored candidate; a base is an index into it
     scored_damage: list[float] = [0.0]  # shifted by one: entry 0 is the identity's
     queued: set[Perturbation] = set()
+    leaders: list[float] = []  # the damages of the bases extended, the BASES largest
+    extended = 0
     best, best_damage = problem.empty(), 0.0
     evaluated = checked = 0
     while frontier.count and not problem.is_exhausted():
@@ -179,6 +191,15 @@ def _guided(problem: SearchProblem, *, batch: int) -> Outcome:
             scored_damage.append(float(damages[j]))
             if len(cand.positions) >= problem.budget or j in rejected:
                 continue
+            # Only the most damaging bases so far are extended, and at most MAX_BASES
+            # in all: without a query budget the search then ends, as a beam search
+            # does, instead of trying every pair.
+            if extended == MAX_BASES or (len(leaders) == BASES and damages[j] <= leaders[0]):
+                continue
+            extended += 1
+            heapq.heappush(leaders, float(damages[j]))
+            if len(leaders) > BASES:
+                heapq.heappop(leaders)
             used = set(cand.positions)
             for slot, (p, _) in enumerate(order):
                 if p not in used:
