@@ -19,7 +19,6 @@ import numpy as np
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.targets.parser import attachment_scores
 from brittle.scorers.parsers import make_parser
-from brittle.scorers.parsers.base import UD_LABELLED
 
 UD = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud"
 TESTS = ("UD_English-EWT/en_ewt-ud-test.conllu", "UD_English-GUM/en_gum-ud-test.conllu")
@@ -40,7 +39,7 @@ def main() -> None:
             heads = [p.heads for p in parses], [s.heads for s in sentences]
             uas = attachment_scores(*heads) @ words / words.sum()
             las = "—"
-            if name in UD_LABELLED:
+            if model.ud_labels:
                 labels = [(p.deprels, s.deprels) for p, s in zip(parses, sentences, strict=True)]
                 las = f"{attachment_scores(*heads, labels) @ words / words.sum():.3f}"
             tags = sum(

@@ -41,6 +41,7 @@ class RuleBackend:
     and the word ``noun`` is tagged NOUN (everything else keeps its position's tag)."""
 
     name = "rule"
+    ud_labels = False
 
     def __init__(self, tags: Sequence[str]) -> None:
         self.tags = tuple(tags)

@@ -40,6 +40,7 @@ class ChainBackend:
     fail_load: bool = False
     fail_parse: bool = False
     name: str = "chain"
+    ud_labels: bool = False
     slow_load: float = 0.0
     slow_exit: float = 0.0
 

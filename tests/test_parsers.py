@@ -36,6 +36,7 @@ class CountingBackend:
     """A fake backend: a right-branching chain, counting what it was asked."""
 
     name = "fake"
+    ud_labels = False
 
     def __init__(self) -> None:
         self.calls: list[list[tuple[str, ...]]] = []

@@ -65,6 +65,7 @@ class ChainParser:
     """A fake parser backend: a chain, or a flat tree when the word ``flat`` occurs."""
 
     name = "chain"
+    ud_labels = False
 
     def prepare(self) -> None:
         pass

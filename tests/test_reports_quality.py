@@ -47,6 +47,7 @@ class ChainParser:
     """A chain under word 1, flattened when the word ``flat`` occurs; tags are kept."""
 
     name = "chain"
+    ud_labels = False
 
     def prepare(self) -> None:
         pass

@@ -6,10 +6,10 @@ search looks for the one that most lowers the parser's unlabelled attachment sco
 UAS here is the share of words (punctuation included, as in the CoNLL 2018 shared
 task's evaluation) whose predicted head is the gold head the perturbation kept. Only
 UAS is measured for a parser whose labels are not UD's (spaCy's English pipeline): a
-labelled score against UD gold would not mean what it says. A UD-labelled parser
-(:data:`~brittle.scorers.parsers.base.UD_LABELLED`: ``spacy-ud``, ``stanza``, ``gold``)
-also gets ``parser.las``: head and universal relation (the label before any ``:``
-subtype, as the CoNLL 2018 scorer compares them) both right.
+labelled score against UD gold would not mean what it says. A parser whose
+``ud_labels`` says its labels are UD's (``spacy-ud``, ``stanza``, ``gold``) also gets
+``parser.las``: head and universal relation (the label before any ``:`` subtype, as
+the CoNLL 2018 scorer compares them) both right.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from brittle.engine.core.json_types import JSONValue
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.reports.report import RelationBreaks
 from brittle.engine.reports.results import ResultRow
-from brittle.scorers.parsers.base import PARSERS, UD_LABELLED, Parser
+from brittle.scorers.parsers.base import PARSERS, Parser
 from brittle.search.scoring import Evaluation, Request
 
 __all__ = [
@@ -120,11 +120,11 @@ def attachment_scores(
     return out
 
 
-def parser_columns(name: str) -> tuple[str, ...]:
+def parser_columns(ud_labels: bool) -> tuple[str, ...]:
     """The columns a parser target gives: ``parser.uas``, and ``parser.las`` for a
-    UD-labelled parser."""
+    parser whose labels are UD's."""
     uas = f"{PARSER_PREFIX}.uas"
-    return (uas, f"{PARSER_PREFIX}.las") if name in UD_LABELLED else (uas,)
+    return (uas, f"{PARSER_PREFIX}.las") if ud_labels else (uas,)
 
 
 class ParserTarget:
@@ -138,14 +138,15 @@ class ParserTarget:
         parser: gives the parser at the first call (an attack shares the parse-based
             constraints' parser when it is the same one, and with it their parses).
         name: the parser's registered name, for the reports.
+        ud_labels: whether its labels are UD's (``Parser.ud_labels``; then LAS too).
     """
 
     primary: tuple[str, ...] = (f"{PARSER_PREFIX}.uas",)
 
-    def __init__(self, parser: Callable[[], Parser], name: str) -> None:
+    def __init__(self, parser: Callable[[], Parser], name: str, *, ud_labels: bool) -> None:
         self.parser = parser
         self.name = name
-        self.tasks = parser_columns(name)
+        self.tasks = parser_columns(ud_labels)
 
     def evaluate(
         self,

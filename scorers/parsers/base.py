@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from brittle.engine.core.sentence import Sentence
 
 __all__ = [
-    "UD_LABELLED",
     "CacheStats",
     "CachedParser",
     "Parse",
@@ -93,6 +92,12 @@ class Parser(Protocol):
         """Stable registry name (``spacy``, ``stanza``, ``gold``)."""
         ...
 
+    @property
+    def ud_labels(self) -> bool:
+        """Whether its relation labels are UD's (labelled scores against UD gold mean
+        what they say), known without loading anything."""
+        ...
+
     def prepare(self) -> None:
         """Load models now; raises ResourceMissingError when they are missing."""
 
@@ -116,11 +121,6 @@ class ParserFactory(Protocol):
     def __call__(self, **options: Any) -> Parser: ...
 
 
-#: Registered parsers whose relation labels are UD's (the others, spaCy's English
-#: pipeline among them, label with a scheme of their own): attachment scores against UD
-#: gold are labelled only for these.
-UD_LABELLED: frozenset[str] = frozenset({"gold", "stanza", "spacy-ud"})
-
 #: Dependency parsers by name: factories that build a :class:`Parser` from keyword options.
 PARSERS: Registry[Callable[..., Parser]] = Registry(
     "parsers", contract=ParserFactory, packages=("brittle.scorers.parsers",)
@@ -133,6 +133,11 @@ class WordParser(Protocol):
     @property
     def name(self) -> str:
         """Stable registry name."""
+        ...
+
+    @property
+    def ud_labels(self) -> bool:
+        """Whether its relation labels are UD's."""
         ...
 
     def prepare(self) -> None:
@@ -185,6 +190,11 @@ class CachedParser:
     def name(self) -> str:
         """The backend's registry name."""
         return self.backend.name
+
+    @property
+    def ud_labels(self) -> bool:
+        """Whether the backend labels with UD's relations."""
+        return self.backend.ud_labels
 
     def prepare(self) -> None:
         """Load the backend's models."""

@@ -24,6 +24,8 @@ class GoldParser:
     """Reads the annotation already in each sentence."""
 
     name: str = "gold"
+    #: The treebank's own relations: UD's.
+    ud_labels: bool = True
 
     def prepare(self) -> None:
         """Nothing to load."""

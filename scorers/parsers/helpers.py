@@ -212,6 +212,11 @@ class SplitBackend:
         """The backend's registry name."""
         return self.backend.name
 
+    @property
+    def ud_labels(self) -> bool:
+        """Whether the backend labels with UD's relations."""
+        return self.backend.ud_labels
+
     def prepare(self) -> None:
         """Load this process's model, or with ``locate`` and helpers, check that it is
         there and start the helpers, which load theirs in the background while this

@@ -70,6 +70,9 @@ class SpacyBackend:
     model: str | None = None
     batch_size: int = 64
     name: str = "spacy"
+    #: Whether the pipeline labels with UD's relations (the bundled English one does
+    #: not: ClearNLP's scheme; ``spacy-ud`` does).
+    ud_labels: bool = False
     _nlp: Language | None = field(default=None, repr=False)
     _rules: list[UposRules | None] = field(default_factory=list, repr=False)
 
@@ -197,10 +200,10 @@ def spacy_ud_parser(
         ResourceMissingError: it has not been trained (the message says how).
     """
     model = str(ud_parser_path())
-    backend = SpacyBackend(model=model, batch_size=batch_size, name="spacy-ud")
+    backend = SpacyBackend(model=model, batch_size=batch_size, name="spacy-ud", ud_labels=True)
     count = auto_helpers() if helpers is None else helpers
     if count < 1:
         return CachedParser(backend, cache_size=cache_size)
-    spec = SpacyBackend(model=model, batch_size=batch_size, name="spacy-ud")
+    spec = SpacyBackend(model=model, batch_size=batch_size, name="spacy-ud", ud_labels=True)
     split = SplitBackend(backend, spec, helpers=count, locate=backend.locate)
     return CachedParser(split, cache_size=cache_size)

@@ -63,6 +63,8 @@ class StanzaBackend:
     package: str = "default"
     batch_size: int = 256
     name: str = "stanza"
+    #: Stanza's English models are trained on UD treebanks.
+    ud_labels: bool = True
     _nlp: Pipeline | None = field(default=None, repr=False)
 
     def _resolved_dir(self) -> str:
