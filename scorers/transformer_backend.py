@@ -410,7 +410,7 @@ class TransformerEncoder(RepresentationBackend):
                 flat = np.concatenate([*news, np.zeros(0, dtype=np.int64)])
                 with torch.inference_mode():
                     looked = table(torch.from_numpy(flat).to(self.device)).double().cpu().numpy()
-                parts = np.split(looked, np.cumsum([n.size for n in news])[:-1])
+                parts = np.split(looked, np.cumsum([ids.size for ids in news])[:-1])
                 for k, new in enumerate(parts):
                     if new.shape[0] == 0:
                         continue  # a form with no token changes no embedding

@@ -63,7 +63,7 @@ def substituted(sentence: Sentence, position: int, form: str) -> Sentence:
 
 
 def test_the_gold_parser_keeps_every_attachment_and_measures_no_distance() -> None:
-    target = ParserTarget(lambda: make_parser("gold"), "gold", ud_labels=True)
+    target = ParserTarget(lambda: make_parser("gold"), ud_labels=True)
     original = SENTENCES[0]
     candidates = [original, substituted(original, 1, "blorp")]
     (found,) = target.evaluate_many([(original, candidates, [None, None])])
@@ -71,7 +71,7 @@ def test_the_gold_parser_keeps_every_attachment_and_measures_no_distance() -> No
     assert target.primary == ("parser.uas",)
     assert found.metrics.tolist() == [[1.0, 1.0], [1.0, 1.0]]
     assert make_parser("gold").ud_labels and not make_parser("spacy", helpers=0).ud_labels
-    assert ParserTarget(lambda: make_parser("gold"), "x", ud_labels=False).tasks == ("parser.uas",)
+    assert ParserTarget(lambda: make_parser("gold"), ud_labels=False).tasks == ("parser.uas",)
     assert np.isnan(found.l2).all() and np.isnan(found.cosine).all()
 
 

@@ -12,9 +12,9 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.probes.probe_eval import ProbeEvaluator
 from brittle.engine.reports.predictions import PredictingEvaluator
 from brittle.engine.targets.combined import CombinedEvaluator, CombinedPredictor
-from brittle.engine.targets.parser import ParserTarget, target_parser
+from brittle.engine.targets.parser import ParserTarget, target_labels, target_parser
 from brittle.scorers.parsers import make_parser
-from brittle.scorers.parsers.base import PARSERS, Parser
+from brittle.scorers.parsers.base import Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints
 from brittle.search.generators.base import GENERATORS, Generator, SubstitutionGenerator
 from brittle.search.scoring import SubstitutionEstimator, TaskEvaluator
@@ -185,8 +185,7 @@ def _evaluators(
         return probes, probes, probes
     name = target_parser(config.target)
     source = parser if name == config.parser else LazyParser(name)
-    # built, not loaded, for what its labels are (it loads at its first parse)
-    target = ParserTarget(source, name, ud_labels=PARSERS.get(name)().ud_labels)
+    target = ParserTarget(source, ud_labels=target_labels(config.target))
     if probes is None:
         return target, target, None
     return CombinedEvaluator([probes, target]), CombinedPredictor([probes, target]), probes

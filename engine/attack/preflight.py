@@ -28,9 +28,8 @@ from brittle.engine.targets.parser import (
     PARSER_PREFIX,
     ParserTarget,
     parser_columns,
-    target_parser,
+    target_labels,
 )
-from brittle.scorers.parsers.base import PARSERS, Parser
 from brittle.scorers.probe import ProbeDescription, describe_probe
 from brittle.search.generators.base import GENERATORS
 
@@ -127,15 +126,16 @@ def check_out_path(out: Path) -> None:
     check_output(out, directory=True)
 
 
-def attack_columns(tasks: Sequence[str], target: Parser | None) -> ProbeColumns:
-    """The columns of probes of ``tasks`` followed by the target parser's
-    (``parser.uas``, and ``parser.las`` for one whose labels are UD's)."""
+def attack_columns(tasks: Sequence[str], target_ud_labels: bool | None) -> ProbeColumns:
+    """The columns of probes of ``tasks`` followed by a target parser's, if any
+    (``target_ud_labels`` is not ``None``): ``parser.uas``, and ``parser.las`` for one
+    whose labels are UD's."""
     columns = probe_columns(tasks)
-    if target is None:
+    if target_ud_labels is None:
         return columns
     return ProbeColumns(
         (*columns.prefixes, PARSER_PREFIX),
-        (*columns.columns, *parser_columns(target.ud_labels)),
+        (*columns.columns, *parser_columns(target_ud_labels)),
         (*columns.primary, *ParserTarget.primary),
     )
 
@@ -155,11 +155,9 @@ def preflight(config: AttackConfig, out: Path | None = None) -> Preflight:
     probes = tuple(describe_probe(p) for p in config.probes)
     if not probes and config.target is None:
         raise ConfigError("an attack needs at least one --probe directory or a --target")
-    # The target parser is built, not loaded: one whose trained model is missing
-    # (spacy-ud before `brittle resources --train-ud-parser`) says so before anything
-    # is written, and its labels say whether it gets a LAS column.
-    target = None if config.target is None else PARSERS.get(target_parser(config.target))()
-    columns = attack_columns([p.spec.task for p in probes], target)
+    # before anything is written: a target parser whose model is missing says so here
+    labels = None if config.target is None else target_labels(config.target)
+    columns = attack_columns([p.spec.task for p in probes], labels)
     objective = columns.objective(config.objective)
     warnings: list[str] = []
     representations = {(p.key.backend, p.key.model, p.key.layer, p.key.pooling) for p in probes}

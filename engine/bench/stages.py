@@ -503,12 +503,12 @@ def _attack_config(ctx: BenchContext, count: int, *, every_sense: bool = False) 
 
 def workload_of(config: AttackConfig) -> str:
     """How an attack stage's candidates were made, for its detail line."""
-    tables = dict(o.split("=", 1) for o in config.generator_options).get("tables")
-    if config.method == "recorded" and tables == str(bench_pool_tables_path()):
+    options = dict(o.split("=", 1) for o in config.generator_options)
+    if config.method == "recorded" and options.get("tables") == str(bench_pool_tables_path()):
         return "coPOS's every-sense pool recorded in data/bench-pool-tables.json"
     if config.method == "recorded":
         return "coPOS tables recorded in data/bench-tables.json"
-    if dict(o.split("=", 1) for o in config.generator_options).get("sense") == "all":
+    if options.get("sense") == "all":
         return "coPOS's every-sense pool as it stands (no recorded tables for these sentences)"
     return "coPOS as it stands (no recorded tables for these sentences)"
 

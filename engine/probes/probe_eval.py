@@ -131,6 +131,8 @@ class ProbeEvaluator:
         #: The primary task of each probe: what an attack lowers by default.
         self.primary = columns.primary
         self._tasks = columns.columns
+        #: Each probe's name in the columns (``distance``, ``distance#2``...).
+        self._prefixes = columns.prefixes
         #: The first probe's vectors of recent clean sentences, by their words (never by
         #: sentence ID: two sentences may share one).
         self._originals: dict[tuple[str, ...], NDArray[np.float32]] = {}
@@ -318,7 +320,7 @@ class ProbeEvaluator:
         metrics were computed from (no model call: an attack's clean and perturbed
         sentences usually were); the others go through the model in one forward pass.
         """
-        prefixes = probe_columns([probe.spec.task for probe in self.probes]).prefixes
+        prefixes = self._prefixes
         found = [self._predicted.get(s.forms) for s in sentences]
         missing = [k for k, hit in enumerate(found) if hit is None]
         if missing:
@@ -352,9 +354,8 @@ class ProbeEvaluator:
         """
         if not table.entries:
             return None
-        columns = probe_columns([probe.spec.task for probe in self.probes])
         weight = [0.0] * len(self.probes)
-        for k, prefix in enumerate(columns.prefixes):
+        for k, prefix in enumerate(self._prefixes):
             weight[k] = sum(w for c, w in weights.items() if c.split(".", 1)[0] == prefix)
         gold = self._gold(original)
         n = len(original)

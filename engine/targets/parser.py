@@ -33,6 +33,7 @@ __all__ = [
     "attachment_scores",
     "parser_columns",
     "relation_breaks",
+    "target_labels",
     "target_parser",
 ]
 
@@ -95,6 +96,18 @@ def target_parser(spec: str) -> str:
     return name
 
 
+def target_labels(spec: str) -> bool:
+    """Whether the parser ``--target parser:NAME`` names labels with UD's relations,
+    from the parser built but not loaded; one whose trained model is missing (spacy-ud
+    before ``brittle resources --train-ud-parser``) raises here, before anything runs.
+
+    Raises:
+        ConfigError: a malformed target or an unknown parser.
+        ResourceMissingError: the parser's model is not there.
+    """
+    return PARSERS.get(target_parser(spec))().ud_labels
+
+
 def attachment_scores(
     predicted: Sequence[NDArray[np.int32]],
     gold: Sequence[NDArray[np.int32]],
@@ -137,15 +150,13 @@ class ParserTarget:
     Args:
         parser: gives the parser at the first call (an attack shares the parse-based
             constraints' parser when it is the same one, and with it their parses).
-        name: the parser's registered name, for the reports.
         ud_labels: whether its labels are UD's (``Parser.ud_labels``; then LAS too).
     """
 
     primary: tuple[str, ...] = (f"{PARSER_PREFIX}.uas",)
 
-    def __init__(self, parser: Callable[[], Parser], name: str, *, ud_labels: bool) -> None:
+    def __init__(self, parser: Callable[[], Parser], *, ud_labels: bool) -> None:
         self.parser = parser
-        self.name = name
         self.tasks = parser_columns(ud_labels)
 
     def evaluate(

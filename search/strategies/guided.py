@@ -49,6 +49,17 @@ BASES = 16
 MAX_BASES = 64
 
 
+def _estimates_of(slots: list[Slot], estimates: Estimates | None) -> NDArray[np.float64]:
+    """The estimate of each slot, shape (slots,) (0 where there is none)."""
+    out = np.zeros(len(slots), dtype=np.float64)
+    if estimates is not None:
+        for i, (p, k) in enumerate(slots):
+            values = estimates.get(p)
+            if values is not None and k < values.size:
+                out[i] = float(values[k])
+    return out
+
+
 class _Model:
     """The predicted damage of every single substitution, refit from what was scored.
 
@@ -58,14 +69,8 @@ class _Model:
     """
 
     def __init__(self, slots: list[Slot], estimates: Estimates | None) -> None:
-        self.slots = slots
         self.position = np.array([p for p, _ in slots], dtype=np.int64)
-        self.estimate = np.zeros(len(slots), dtype=np.float64)
-        if estimates is not None:
-            for i, (p, k) in enumerate(slots):
-                values = estimates.get(p)
-                if values is not None and k < values.size:
-                    self.estimate[i] = float(values[k])
+        self.estimate = _estimates_of(slots, estimates)
         self.a, self.b = 1.0, 0.0
         self.residual = np.zeros(int(self.position.max()) + 1 if slots else 0)
         #: Damage of each scored single substitution (NaN: not scored).
@@ -130,12 +135,13 @@ def _first_order(problem: SearchProblem, estimates: Estimates | None) -> list[Sl
     and so on (ties in the table's order)."""
     options = problem.options
     slots = [(p, k) for p in problem.positions for k in range(len(options[p]))]
-    model = _Model(slots, estimates)
+    estimate = _estimates_of(slots, estimates)
+    position = np.array([p for p, _ in slots], dtype=np.int64)
     rank = np.zeros(len(slots), dtype=np.int64)
     for p in problem.positions:
-        mine = np.flatnonzero(model.position == p)
-        rank[mine[np.argsort(-model.estimate[mine], kind="stable")]] = np.arange(mine.size)
-    first = np.lexsort((np.arange(len(slots)), -model.estimate, rank))
+        mine = np.flatnonzero(position == p)
+        rank[mine[np.argsort(-estimate[mine], kind="stable")]] = np.arange(mine.size)
+    first = np.lexsort((np.arange(len(slots)), -estimate, rank))
     return [slots[i] for i in first.tolist()]
 
 
