@@ -18,7 +18,7 @@ from brittle.cli.main import main
 from brittle.data import default_treebank_path
 from brittle.engine.attack import AttackConfig
 from brittle.engine.core.conllu import read_conllu
-from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.errors import BrittleInputError, ConfigError
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.targets.combined import CombinedEvaluator
@@ -223,6 +223,12 @@ def test_the_ud_parser_trains_into_the_data_home_and_parses(
     for name in (*UD_TRAIN, UD_DEV):
         (ud / name).parent.mkdir(parents=True, exist_ok=True)
         (ud / name).write_bytes(default_treebank_path().read_bytes())
+    broken = ud / UD_DEV
+    broken.write_text(default_treebank_path().read_text().replace("\t", " ", 1))
+    with pytest.raises(BrittleInputError, match=broken.name):
+        train_ud_parser(ud, steps=2)
+    assert ud_parser_status().state == "provision"  # nothing written
+    broken.write_bytes(default_treebank_path().read_bytes())
     lines: list[str] = []
     where = train_ud_parser(ud, steps=2, log=lines.append)
     assert (where / "config.cfg").is_file() and any("Saved pipeline" in x for x in lines)

@@ -27,6 +27,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from brittle.engine.core.atomic import atomic_directory
+from brittle.engine.core.conllu import iter_conllu
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.engine.core.resources.home import Resource, ResourceStatus, data_home
 
@@ -123,6 +124,7 @@ def train_ud_parser(
 
     Raises:
         ConfigError: a treebank is missing, or ``steps`` is not positive.
+        BrittleInputError: a treebank is malformed (its file and line).
         ResourceMissingError: spaCy failed (its last lines in the message).
     """
     if steps < 1:
@@ -132,6 +134,9 @@ def train_ud_parser(
     absent = [str(p) for p in wanted if not p.is_file()]
     if absent:
         raise ConfigError(f"{absent[0]}: no such treebank (training reads {', '.join(UD_TRAIN)})")
+    for path in wanted:  # a malformed file is named with its line here, not by spaCy
+        for _ in iter_conllu(path):
+            pass
     config = Path(str(files("brittle.data").joinpath("spacy-ud-parser.cfg")))
     with tempfile.TemporaryDirectory(prefix="brittle-ud-parser-") as tmp:
         work = Path(tmp)
