@@ -5,9 +5,10 @@ docs/validity.md ("The reading") holds every pair read one by one: the sentence 
 the original and the perturbed sentence (words separated by spaces, changed words in
 bold), the reading (tree-valid, grammatical, meaning kept, ``y``/``n``) and the grade the
 judges gave when the pair was read. This script rebuilds each pair from the treebank
-(EWT or GUM test, found by ``sent_id``; the perturbed sentence is the original with the
-differing words replaced, lemma unknown), grades all of them with today's judges in one
-call (:func:`brittle.search.validity.grade.grade_pairs`), and prints per table:
+(EWT test, GUM test or GUM dev, found by ``sent_id``; the perturbed sentence is the
+original with the differing words replaced, lemma unknown), grades all of them with
+today's judges in one call (:func:`brittle.search.validity.grade.grade_pairs`), and
+prints per table:
 
 - ``pairs``: the pairs rebuilt (a pair whose original is not the treebank's sentence
   word for word is left out and counted);
@@ -41,6 +42,7 @@ UD = ROOT.parent / "shared" / "data" / "ud"
 TREEBANKS = (
     UD / "UD_English-EWT" / "en_ewt-ud-test.conllu",
     UD / "UD_English-GUM" / "en_gum-ud-test.conllu",
+    UD / "UD_English-GUM" / "en_gum-ud-dev.conllu",
 )
 LEVELS = ("tree", "gram", "meaning")
 

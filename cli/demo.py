@@ -40,10 +40,10 @@ def demo_command(out: Path, limit: int | None, quiet: bool, verbose: bool) -> No
 
     Trains two linear probes (structural distance and POS) on layer -5 of the bundled
     MiniLM from the first 80 sentences (cached in the data home after the first run),
-    then searches, for each of the last 24 sentences, the coPOS synonym substitution of
-    at most 2 words that most damages them while the spaCy re-parse stays within a
-    normalised tree edit distance of 0.2 and the sentence stays English (the
-    similarity, fluency and word-similarity constraints). Prints the worst-case drop
+    then searches, for each of the last 24 sentences, the synonym substitution of at
+    most 2 words that most damages them under the meaning validity preset (coPOS
+    synonyms of each word's sense in its sentence, each changed word and the sentence
+    close in meaning, and brittle's judges grading it meaning-kept). Prints the worst-case drop
     per task and writes adversarial.conllu, results.jsonl, summary.json, summary.md,
     plots/ and report.html (open it in a browser) to OUT. Then runs the same search
     with the tree validity preset (Jabberwocky nonwords, which keep the gold tree by

@@ -3,14 +3,13 @@
 The built-in treebank is split into train (sentences 1-80), dev (81-95) and attack
 (96 onwards). Two linear probes (structural distance and POS) are trained on layer -5
 of the bundled MiniLM and cached in the data home, keyed by the treebank's content, so
-a second demo reuses them. Then the attack section is attacked with coPOS substitutions
-(synonyms of the sense each word has in its sentence) under a beam search, keeping only
-candidates whose spaCy re-parse stays close (``syntax:0.2``) and that stay English
-(``similarity``, ``fluency`` and ``word-similarity`` at their measured defaults,
-docs/constraints.md), and the reports are written. The same search then runs with the
-``tree`` validity preset (Jabberwocky nonwords, which keep the gold tree by
-construction) into ``OUT/tree``, so the two rows show what meaning-keeping change and
-what any syntax-keeping change do to the probes.
+a second demo reuses them. Then the attack section is attacked with the ``meaning``
+validity preset (coPOS synonyms of the sense each word has in its sentence, kept only
+when each changed word and the sentence stay close in meaning and brittle's judges grade
+the sentence meaning-kept: docs/presets.md) under a beam search, and the reports are
+written. The same search then runs with the ``tree`` validity preset (Jabberwocky
+nonwords, which keep the gold tree by construction) into ``OUT/tree``, so the two rows
+show what meaning-keeping change and what any syntax-keeping change do to the probes.
 """
 
 from __future__ import annotations
@@ -26,14 +25,12 @@ from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.resources import data_home
 from brittle.engine.probes.probe_jobs import Reporter, TrainJob, run_train_job
 from brittle.engine.probes.probe_training import TrainConfig
-from brittle.search.presets import MEANING_CONSTRAINTS, PRESETS
+from brittle.search.presets import PRESETS
 
 TRAIN_END = 80
 DEV_END = 95
 DEMO_TASKS = ("distance", "pos")
 DEMO_LAYER = -5
-#: What every kept perturbation of the demo satisfies.
-DEMO_CONSTRAINTS = ("syntax:0.2", *MEANING_CONSTRAINTS)
 
 
 @dataclass(frozen=True)
@@ -119,18 +116,18 @@ def tree_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
 
 
 def demo_config(plan: DemoPlan, *, limit: int | None = None) -> AttackConfig:
-    """The demo's attack settings (coPOS under the meaning constraints)."""
+    """The demo's attack settings: the ``meaning`` validity preset (coPOS synonyms of
+    each word's sense, kept when brittle's judges grade them meaning-kept) under a beam
+    search."""
     return AttackConfig(
         treebank=str(plan.attack),
         probes=tuple(str(p) for p in plan.probes),
-        method="copos",
         search="beam",
         beam_width=2,
         budget=2,
         candidates=5,
         max_syntax_distance=0.2,
         parser="spacy",
-        constraints=DEMO_CONSTRAINTS,
         seed=0,
         limit=limit,
-    )
+    ).with_preset(PRESETS.get("meaning"))

@@ -123,6 +123,7 @@ def test_min_lead_marks_unsure_when_the_best_sense_is_not_clearly_ahead() -> Non
         [SEAT], [(body, chair)], encoder, margin=0.0, prior_weight=0.05, min_lead=lead * 1.1
     )
     assert unsure == SenseChoice((chair,), sure=False)  # its best sense only
+    assert sure.lead == pytest.approx(lead) and unsure.lead == pytest.approx(lead)
     # one sense: nothing to be unsure between
     [alone] = choose_senses([SEAT], [(chair,)], encoder, margin=0.0, prior_weight=0.05, min_lead=9)
     assert alone == SenseChoice((chair,))
@@ -147,6 +148,20 @@ def test_confirm_offers_an_unsure_word_only_synonyms_read_in_its_sense(
     assert "demands" not in confirmed_options  # demand.v.01, "request urgently", comes first
     # taken as sure, the word offers every synonym of that sense
     assert "involves" in options(CoPOS(wordnet=wordnet, min_lead=0.0), sentence, "needs")
+    # senses that tie say nothing: below min_confirm_lead the unsure word stays
+    [choice] = choose_senses(
+        [OVEN],
+        [CoPOS(wordnet=wordnet).senses("need", "v")],
+        sentence_encoder(),
+        margin=0.0,
+        prior_weight=0.05,
+        min_lead=0.1,
+    )
+    assert 0 < choice.lead < 0.1
+    tied = CoPOS(wordnet=wordnet, confirm=True, min_confirm_lead=choice.lead * 1.01)
+    assert options(tied, sentence, "needs") == []
+    near = CoPOS(wordnet=wordnet, confirm=True, min_confirm_lead=choice.lead * 0.99)
+    assert "requires" in options(near, sentence, "needs")
 
 
 def test_confirmed_scores_the_substitute_s_own_senses(wordnet: Any) -> None:
@@ -166,6 +181,8 @@ def test_margin_must_not_be_negative(wordnet: Any) -> None:
         CoPOS(wordnet=wordnet, margin=-0.1)
     with pytest.raises(ValueError, match="min_lead"):
         CoPOS(wordnet=wordnet, min_lead=-0.1)
+    with pytest.raises(ValueError, match="min_confirm_lead"):
+        CoPOS(wordnet=wordnet, min_confirm_lead=-0.1)
 
 
 def test_min_count_drops_synonyms_semcor_never_tagged_with_the_sense(wordnet: Any) -> None:

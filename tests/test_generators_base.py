@@ -26,6 +26,7 @@ from brittle.search.generators.eligibility import (
     hyphen_part_positions,
     is_lettered,
     related_positions,
+    title_positions,
 )
 from brittle.search.generators.surface import surface_of
 from brittle.search.sampling import count_substitutions, sample_substitutions
@@ -214,6 +215,35 @@ def test_eligibility_can_skip_hyphen_parts_and_compounds() -> None:
     # with spaces around it a hyphen joins nothing
     spaced = make_sentence("spaced", OPT_OUT)
     assert hyphen_part_positions(spaced) == frozenset()
+
+
+TITLE = """
+1 We we PRON PRP _ 2 nsubj
+2 follow follow VERB VBP _ 0 root
+3 a a DET DT _ 7 det
+4 Working work VERB VBG _ 7 compound
+5 Out out ADP RP _ 4 compound:prt
+6 Loud loud ADV RB _ 4 advmod
+7 principle principle NOUN NN _ 2 obj
+"""
+
+
+def test_eligibility_can_skip_the_words_of_a_title() -> None:
+    s = make_sentence("title", TITLE)
+    assert title_positions(s) == frozenset({3, 4, 5})
+    assert Eligibility().positions(s) == (1, 3, 5, 6)  # the default: unchanged
+    assert Eligibility(title_words=False).positions(s) == (1, 6)
+    # the first word is capitalised for its place: it makes no title of the second
+    heading = make_sentence(
+        "plan", "1 Analytical analytical ADJ JJ _ 2 amod\n2 Plan plan NOUN NN _ 0 root"
+    )
+    assert title_positions(heading) == frozenset()
+    # nor is a word in capitals alone, or a capitalised word with no capitalised neighbour
+    caps = make_sentence(
+        "caps", "1 its its PRON PRP$ _ 2 nmod:poss\n2 SPEAKERS speaker NOUN NNS _ 0 root"
+    )
+    lone = make_sentence("lone", TITLE.replace("Working", "working").replace("Out", "out"))
+    assert title_positions(caps) == frozenset() and title_positions(lone) == frozenset()
 
 
 def test_surface_spans_skip_multiword_tokens() -> None:

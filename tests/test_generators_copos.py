@@ -17,7 +17,7 @@ from brittle.search.generators.inflection import (
     target_tag,
 )
 from brittle.search.generators.options import parse_options
-from brittle.search.generators.usage import count_use, is_countable
+from brittle.search.generators.usage import bare_idiom, count_use, is_countable
 
 
 @pytest.fixture(scope="module")
@@ -486,6 +486,53 @@ def test_count_nouns_need_countable_synonyms(wordnet: Any) -> None:
     assert "nothings" not in offered()
 
 
+CONCURRING = """
+1 He he PRON PRP _ 2 nsubj
+2 concurred concur VERB VBD Tense=Past 0 root
+3 in in ADP IN _ 4 case
+4 part part NOUN NN Number=Sing 2 obl
+5 with with ADP IN _ 7 case
+6 the the DET DT Definite=Def|PronType=Art 7 det
+7 part part NOUN NN Number=Sing 2 obl
+8 of of ADP IN _ 9 case
+9 information information NOUN NN Number=Sing 7 nmod
+"""
+
+
+def test_abbreviations_are_not_synonyms(wordnet: Any) -> None:
+    # hour.n.01 lists "hr", year.n.01 "yr": no vowel, an abbreviation
+    sentence = make_sentence(
+        "hour", "1 an a DET DT _ 2 det\n2 hour hour NOUN NN Number=Sing 0 root"
+    )
+    lemmas = {n for s in wordnet.synsets("hour", pos="n") for n in s.lemma_names()}
+    assert "hr" in lemmas
+    [table] = CoPOS(wordnet=wordnet, sense="all", min_count=0, max_rarity=0).candidates([sentence])
+    offered = {f for f, _ in table.options(1)}
+    assert offered and "hr" not in offered
+
+
+def test_bare_idioms_keep_a_bare_count_noun_in_a_phrase(wordnet: Any) -> None:
+    glove_or_skip()
+    sentence = make_sentence("concurring", CONCURRING)
+    # "in part": a count noun without its article; "the part" has one; "of information"
+    # is a mass noun, bare as mass nouns are anywhere
+    assert [bare_idiom(sentence, i) for i in (3, 6, 8)] == [True, False, False]
+    exercise = make_sentence(
+        "exercise",
+        "1 restricted restrict VERB VBN _ 0 root\n2 to to ADP IN _ 4 case\n"
+        "3 physical physical ADJ JJ _ 4 amod\n4 exercise exercise NOUN NN Number=Sing 1 obl",
+    )
+    assert not bare_idiom(exercise, 3)  # modified: a noun used as mass, not an idiom
+
+    def offered(**settings: Any) -> dict[int, set[str]]:
+        generator = CoPOS(wordnet=wordnet, sense="all", min_count=0, max_rarity=0, **settings)
+        [table] = generator.candidates([sentence])
+        return {i: {f for f, _ in table.options(i)} for i in range(table.n_words)}
+
+    assert "portion" in offered(bare_idioms=False)[3]
+    assert offered()[3] == set() and "portion" in offered()[6]
+
+
 def test_usage_checks_false_turns_the_usage_rules_off_at_once(wordnet: Any) -> None:
     glove_or_skip()
     sentences = [
@@ -493,7 +540,7 @@ def test_usage_checks_false_turns_the_usage_rules_off_at_once(wordnet: Any) -> N
         for name, spec in [("hide", HIDE), ("says", SAYS), ("just", JUST), ("zeroes", ZEROES)]
     ]
     sentences += [make_sentence("parts", PARTS), make_sentence("government", GOVERNMENT)]
-    sentences += [make_sentence("war", WAR)]
+    sentences += [make_sentence("war", WAR), make_sentence("concurring", CONCURRING)]
 
     def pool(**settings: Any) -> list[dict[int, set[str]]]:
         generator = CoPOS(wordnet=wordnet, sense="all", min_count=0, **settings)
@@ -508,6 +555,7 @@ def test_usage_checks_false_turns_the_usage_rules_off_at_once(wordnet: Any) -> N
         min_relative_count=0,
         max_rarity=0,
         count_nouns=False,
+        bare_idioms=False,
         eligibility=Eligibility(),
     )
     assert off == each and off != pool()

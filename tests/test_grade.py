@@ -447,6 +447,12 @@ def test_synonymy_in_a_common_sense(lexicon: PosLexicon, wordnet: Any) -> None:
     assert synonymy_check(original, changed, lexicon, wordnet).passed is True
     original, _, changed = pair("loved", {3: "table"})
     assert synonymy_check(original, changed, lexicon, wordnet).passed is False
+    # movie.n.01 is the sixth sense of "picture": a reader takes it in another one
+    original, _, changed = pair("loved", {3: "picture"})
+    check = synonymy_check(original, changed, lexicon, wordnet)
+    assert check.passed is False and check.value == ("movie.n.01#1/6",)
+    original, _, changed = pair("loved", {3: "pic"})  # its first sense
+    assert synonymy_check(original, changed, lexicon, wordnet).value == ("movie.n.01#1/1",)
     original, _, changed = pair("pear", {2: "an"})  # one word, two spellings
     assert synonymy_check(original, changed, lexicon, wordnet).value == ("same",)
     assert similarity_check(0.99).passed is True

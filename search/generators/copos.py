@@ -20,12 +20,13 @@ instead: each is put in the sentence and its *own* senses are scored the same wa
 is offered only when the sense it came from is its best there and its commonest
 (SemCor), since a reader takes a word in its commonest sense. *needs* → *requires*
 (necessitate.v.01) passes; *involves* (read as involve.v.01, "contain as a part") and
-*demands* (demand.v.01 first, "request urgently") do not. It widens the pool (first 60
-sentences of GUM dev, ``--validity meaning``, beam, tau 2: 36 sentences changed) but
-not at the meaning preset's precision: 7 of the 36 were read as changing the meaning or
-the idiom, 5 of them from confirmed synonyms (*students* → *pupils*, *subjects* →
-*disciplines*, a Dutch *speaking* → *talking* community), since the gloss similarity
-that chose the sense is also what confirms it.
+*demands* (demand.v.01 first, "request urgently") do not. A word whose two best
+senses tie (a lead under ``min_confirm_lead``, 0.02) is left alone all the same: the
+context does not lean, and a substitute with one sense of its own always passes the
+second test (SPEAKERS → LOUDSPEAKERS in a heading, *varieties* of a language →
+*assortments*). ``confirm`` widens the pool, not at the same precision, since the
+gloss similarity that chose the sense is also what confirms it (docs/validity.md reads
+what the meaning preset keeps).
 
 Three filters keep the offers to words a reader would accept in that sense:
 
@@ -44,7 +45,7 @@ Three filters keep the offers to words a reader would accept in that sense:
   (become.v.01 lists *get* and *go*: "you'll become a philosopher" became "you'll get a
   philosopher").
 
-Four more rules judge a synonym by how it is used rather than by its sense:
+Five more rules judge a synonym by how it is used rather than by its sense:
 
 - ``substitute_frames`` (default on): a verb's synonym is offered only when its own
   WordNet sentence frames, in the senses it shares with the verb, allow the verb's use
@@ -64,18 +65,24 @@ Four more rules judge a synonym by how it is used rather than by its sense:
   singular after *a*, *each*, ...), a noun with no plural in use is not offered
   ("the early zeroes" is not "the early nothings";
   :func:`~brittle.search.generators.usage.is_countable`).
+- ``bare_idioms`` (default on): a count noun standing bare in a prepositional phrase
+  (*concurring in part*, *in connection with*) is part of an idiom and not substituted
+  ("concurring in **portion**"; :func:`~brittle.search.generators.usage.bare_idiom`).
 
 coPOS's eligibility also leaves alone the focus, degree and discourse adverbs of
 :data:`~brittle.search.generators.eligibility.FUNCTION_ADVERBS` (*just*, *only*,
-*still*, *pretty*: their WordNet senses do not describe their use) and the words of
-``flat`` names (*Parts I and II*); ``-o eligibility.function_adverbs=true`` and
-``-o eligibility.flat_expressions=true`` make them eligible again. ``usage_checks``
-(default on) turns these six rules off at once when false: the pool as it was before
+*still*, *pretty*: their WordNet senses do not describe their use), the words of
+``flat`` names (*Parts I and II*) and the capitalised words of a title written inside
+the sentence (*a Working Out Loud principle*, not *Working Out Loudly*);
+``-o eligibility.function_adverbs=true``, ``-o eligibility.flat_expressions=true`` and
+``-o eligibility.title_words=true`` make them eligible again. ``usage_checks``
+(default on) turns these eight rules off at once when false: the pool as it was before
 them.
 
 Synonyms are inflected like the original word (number, tense and verb form, degree —
 from its XPOS, or from UPOS + FEATS when XPOS is not a PTB tag) and written with its
-capitalisation. The original form and lemma are excluded, and so is a synonym that is
+capitalisation. Lemma names without a vowel are abbreviations (*hr* for *hour*, *yr*
+for *year*) and never offered. The original form and lemma are excluded, and so is a synonym that is
 the word itself in another form (WordNet base forms: *wish* → *wishing*, *clustering*
 → *cluster*); a synonym that cannot be inflected to the needed tag (``important`` has
 no one-word comparative) is skipped.
@@ -104,7 +111,7 @@ from brittle.search.generators.inflection import (
 from brittle.search.generators.lexicon import WORDNET_POS
 from brittle.search.generators.sense import Sense, choose_senses, confirmed
 from brittle.search.generators.surface import surface_of
-from brittle.search.generators.usage import count_use, is_countable, rarity
+from brittle.search.generators.usage import bare_idiom, count_use, is_countable, rarity
 from brittle.search.generators.vocabulary import frequency_rank
 from brittle.search.sentence_models import sentence_encoder
 from brittle.search.table import Candidate, SubstitutionTable
@@ -115,9 +122,9 @@ if TYPE_CHECKING:
 __all__ = ["COPOS_ELIGIBILITY", "CoPOS", "SenseMode"]
 
 #: coPOS's eligibility: the plain rules, and neither the focus, degree and discourse
-#: adverbs (:data:`~brittle.search.generators.eligibility.FUNCTION_ADVERBS`) nor the
-#: words of ``flat`` names (*Parts I and II*).
-COPOS_ELIGIBILITY = Eligibility(function_adverbs=False, flat_expressions=False)
+#: adverbs (:data:`~brittle.search.generators.eligibility.FUNCTION_ADVERBS`), the
+#: words of ``flat`` names (*Parts I and II*) nor the capitalised words of a title.
+COPOS_ELIGIBILITY = Eligibility(function_adverbs=False, flat_expressions=False, title_words=False)
 
 #: Which WordNet senses coPOS draws synonyms from (see the module docstring).
 SenseMode = Literal["context", "first", "all"]
@@ -141,6 +148,10 @@ class CoPOS(SubstitutionGenerator):
             synonyms of its best sense that, put in the sentence, are read in that
             sense (their own best-scoring and commonest sense); false (default)
             leaves such a word alone.
+        min_confirm_lead: ``confirm``: a word whose best sense leads its second by
+            less than this is left alone all the same: its senses tie, so the context
+            does not say which one it has, and a substitute with one sense of its own
+            always passes the second test.
         margin: ``context``: senses scoring within this of the best sense are kept too
             (0: the best sense only).
         prior_weight: ``context``: weight of a sense's log relative frequency (SemCor
@@ -170,9 +181,11 @@ class CoPOS(SubstitutionGenerator):
         count_nouns: where the tree needs a count noun (a plural, a singular after
             *a*, *an*, *another*, *each*, *every*), offer only nouns with a plural in
             use.
+        bare_idioms: leave alone a count noun that stands bare in a prepositional
+            phrase (*in part*, *on purpose*): an idiom, not a free choice of noun.
         usage_checks: false turns off ``substitute_frames``, ``min_relative_count``,
-            ``max_rarity``, ``count_nouns`` and the eligibility of function adverbs and
-            ``flat`` names at once, whatever they are set to.
+            ``max_rarity``, ``count_nouns``, ``bare_idioms`` and the eligibility rules for function
+            adverbs, ``flat`` names and title words at once, whatever they are set to.
         max_rank: offer a synonym only when its form is among the ``max_rank`` most
             frequent words (GloVe's vocabulary order; 0: no limit), which rules out
             archaic and rare words (*withal* is 290,880th, *tenner* 160,039th).
@@ -193,6 +206,7 @@ class CoPOS(SubstitutionGenerator):
     margin: float = 0.0
     min_lead: float = 0.1
     confirm: bool = False
+    min_confirm_lead: float = 0.02
     prior_weight: float = 0.05
     min_count: int = 1
     max_senses: int = 12
@@ -204,6 +218,7 @@ class CoPOS(SubstitutionGenerator):
     min_relative_count: float = 0.08
     max_rarity: float = 25.0
     count_nouns: bool = True
+    bare_idioms: bool = True
     usage_checks: bool = True
     eligibility: Eligibility = field(default_factory=lambda: COPOS_ELIGIBILITY)
     device: str | None = None
@@ -224,12 +239,16 @@ class CoPOS(SubstitutionGenerator):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not self.usage_checks:
-            plain = replace(self.eligibility, function_adverbs=True, flat_expressions=True)
+            plain = replace(
+                self.eligibility, function_adverbs=True, flat_expressions=True, title_words=True
+            )
             object.__setattr__(self, "eligibility", plain)
         if self.margin < 0:
             raise ValueError(f"margin must be at least 0, got {self.margin}")
         if self.min_lead < 0:
             raise ValueError(f"min_lead must be at least 0, got {self.min_lead}")
+        if self.min_confirm_lead < 0:
+            raise ValueError(f"min_confirm_lead must be at least 0, got {self.min_confirm_lead}")
         if self.min_count < 0:
             raise ValueError(f"min_count must be at least 0, got {self.min_count}")
         if self.max_senses < 0:
@@ -339,8 +358,8 @@ class CoPOS(SubstitutionGenerator):
             if self.multiword == "skip":
                 return None
             name = name.replace("_", "-")
-        if not is_lettered(name):
-            return None
+        if not is_lettered(name) or not any(c in "aeiouy" for c in name.lower()):
+            return None  # no vowel: an abbreviation (*hr* for hour, *yr* for year)
         if not self.allow_capitalised and name != name.lower():
             return None
         return name
@@ -392,7 +411,7 @@ class CoPOS(SubstitutionGenerator):
         options: list[dict[int, list[Candidate]]] = [{} for _ in sentences]
         unsure: list[tuple[int, int, str, list[Candidate]]] = []
         for (si, i), choice in zip(queries, chosen, strict=True):
-            if not choice.sure and not self.confirm:
+            if not choice.sure and not (self.confirm and choice.lead >= self.min_confirm_lead):
                 continue
             opts = self._options(sentences[si], i, self._fitting(choice.senses, sentences[si], i))
             if not choice.sure and opts:
@@ -479,6 +498,8 @@ class CoPOS(SubstitutionGenerator):
         form, upos, feats = word.form, word.upos, word.feats_dict
         tag = target_tag(upos, word.xpos, feats) if self.inflect else None
         usage = self.usage_checks
+        if usage and self.bare_idioms and upos == "NOUN" and bare_idiom(sentence, i):
+            return []
         counted = usage and self.count_nouns and upos == "NOUN" and count_use(sentence, i)
         out: list[Candidate] = []
         seen = {form.lower()}

@@ -31,6 +31,7 @@ __all__ = [
     "fixed_expression_positions",
     "hyphen_part_positions",
     "related_positions",
+    "title_positions",
 ]
 
 #: UPOS tags eligible by default.
@@ -96,6 +97,11 @@ class Eligibility:
         flat_expressions: let the words of UD ``flat`` expressions (``flat``
             dependents and their heads: *Parts I and II*, *Paragraph 13*) be eligible;
             the noun there is part of a name (*Components I and II*).
+        title_words: let capitalised words inside the sentence be eligible when a
+            capitalised word stands beside them (*a Working Out Loud principle*): a
+            run of capitals there is a name or a title, which a synonym of one of its
+            words does not keep (*Working Out Loudly*). The sentence's first word is
+            capitalised for its place and counts for neither.
     """
 
     include_upos: frozenset[str] | None = CONTENT_UPOS
@@ -108,6 +114,7 @@ class Eligibility:
     compounds: bool = True
     function_adverbs: bool = True
     flat_expressions: bool = True
+    title_words: bool = True
 
     def allows(self, upos: str, form: str) -> bool:
         """Whether a word with this UPOS and FORM is eligible (multiword tokens aside)."""
@@ -132,6 +139,8 @@ class Eligibility:
             blocked = blocked | related_positions(sentence, _COMPOUND_RELATIONS)
         if not self.flat_expressions:
             blocked = blocked | related_positions(sentence, _FLAT_RELATIONS)
+        if not self.title_words:
+            blocked = blocked | title_positions(sentence)
         return tuple(
             i
             for i, (upos, form) in enumerate(zip(sentence.upos, sentence.forms, strict=True))
@@ -185,6 +194,19 @@ def hyphen_part_positions(sentence: Sentence) -> frozenset[int]:
         if i + 1 < len(words) and glued[i]:
             out.add(i + 1)
     return frozenset(out)
+
+
+def title_positions(sentence: Sentence) -> frozenset[int]:
+    """0-based positions of the capitalised words (first letter upper case, not all
+    upper case) after the sentence's first word that have a capitalised neighbour after
+    the first word: the words of a title or a name written inside the sentence."""
+    forms = sentence.forms
+    title = [i > 0 and f[:1].isupper() and not f.isupper() for i, f in enumerate(forms)]
+    return frozenset(
+        i
+        for i, t in enumerate(title)
+        if t and ((i > 0 and title[i - 1]) or (i + 1 < len(title) and title[i + 1]))
+    )
 
 
 def is_lettered(text: str) -> bool:

@@ -58,7 +58,7 @@ from brittle.search.generators.inflection import (
 )
 from brittle.search.generators.lexicon import WORDNET_POS, PosLexicon
 from brittle.search.generators.slots import Slots, common_case, kept_word, slot_tag
-from brittle.search.generators.usage import count_use, is_countable
+from brittle.search.generators.usage import bare_singular, count_use, is_countable
 from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
 
@@ -66,15 +66,11 @@ __all__ = [
     "RandomWords",
     "adjective_position",
     "adjective_positions",
-    "bare_singular",
     "slot_uses",
     "verb_fits",
     "verb_frames",
     "wordnet_has",
 ]
-
-#: Dependents that let a singular count noun stand (a determiner, a possessor, a number).
-_LICENSERS = frozenset({"det", "det:poss", "nmod:poss", "nummod"})
 
 
 @cache
@@ -208,17 +204,6 @@ def wordnet_has(lemma: str, pos: str) -> bool:
     from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
 
     return bool(load_wordnet().synsets(lemma, pos=pos))
-
-
-def bare_singular(sentence: Sentence, index: int) -> bool:
-    """Whether the singular noun at 0-based ``index`` stands without a determiner,
-    possessor or number and is not a modifier in a compound: only a mass noun fits
-    there ("discrimination is ..." -> "furniture is ...", not "dog is ...")."""
-    word = sentence.words[index]
-    if word.xpos != "NN" or word.deprel == "compound" or word.feats_dict.get("Number") == "Plur":
-        return False
-    head = str(index + 1)
-    return not any(w.head == head and w.deprel in _LICENSERS for w in sentence.words)
 
 
 @GENERATORS.register("random", help="random vocabulary words (same UPOS)")

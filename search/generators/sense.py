@@ -26,8 +26,9 @@ it back, and its vector does not depend on the texts it was computed beside.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -76,10 +77,13 @@ class SenseChoice:
         senses: the kept senses, best first (empty when the word has none).
         sure: whether the best sense leads the second by at least ``min_lead`` (always
             true for a word with one sense); an unsure word keeps its best sense only.
+        lead: how far the best sense's score is above the second's (``inf`` for a word
+            with one sense, 0 for one with none); not compared.
     """
 
     senses: tuple[Sense, ...]
     sure: bool = True
+    lead: float = field(default=math.inf, compare=False)
 
 
 def sense_scores(
@@ -147,15 +151,16 @@ def choose_senses(
         senses, sense_scores(contexts, senses, encoder, prior_weight=prior_weight), strict=True
     ):
         if not group:
-            out.append(SenseChoice(()))
+            out.append(SenseChoice((), lead=0.0))
             continue
         best = float(scores.max())
         order = sorted(range(len(group)), key=lambda j: (-float(scores[j]), j))
-        if min_lead > 0 and len(group) > 1 and best - float(scores[order[1]]) < min_lead:
-            out.append(SenseChoice((group[order[0]],), sure=False))
+        lead = best - float(scores[order[1]]) if len(group) > 1 else math.inf
+        if min_lead > 0 and lead < min_lead:
+            out.append(SenseChoice((group[order[0]],), sure=False, lead=lead))
             continue
         kept = tuple(group[j] for j in order if float(scores[j]) >= best - margin)
-        out.append(SenseChoice(kept))
+        out.append(SenseChoice(kept, lead=lead))
     return out
 
 

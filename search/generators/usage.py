@@ -26,13 +26,23 @@ from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.inflection import inflect_lemma
 from brittle.search.generators.vocabulary import frequency_rank
 
-__all__ = ["COUNT_DETERMINERS", "MASS_RATIO", "count_use", "is_countable", "rarity"]
+__all__ = [
+    "COUNT_DETERMINERS",
+    "MASS_RATIO",
+    "bare_idiom",
+    "bare_singular",
+    "count_use",
+    "is_countable",
+    "rarity",
+]
 
 #: A noun whose plural is more than this many times rarer than its singular (frequency
 #: ranks) is taken for a mass noun.
 MASS_RATIO = 50.0
 #: Determiners that need a count noun in the singular.
 COUNT_DETERMINERS = frozenset({"a", "an", "another", "each", "every"})
+#: Dependents that let a singular count noun stand (a determiner, a possessor, a number).
+_LICENSERS = frozenset({"det", "det:poss", "nmod:poss", "nummod"})
 
 
 def rarity(original: str, substitute: str) -> float | None:
@@ -73,3 +83,30 @@ def count_use(sentence: Sentence, index: int) -> bool:
         w.head == head and w.deprel == "det" and w.form.lower() in COUNT_DETERMINERS
         for w in sentence.words
     )
+
+
+def bare_singular(sentence: Sentence, index: int) -> bool:
+    """Whether the singular noun at 0-based ``index`` stands without a determiner,
+    possessor or number and is not a modifier in a compound: only a mass noun fits
+    there ("discrimination is ..." -> "furniture is ...", not "dog is ...")."""
+    word = sentence.words[index]
+    if word.xpos != "NN" or word.deprel == "compound" or word.feats_dict.get("Number") == "Plur":
+        return False
+    head = str(index + 1)
+    return not any(w.head == head and w.deprel in _LICENSERS for w in sentence.words)
+
+
+def bare_idiom(sentence: Sentence, index: int) -> bool:
+    """Whether the noun at 0-based ``index`` is a count noun standing bare
+    (:func:`bare_singular`) and unmodified (no ``amod``) in a prepositional phrase (it
+    has a ``case`` dependent): an idiom there, *in part*, *on purpose*, *in connection
+    with*, where English leaves out the article a count noun needs elsewhere, and a
+    synonym does not ("concurring in **portion**", "in **reliance** with"). A modified
+    one is a noun used as mass, freely chosen: *restricted to physical exercise*."""
+    if not bare_singular(sentence, index):
+        return False
+    head = str(index + 1)
+    relations = {w.deprel.split(":")[0] for w in sentence.words if w.head == head}
+    in_phrase = "case" in relations and "amod" not in relations
+    word = sentence.words[index]
+    return in_phrase and is_countable(word.lemma if word.lemma not in ("_", "") else word.form)
