@@ -211,13 +211,19 @@ class SurprisalModel:
         texts: Sequence[str],
         *,
         groups: Sequence[Hashable | None] | None = None,
+        anchors: Sequence[str | None] | None = None,
         fresh: bool = False,
     ) -> NDArray[np.float64]:
         """Total log-probability (natural log) of each text, float64 (m,).
 
-        ``groups`` labels each text (``None``: no label): texts of one label begin alike
-        (one sentence with words substituted from one position on), so two or more of
-        them to score are scored together, their shared tokens run once
+        ``anchors`` gives each text the sentence it was made from (``None``: none): a
+        text that is its anchor with words substituted is scored on the anchor's
+        key/value cache (:func:`~brittle.search.generators.lm_causal.substitution_logprobs`:
+        the anchor runs once, and is scored and kept too; each text costs its tokens
+        from its first change on). ``groups`` labels the other texts (``None``: no
+        label): texts of one label begin alike (one sentence with words substituted
+        from one position on), so two or more of them to score are scored together,
+        their shared tokens run once
         (:func:`~brittle.search.generators.lm_causal.shared_prefix_logprobs`: each text
         costs its own tail). The others are scored in batches sorted by length. The
         values agree either way up to float noise.
@@ -228,6 +234,8 @@ class SurprisalModel:
         """
         if groups is not None and len(groups) != len(texts):
             raise ValueError(f"{len(texts)} texts but {len(groups)} group labels")
+        if anchors is not None and len(anchors) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(anchors)} anchors")
         if fresh:
             found: dict[str, float] = {}
             todo = _by_length(texts)
@@ -238,11 +246,25 @@ class SurprisalModel:
             from brittle.search.generators.lm_causal import (
                 sentence_logprobs,
                 shared_prefix_logprobs,
+                substitution_logprobs,
             )
 
+            missing = set(todo)
+            made: dict[str, list[str]] = {}  # anchor -> its texts to score
+            if anchors is not None:
+                for text, anchor in zip(texts, anchors, strict=True):
+                    if anchor is not None and text in missing:
+                        missing.discard(text)
+                        made.setdefault(anchor, []).append(text)
+            for anchor, group in made.items():
+                if anchor not in found and anchor not in group:
+                    group = [anchor, *group]  # scored on the way: kept for the caller
+                scores = substitution_logprobs(
+                    self.lm, anchor, group, batch_size=max(self.batch_size, 64)
+                )
+                self._keep(group, scores, found)
             alike: dict[Hashable, list[str]] = {}
             if groups is not None:
-                missing = set(todo)
                 for text, label in zip(texts, groups, strict=True):
                     if label is not None and text in missing:
                         missing.discard(text)
@@ -251,8 +273,7 @@ class SurprisalModel:
             for group in together:
                 scores = shared_prefix_logprobs(self.lm, group, batch_size=self.batch_size)
                 self._keep(group, scores, found)
-            done = {t for g in together for t in g}
-            rest = [t for t in todo if t not in done]
+            rest = [t for t in todo if t not in found]
             if rest:
                 scores = sentence_logprobs(self.lm, rest, batch_size=self.batch_size)
                 self._keep(rest, scores, found)
@@ -271,16 +292,17 @@ class SurprisalModel:
         words: Sequence[int],
         *,
         groups: Sequence[Hashable | None] | None = None,
+        anchors: Sequence[str | None] | None = None,
     ) -> NDArray[np.float64]:
         """Mean surprisal of each text in bits per word: ``-log2 P(text) / words``, (m,).
 
         ``words`` is each text's number of words (the sentence's, not the LM's tokens);
-        ``groups`` as in :meth:`logprobs`.
+        ``groups`` and ``anchors`` as in :meth:`logprobs`.
         """
         if len(texts) != len(words):
             raise ValueError(f"{len(texts)} texts but {len(words)} word counts")
         n = np.maximum(np.asarray(words, dtype=np.float64), 1.0)
-        return -self.logprobs(texts, groups=groups) / math.log(2.0) / n
+        return -self.logprobs(texts, groups=groups, anchors=anchors) / math.log(2.0) / n
 
 
 class SentenceEncoder:

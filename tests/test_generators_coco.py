@@ -526,6 +526,30 @@ def test_surprisal_groups_and_fresh_scores_equal_plain_ones(gpt2_dir: Path) -> N
     assert grouped_model.logprobs(texts[1:2])[0] == again[1]
 
 
+def test_surprisal_anchored_scores_equal_plain_ones_and_keep_the_anchor(
+    gpt2_dir: Path,
+) -> None:
+    from brittle.search.sentence_models import SurprisalModel
+
+    original = "the dog chased the cat on the mat"
+    texts = [
+        "the dog chased the bird on the mat",  # changed from the fourth word on
+        "the cow chased the cat on the mat",  # from the second
+        "the dog chased the cat on the rug",  # the last
+        "the cow chased the bird on the mat",  # two words
+        "birds sing",  # no anchor: scored whole
+    ]
+    anchors = [original] * 4 + [None]
+    plain = SurprisalModel(str(gpt2_dir), device="cpu").logprobs([*texts, original])
+    model = SurprisalModel(str(gpt2_dir), device="cpu", batch_size=2)
+    anchored = model.logprobs(texts, anchors=anchors)
+    assert anchored == pytest.approx(plain[:-1], abs=1e-4)
+    # the anchor was run for its texts: its score is kept for the caller's next call
+    assert model._cache.get(original) == pytest.approx(plain[-1], abs=1e-4)
+    with pytest.raises(ValueError, match="anchors"):
+        model.logprobs(texts, anchors=anchors[1:])
+
+
 def test_rerank_scores_are_kept_for_the_fluency_constraint(gpt2_dir: Path) -> None:
     from brittle.search.generators.surface import surface_of
     from brittle.search.sentence_models import surprisal_model

@@ -115,36 +115,36 @@ def _increases(
     lm = surprisal_model(model, device=device, dtype=dtype)
     first: list[str] = []
     second: list[str] = []
-    labels: list[tuple[int, int] | None] = []  # substitutions: (batch, first position)
+    anchors: list[str | None] = []  # substitutions: the original's text
     words: list[int] = []
     changed: list[int] = []
-    # (candidate, original, one word alone, words, group): a substitution's each word
-    alone: list[tuple[int, str, str, int, tuple[int, int]]] = []
-    for k, b in enumerate(batches):
+    # (candidate, original, one word alone, words): a substitution's each word
+    alone: list[tuple[int, str, str, int]] = []
+    for b in batches:
         for sentence, p in zip(b.sentences, b.perturbations, strict=True):
             a, c = pair_texts(b.original, sentence, p)
             if singles and p.order is None and p.size > 1:
                 for single in _single_words(p):
                     x, y = pair_texts(b.original, apply_perturbation(b.original, single), single)
-                    alone.append((len(first), x, y, len(b.original), (k, single.positions[0])))
+                    alone.append((len(first), x, y, len(b.original)))
             first.append(a)
             second.append(c)
-            # A substitution's text begins as the original's up to its first word: the
-            # candidates of a sentence changed from the same word on share that prefix.
+            # A substitution is the original with words replaced: it is scored on the
+            # original's key/value cache, from its first changed word on.
             substituted = p.order is None and bool(p.positions)
-            labels.append((k, min(p.positions)) if substituted else None)
+            anchors.append(a if substituted else None)
             words.append(len(b.original))
             changed.append(max(p.size, 1))
     if not first:
         empty = [np.zeros(0, dtype=np.float64) for _ in batches]
         return empty, [e.copy() for e in empty]
-    increase = lm.bits_per_word(second, words, groups=labels) - lm.bits_per_word(first, words)
+    increase = lm.bits_per_word(second, words, anchors=anchors) - lm.bits_per_word(first, words)
     n = np.asarray(words, dtype=np.float64)
     per_changed = increase * n / np.asarray(changed, dtype=np.float64)
     if alone:
         counts = [row[3] for row in alone]
         own = lm.bits_per_word(
-            [row[2] for row in alone], counts, groups=[row[4] for row in alone]
+            [row[2] for row in alone], counts, anchors=[row[1] for row in alone]
         ) - lm.bits_per_word([row[1] for row in alone], counts)
         for row, value in zip(alone, own * np.asarray(counts), strict=True):
             per_changed[row[0]] = max(per_changed[row[0]], float(value))
