@@ -193,11 +193,29 @@ def test_function_words_never_fill_a_content_slot() -> None:
     s = make_sentence("cats", CATS)
     verb = next(i for i, u in enumerate(s.upos) if u == "VERB")
     strict = CoCO(pos_filter="none")
-    loose = CoCO(pos_filter="none", function_words=True)
+    loose = CoCO(pos_filter="none", function_words=True, frames=False)
     for word in ("could", "am", "the", "where", "or"):
         assert not strict._accepts(s, verb, word), word
         assert loose._accepts(s, verb, word), word
     assert strict._accepts(s, verb, "chase")
+
+
+SEEKS = """
+1 study study NOUN NN Number=Sing 2 nsubj
+2 seeks seek VERB VBZ Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin 0 root
+3 to to PART TO _ 4 mark
+4 build build VERB VB VerbForm=Inf 2 xcomp
+"""
+
+
+def test_a_verb_is_replaced_only_by_a_verb_with_a_frame_for_its_use() -> None:
+    """"seeks to build": a verb with an infinitive frame, not "provides to build"."""
+    s = make_sentence("seeks", SEEKS)
+    framed = CoCO()
+    assert framed._accepts(s, 1, "attempts") and framed._accepts(s, 1, "tries")
+    assert not framed._accepts(s, 1, "provides")  # no infinitive frame in WordNet
+    assert CoCO(frames=False)._accepts(s, 1, "provides")
+    assert not framed._accepts(s, 1, "xyzzies")  # no verb WordNet knows
 
 
 class NoCache(torch.nn.Module):

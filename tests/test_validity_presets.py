@@ -17,14 +17,13 @@ from brittle.engine.core.conllu import iter_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.closed_class import is_function_word
+from brittle.search.generators.frames import slot_uses, verb_fits
 from brittle.search.generators.inflection import regular_inflection
 from brittle.search.generators.jabberwocky import Jabberwocky
 from brittle.search.generators.random_words import (
     RandomWords,
     adjective_position,
     adjective_positions,
-    slot_uses,
-    verb_fits,
     wordnet_has,
 )
 from brittle.search.generators.slots import common_case, kept_word, slot_tag

@@ -30,6 +30,11 @@ take the original's capitalisation; their lemma comes from the lexicon. All elig
 positions of a batch of sentences are proposed together, ``batch_size`` contexts per
 forward pass.
 
+A verb is replaced only by a verb with a WordNet frame for each use the tree gives
+the original (``frames``, on by default: an object, a clause, an infinitive, none):
+the left context alone proposes verbs of any valency ("The current study **provides**
+to build").
+
 A function word never replaces a content word (``function_words=false``, the default):
 the lexicon lists *could* and *am* as verbs, and the LM's likeliest continuation is
 often one ("I **could** the little colours", "I **am** the library shows"). Even so,
@@ -53,6 +58,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 from brittle.search.generators.closed_class import is_function_word
 from brittle.search.generators.eligibility import CONTENT_UPOS
+from brittle.search.generators.frames import slot_uses, verb_fits
 from brittle.search.generators.inflection import match_case, target_tag
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, load_lm
@@ -120,6 +126,11 @@ class CoCO(SubstitutionGenerator):
             :mod:`~brittle.search.generators.closed_class`) replace a noun, verb,
             adjective or adverb; off by default, since the part-of-speech lexicon lists
             *could* as a verb and *am* passes a VBP slot.
+        frames: a verb only when WordNet gives it a sentence frame for each use the
+            slot's verb has in the tree (an object, a clause, an infinitive, a gerund,
+            a predicative complement, or none:
+            :func:`~brittle.search.generators.frames.slot_uses`); a word WordNet does
+            not know as a verb is no verb here.
         lexicon: the word -> UPOS lexicon used by ``pos_filter`` and for lemmas.
     """
 
@@ -141,6 +152,7 @@ class CoCO(SubstitutionGenerator):
     pos_filter: Literal["none", "upos", "xpos"] = "xpos"
     min_length: int = 2
     function_words: bool = False
+    frames: bool = True
     lexicon: PosLexicon = field(default_factory=PosLexicon)
 
     def __post_init__(self) -> None:
@@ -240,11 +252,15 @@ class CoCO(SubstitutionGenerator):
         content = token.upos in CONTENT_UPOS
         if content and not self.function_words and is_function_word(word, self.lexicon):
             return False  # "I could the little colours", "I am the library shows"
-        if self.pos_filter == "upos":
-            return self.lexicon.has(word, token.upos)
+        if self.pos_filter == "upos" and not self.lexicon.has(word, token.upos):
+            return False
         if self.pos_filter == "xpos":
             tag = target_tag(token.upos, token.xpos, token.feats_dict)
-            return self.lexicon.has_tag(word, token.upos, tag)
+            if not self.lexicon.has_tag(word, token.upos, tag):
+                return False
+        if self.frames and token.upos == "VERB":
+            # "intended to enhance bias" keeps a verb with an object frame
+            return verb_fits(self.lexicon.lemma(word, "VERB"), slot_uses(sentence, i))
         return True
 
     def _filter(

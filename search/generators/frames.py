@@ -18,6 +18,7 @@ that-clause is expect.v.01 (frame 26), not ask.v.04 "request and expect" (frames
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from brittle.engine.core.sentence import Sentence
@@ -28,10 +29,14 @@ if TYPE_CHECKING:
 __all__ = [
     "CLAUSE_AFTER_OBJECT",
     "FRAMES_BY_USE",
+    "PREDICATIVE_FRAMES",
     "VerbUse",
     "fits",
     "lemma_frames",
+    "slot_uses",
     "synonym_fits",
+    "verb_fits",
+    "verb_frames",
     "verb_use",
 ]
 
@@ -143,3 +148,66 @@ def lemma_frames(
             if entry.name().lower() == key:
                 frames.update(entry.frame_ids())
     return frozenset(frames)
+
+
+@cache
+def verb_frames(lemma: str) -> frozenset[int]:
+    """WordNet's frame numbers of every verb sense of ``lemma`` (empty: not a verb
+    WordNet knows), cached: drawing looks up the same lemmas again and again."""
+    from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
+
+    return lemma_frames(load_wordnet(), lemma)
+
+
+#: WordNet frames of a verb with a predicative complement: "Something ----s something
+#: Adjective/Noun", "Something ----s Adjective/Noun", "Somebody ----s Adjective".
+PREDICATIVE_FRAMES = frozenset({5, 6, 7})
+
+
+def slot_uses(sentence: Sentence, index: int) -> frozenset[VerbUse | str]:
+    """Every use the verb at 0-based ``index`` has in the tree, for a new verb to allow
+    all of them: ``transitive`` (an object, or passive), ``clause``, ``infinitive``,
+    ``gerund``, ``predicative`` (an adjective or noun complement: "can be *considered*
+    representative"), else ``intransitive``. Unlike :func:`verb_use`, which names the
+    one use a sense must allow, a passive with a predicative complement gives both."""
+    head = str(index + 1)
+    uses: set[VerbUse | str] = set()
+    first = verb_use(sentence, index)
+    if first in ("transitive", "clause", "infinitive", "gerund"):
+        uses.add(first)
+    for word in sentence.words:
+        if word.head != head:
+            continue
+        relation = word.deprel.split(":")[0]
+        if relation in ("obj", "iobj") or word.deprel in ("nsubj:pass", "aux:pass"):
+            uses.add("transitive")
+        elif relation == "ccomp":
+            uses.add("clause")
+        elif relation == "xcomp":
+            uses.add("predicative" if word.upos != "VERB" else "complement")
+    return frozenset(uses or {"intransitive"})
+
+
+def verb_fits(lemma: str, uses: frozenset[VerbUse | str]) -> bool:
+    """Whether WordNet knows ``lemma`` as a verb with a frame for each of ``uses``
+    (frames of any of its senses)."""
+    frames = verb_frames(lemma)
+    if not frames:
+        return False
+    for use in uses:
+        if use == "predicative":
+            if not PREDICATIVE_FRAMES & frames:
+                return False
+        elif use in _JUDGED and not synonym_fits(lemma, frames, _JUDGED[use]):
+            return False
+    return True
+
+
+#: The uses :func:`fits` judges, by name.
+_JUDGED: dict[str, VerbUse] = {
+    "intransitive": "intransitive",
+    "transitive": "transitive",
+    "clause": "clause",
+    "infinitive": "infinitive",
+    "gerund": "gerund",
+}

@@ -25,12 +25,13 @@ Four options make the substitutions keep the sentence grammatical (the
   (:mod:`~brittle.search.generators.closed_class`);
 - ``frames=true`` replaces a verb only when it is used with an object (or in the
   passive) or with no complement, by a verb with a WordNet frame for that use
-  (:func:`slot_uses`); verbs with a clause, an infinitive, a gerund or a predicative
-  complement, and phrasal verbs (with a ``compound:prt`` particle), keep their word;
-  an adjective is replaced only before a noun or after a copula and without a
-  complement of its own (*fond of*, *willing to*), never by one WordNet marks
-  predicate-only before a noun (*afloat*) nor prenominal-only after a copula
-  (*former*); a noun used as an adverbial of time or measure (*today*) keeps its word;
+  (:func:`~brittle.search.generators.frames.slot_uses`); verbs with a clause, an
+  infinitive, a gerund or a predicative complement, and phrasal verbs (with a
+  ``compound:prt`` particle), keep their word; an adjective is replaced only before a
+  noun or after a copula and without a complement of its own (*fond of*, *willing
+  to*), never by one WordNet marks predicate-only before a noun (*afloat*) nor
+  prenominal-only after a copula (*former*); a noun used as an adverbial of time or
+  measure (*today*) keeps its word;
 - ``countability=true`` draws count nouns where only a count noun fits (a plural, or
   after *a*, *each*, *every*) and mass nouns for a bare singular;
 - ``wordnet_pos=true`` draws only lemmas WordNet knows in the slot's part of speech.
@@ -49,7 +50,7 @@ from typing import ClassVar
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.closed_class import is_function_word
-from brittle.search.generators.frames import VerbUse, lemma_frames, synonym_fits, verb_use
+from brittle.search.generators.frames import slot_uses, verb_fits
 from brittle.search.generators.inflection import (
     TAG_FAMILY,
     is_lexicon_lemma,
@@ -66,65 +67,8 @@ __all__ = [
     "RandomWords",
     "adjective_position",
     "adjective_positions",
-    "slot_uses",
-    "verb_fits",
-    "verb_frames",
     "wordnet_has",
 ]
-
-
-@cache
-def verb_frames(lemma: str) -> frozenset[int]:
-    """WordNet's frame numbers of every verb sense of ``lemma`` (empty: not a verb
-    WordNet knows), cached: drawing looks up the same lemmas again and again."""
-    from brittle.engine.core.resources import load_wordnet  # deferred: reads WordNet
-
-    return lemma_frames(load_wordnet(), lemma)
-
-
-#: WordNet frames of a verb with a predicative complement: "Something ----s something
-#: Adjective/Noun", "Something ----s Adjective/Noun", "Somebody ----s Adjective".
-PREDICATIVE_FRAMES = frozenset({5, 6, 7})
-
-
-def slot_uses(sentence: Sentence, index: int) -> frozenset[VerbUse | str]:
-    """Every use the verb at 0-based ``index`` has in the tree, for a new verb to allow
-    all of them: ``transitive`` (an object, or passive), ``clause``, ``infinitive``,
-    ``gerund``, ``predicative`` (an adjective or noun complement: "can be *considered*
-    representative"), else ``intransitive``. Unlike
-    :func:`~brittle.search.generators.frames.verb_use`, which names the one use a
-    sense must allow, a passive with a predicative complement gives both."""
-    head = str(index + 1)
-    uses: set[VerbUse | str] = set()
-    first = verb_use(sentence, index)
-    if first in ("transitive", "clause", "infinitive", "gerund"):
-        uses.add(first)
-    for word in sentence.words:
-        if word.head != head:
-            continue
-        relation = word.deprel.split(":")[0]
-        if relation in ("obj", "iobj") or word.deprel in ("nsubj:pass", "aux:pass"):
-            uses.add("transitive")
-        elif relation == "ccomp":
-            uses.add("clause")
-        elif relation == "xcomp":
-            uses.add("predicative" if word.upos != "VERB" else "complement")
-    return frozenset(uses or {"intransitive"})
-
-
-def verb_fits(lemma: str, uses: frozenset[VerbUse | str]) -> bool:
-    """Whether WordNet knows ``lemma`` as a verb with a frame for each of ``uses``
-    (frames of any of its senses)."""
-    frames = verb_frames(lemma)
-    if not frames:
-        return False
-    for use in uses:
-        if use == "predicative":
-            if not PREDICATIVE_FRAMES & frames:
-                return False
-        elif use in _JUDGED and not synonym_fits(lemma, frames, _JUDGED[use]):
-            return False
-    return True
 
 
 #: Dependents that make an adjective take a complement (its own small class of words).
@@ -143,15 +87,6 @@ def _dependents(sentence: Sentence, index: int) -> frozenset[str]:
 
 #: The uses for which a drawn verb is judged by its frames; other slots keep their verb.
 _PLAIN_USES = frozenset({"transitive", "intransitive"})
-
-#: The uses :func:`~brittle.search.generators.frames.fits` judges, by name.
-_JUDGED: dict[str, VerbUse] = {
-    "intransitive": "intransitive",
-    "transitive": "transitive",
-    "clause": "clause",
-    "infinitive": "infinitive",
-    "gerund": "gerund",
-}
 
 
 def _counted(sentence: Sentence, index: int) -> bool:
