@@ -209,7 +209,7 @@ SEEKS = """
 
 
 def test_a_verb_is_replaced_only_by_a_verb_with_a_frame_for_its_use() -> None:
-    """"seeks to build": a verb with an infinitive frame, not "provides to build"."""
+    """A verb with an infinitive frame for "seeks to build", not "provides to build"."""
     s = make_sentence("seeks", SEEKS)
     framed = CoCO()
     assert framed._accepts(s, 1, "attempts") and framed._accepts(s, 1, "tries")

@@ -675,14 +675,22 @@ def grading(ctx: BenchContext) -> tuple[StageResult, ...]:
 #: the end-to-end search settings (beam width 2, tau 2, 5 options), so about 0.15 s a
 #: sentence on 2 cores.
 GRADING_TREE_SENTENCES = (16, 4)
+#: Sentences of the ``meaning`` preset's attack in the grading stage (full run, --quick):
+#: coPOS generating in the run, its constraints and ``judged:meaning``, about 0.25 s a
+#: sentence on 2 cores.
+GRADING_MEANING_SENTENCES = (16, 4)
 
 
 def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
     """What grading adds to an attack (``attack --grade``, the default): each attack
     timed with and without grading its kept perturbations (spaCy re-parse, LM surprisal,
-    MiniLM similarity, the lexical checks). Two workloads: the end-to-end attack (coPOS,
-    a small pool: a few queries a sentence) and the ``tree`` preset (Jabberwocky
-    nonwords, the pool of a search that finds damage). A first graded run loads every
+    MiniLM similarity, the lexical checks). Three workloads: the end-to-end attack
+    (recorded coPOS tables, a small pool: a few queries a sentence, no generation in the
+    run, so the attack itself is the cheapest there is), the ``tree`` preset
+    (Jabberwocky nonwords, the pool of a search that finds damage) and the ``meaning``
+    preset as a user runs it (coPOS generating its synonyms in the run, its constraints
+    and ``judged:meaning``, whose grades of the candidates the final grading finds
+    already made). A first graded run loads every
     model (the parser and its helper process too); each timed run then starts its
     caches as a new run's chunk does (scores and parses; a new grader; the sentence
     texts forgotten). The ratio is the attack's time over grading's: 4 or more means
@@ -698,11 +706,21 @@ def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
     from brittle.search.sentence_models import forget_texts
 
     n_tree = GRADING_TREE_SENTENCES[1 if ctx.quick else 0]
+    n_meaning = GRADING_MEANING_SENTENCES[1 if ctx.quick else 0]
     base = _attack_config(ctx, min(len(ctx.sentences), 15 if ctx.quick else 32))
     tree = _attack_config(ctx, min(len(ctx.sentences), n_tree)).with_preset(PRESETS.get("tree"))
+    meaning = _attack_config(ctx, min(len(ctx.sentences), n_meaning)).with_preset(
+        PRESETS.get("meaning")
+    )
     workloads = (
         ("grading", base, ctx.repeat, f"the end-to-end attack over {workload_of(base)}"),
         ("grading.tree", tree, ctx.repeat, "the tree preset (Jabberwocky, beam width 2, tau 2)"),
+        (
+            "grading.meaning",
+            meaning,
+            ctx.repeat,
+            "the meaning preset (coPOS generating in the run, beam width 2, tau 2)",
+        ),
     )
     out: list[StageResult] = []
     with tempfile.TemporaryDirectory() as tmp:
