@@ -346,6 +346,28 @@ def test_adjectives_with_complements_and_adverbial_nouns_keep_their_word() -> No
     assert 0 in tables[1].positions  # court
 
 
+CONNECTION = """
+nasty ADJ JJ 0 root
+in ADP IN 3 case
+connection NOUN NN 1 obl
+with ADP IN 6 case
+the DET DT 6 det
+treaty NOUN NN 3 nmod
+"""
+
+
+@pytest.mark.needs("glove")
+def test_a_count_noun_bare_in_a_phrase_keeps_its_word() -> None:
+    options = dict(slots="regular", function_words=False, frames=True, countability=True)
+    generator = RandomWords(oversample=10, **options)  # type: ignore[arg-type]
+    (table,) = generator.candidates([sentence_of(CONNECTION)], top_k=3)
+    assert 2 not in table.positions  # "in connection with": an idiom, not "in reliance with"
+    assert 5 in table.positions  # "the treaty"
+    plain = RandomWords(oversample=10, **{**options, "countability": False})  # type: ignore[arg-type]
+    (loose,) = plain.candidates([sentence_of(CONNECTION)], top_k=3)
+    assert 2 in loose.positions
+
+
 EXISTENTIAL = """
 there there PRON EX 2 expl
 is be VERB VBZ 0 root

@@ -33,7 +33,9 @@ Four options make the substitutions keep the sentence grammatical (the
   prenominal-only after a copula (*former*); a noun used as an adverbial of time or
   measure (*today*) keeps its word;
 - ``countability=true`` draws count nouns where only a count noun fits (a plural, or
-  after *a*, *each*, *every*) and mass nouns for a bare singular;
+  after *a*, *each*, *every*) and mass nouns for a bare singular, and leaves alone a
+  count noun bare in a prepositional phrase, an idiom (*in connection with*, not *in
+  reliance with*; :func:`~brittle.search.generators.usage.bare_idiom`);
 - ``wordnet_pos=true`` draws only lemmas WordNet knows in the slot's part of speech.
 
 Draws are seeded per ``(seed, sentence id, position)``, so a sentence gets the same
@@ -59,7 +61,7 @@ from brittle.search.generators.inflection import (
 )
 from brittle.search.generators.lexicon import WORDNET_POS, PosLexicon
 from brittle.search.generators.slots import Slots, common_case, kept_word, slot_tag
-from brittle.search.generators.usage import bare_singular, count_use, is_countable
+from brittle.search.generators.usage import bare_idiom, bare_singular, count_use, is_countable
 from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
 
@@ -275,6 +277,8 @@ class RandomWords(SubstitutionGenerator):
                 return False  # an adjective used as a noun or in an idiom ("for short")
             if _dependents(sentence, i) & _COMPLEMENTS:
                 return False  # "fond of", "willing to", "nasty to": few adjectives take one
+        if self.countability and word.upos == "NOUN" and bare_idiom(sentence, i):
+            return False  # a count noun bare in a phrase is an idiom: "in connection with"
         # a bare noun of time or measure ("announced its ruling today") is adverbial
         return not (self.frames and word.upos == "NOUN" and word.deprel in _ADVERBIAL_NOUNS)
 
