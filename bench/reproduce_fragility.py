@@ -16,8 +16,11 @@ task La Malfa et al. probe (structural distance, depth, POS, root, tree depth):
    in the representation, L2 and cosine) covers them all.
 
 It prints, per representation, method and tau, each task's clean score and its
-worst-case drop with a 95% bootstrap interval over sentences, the mean relative drop
-over tasks, and epsilon; and draws the drops against tau (``--plot``). The JSON adds,
+worst-case drop with a 95% bootstrap interval over sentences and its null (the largest
+gain of the task among the same draws: if the changes did nothing to the task on
+average, the largest drop and the largest gain of b draws would be alike; the JSON
+adds the interval of the drop's excess over it), the mean relative drop over tasks,
+and epsilon; and draws the drops against tau (``--plot``). The JSON adds,
 for POS, the drop in words (the accuracy drop times the sentence's length, per
 sentence: the paper's "# Words Adv"). Steps whose
 output exists are skipped, so a rerun only prints the tables.
@@ -132,21 +135,29 @@ def tau_table(
     for col in primary_columns(attacked):
         clean = np.array([r["tasks"][col]["clean"] for r in attacked], dtype=np.float64)
         worst = np.array([r["tasks"][col]["worst"] for r in attacked], dtype=np.float64)
+        # the null: the largest gain among the same draws (rows written before it was
+        # recorded have none: NaN, and the table says so)
+        gain = np.array([-r["tasks"][col].get("best", np.nan) for r in attacked], dtype=np.float64)
         length = np.array([len(r["words"]) for r in attacked], dtype=np.float64)
         ok = ~(np.isnan(clean) | np.isnan(worst))
-        clean, worst, length = clean[ok], worst[ok], length[ok]
+        clean, worst, gain, length = clean[ok], worst[ok], gain[ok], length[ok]
 
-        def mean_of(idx: np.ndarray, w: np.ndarray = worst) -> dict[str, float]:
-            return {"worst": float(w[idx].mean())}
+        def mean_of(
+            idx: np.ndarray, w: np.ndarray = worst, g: np.ndarray = gain
+        ) -> dict[str, float]:
+            return {"worst": float(w[idx].mean()), "excess": float((w[idx] - g[idx]).mean())}
 
-        ci = paired_bootstrap(worst.size, mean_of, resamples=resamples, seed=0).get(
-            "worst", (float("nan"), float("nan"))
-        )
+        cis = paired_bootstrap(worst.size, mean_of, resamples=resamples, seed=0)
+        ci = cis.get("worst", (float("nan"), float("nan")))
+        excess = cis.get("excess", (float("nan"), float("nan")))
         table[col] = {
             "clean": float(clean.mean()),
             "worst": float(worst.mean()),
             "ci_low": ci[0],
             "ci_high": ci[1],
+            "null": float(gain.mean()),
+            "excess_low": excess[0],
+            "excess_high": excess[1],
             "relative": float(worst.mean() / clean.mean()) if clean.mean() else float("nan"),
             "n": int(worst.size),
         }
@@ -214,10 +225,13 @@ def print_tables(results: dict[str, dict[str, dict[int, Any]]]) -> None:
     for name, by_method in results.items():
         first = next(iter(next(iter(by_method.values())).values()))
         cols = list(first["tasks"])
-        print(f"\n{name}: worst-case drop per task (task alone; 95% CI over sentences)\n")
+        print(
+            f"\n{name}: worst-case drop per task (task alone; 95% CI over sentences; the "
+            "null: the largest gain among the same draws)\n"
+        )
         print(
             "| method | tau | n | "
-            + " | ".join(f"{c} clean → drop [CI]" for c in cols)
+            + " | ".join(f"{c} clean → drop [CI] (null)" for c in cols)
             + " | mean relative drop | epsilon L2 / cosine |"
         )
         print("| --- | ---: | ---: |" + " --- |" * len(cols) + " ---: | ---: |")
@@ -227,7 +241,8 @@ def print_tables(results: dict[str, dict[str, dict[int, Any]]]) -> None:
                 for c in cols:
                     t = r["tasks"][c]
                     ci = f"[{t['ci_low']:.3f}, {t['ci_high']:.3f}]"
-                    cells.append(f"{t['clean']:.3f} → {t['worst']:.3f} {ci}")
+                    null = "–" if np.isnan(t["null"]) else f"{t['null']:.3f}"
+                    cells.append(f"{t['clean']:.3f} → {t['worst']:.3f} {ci} ({null})")
                 rel = np.nanmean([r["tasks"][c]["relative"] for c in cols])
                 n = r["sentences"] - r["no_eligible"]
                 print(

@@ -118,11 +118,18 @@ def num(
 def fragility(
     method: str, column: str, tau: int = 2, model: str = "minilm2"
 ) -> Callable[[Tables], Measured]:
-    """Worst-case drop of a task at tau (Algorithm 3) with its interval."""
+    """Worst-case drop of a task at tau (Algorithm 3) with its interval and, where the
+    rows record it, its null (the largest gain among the same draws) with the interval
+    of the drop's excess over it, which then decides whether the sign is established."""
 
     def get(t: Tables) -> Measured:
         cell = t["fragility"][model][method][str(tau)]["tasks"][column]
-        return num(cell["worst"], cell["ci_low"], cell["ci_high"])
+        out = num(cell["worst"], cell["ci_low"], cell["ci_high"])
+        null = cell.get("null")
+        if null is not None and not math.isnan(null):
+            out["text"] += f"; null {null:.3f}"
+            out["excess"] = (cell["excess_low"], cell["excess_high"])
+        return out
 
     return get
 
@@ -145,12 +152,20 @@ def cosine(method: str) -> Callable[[Tables], Measured]:
 def ratio(
     a: Callable[[Tables], Measured], b: Callable[[Tables], Measured]
 ) -> Callable[[Tables], Measured]:
-    """The ratio of two measurements (no interval)."""
+    """The ratio of two measurements (no interval). Two worst-of-b drops are compared
+    as the paper compares them, raw; ``unfounded`` names the ones whose excess over
+    their null has an interval reaching 0, which the verdict says."""
 
     def get(t: Tables) -> Measured:
-        x, y = a(t)["value"], b(t)["value"]
+        first, second = a(t), b(t)
+        x, y = first["value"], second["value"]
         m = num(x / y, fmt=".2f")
         m["text"] = f"{x / y:.2f} ({x:.3f} / {y:.3f})"
+        m["unfounded"] = [
+            part["text"].split(" ")[0]
+            for part in (first, second)
+            if "excess" in part and part["excess"][0] <= 0 <= part["excess"][1]
+        ]
         return m
 
     return get
@@ -929,11 +944,30 @@ def verdict(claim: Claim, measured: Measured | None) -> tuple[str, str]:
             return REPRODUCED, f"{b:.3g} ≥ {p:g}"
         return NOT_REPRODUCED, f"{b:.3g} < {p:g}"
     if claim.compare == "equal":
+        if measured.get("unfounded"):
+            parts = measured["unfounded"]
+            which = (
+                f"{parts[0]} is no larger than its null"
+                if len(parts) == 1
+                else f"{' and '.join(parts)} are no larger than their nulls"
+            )
+            return NOT_REPRODUCED, (
+                f"{b / p:.2f}× the paper's, but {which} (the largest gain among the same "
+                "draws): the ratio compares chance"
+            )
         if abs(b / p - 1) <= claim.tolerance:
             return REPRODUCED, f"within ±{claim.tolerance:.0%} of the paper's"
         return NOT_REPRODUCED, f"{b / p:.2f}× the paper's, outside ±{claim.tolerance:.0%}"
     established = (lo > 0 or hi < 0) if lo is not None else abs(b) > claim.tolerance
     interval = "its 95% CI excludes 0" if lo is not None else f"|value| > {claim.tolerance:g}"
+    if "excess" in measured:  # a worst of b: read against its null, not against 0
+        e_lo, e_hi = measured["excess"]
+        established = e_lo > 0 or e_hi < 0
+        interval = (
+            "its excess over the null has a 95% CI that excludes 0"
+            if established
+            else "its excess over the null has a 95% CI that includes 0"
+        )
     sign = p if claim.compare == "sign" else math.copysign(1, p)
     same = established and math.copysign(1, b) == sign
     if claim.compare == "sign":
@@ -942,6 +976,9 @@ def verdict(claim: Claim, measured: Measured | None) -> tuple[str, str]:
         if same:
             return REPRODUCED, f"the sign agrees and {interval}"
         return NOT_REPRODUCED, "the sign is the other one" if established else "no sign established"
+    # a worst of b no larger than its null shows no effect, whatever its size
+    if "excess" in measured and not established:
+        return NOT_REPRODUCED, f"no sign established: {interval}"
     # value: do the intervals meet?
     if lo is not None and lo <= p <= hi:
         return REPRODUCED, "the paper's number lies in brittle's 95% CI"

@@ -243,7 +243,8 @@ class ScoringSession:
     similarity to the original over the scored candidates that were found admissible
     (:meth:`admit`; a candidate the constraints rejected, or that the search never had
     checked, does not count), and over the same candidates each task's largest drop
-    (``worst``, shape (tasks,)).
+    (``worst``, shape (tasks,)) and smallest (``best``: a negative one is the largest
+    gain, what a worst-of-b finds by chance when the changes do nothing on average).
     """
 
     def __init__(
@@ -283,6 +284,8 @@ class ScoringSession:
         self.min_cosine = 1.0
         #: Per task, the largest drop over the admitted candidates (None: none yet).
         self.worst: NDArray[np.float64] | None = None
+        #: Per task, the smallest drop over the same candidates (None: none yet).
+        self.best: NDArray[np.float64] | None = None
         self._distances: dict[Perturbation, tuple[float, float]] = {}
         self._counted: set[Perturbation] = set()
         self._metrics: dict[Perturbation, NDArray[np.float64]] = {}
@@ -369,6 +372,7 @@ class ScoringSession:
                 self.min_cosine = min(self.min_cosine, found[1])
             drops = self.clean - self._metrics[p]
             self.worst = drops if self.worst is None else np.fmax(self.worst, drops)
+            self.best = drops if self.best is None else np.fmin(self.best, drops)
             damage = float(drops @ self.weights)
             if not self.anytime or damage > self.anytime[-1][2]:
                 seconds = round(self._clock() - self._started, 4)

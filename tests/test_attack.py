@@ -485,18 +485,24 @@ def test_check_all_records_each_tasks_worst_drop_and_keeps_the_choice(tmp_path: 
         assert b["syntax_checked"] == b["evaluated"] >= a["syntax_checked"]
         for v in b["tasks"].values():
             if b["success"]:  # the kept candidate is one of the feasible ones
-                assert v["worst"] >= v["drop"] - 1e-9
+                assert v["best"] - 1e-9 <= v["drop"] <= v["worst"] + 1e-9
             else:  # nothing feasible: the sentence is kept as it is
-                assert v["worst"] == v["drop"] == 0
+                assert v["worst"] == v["drop"] == v["best"] == 0
         if a["success"]:  # more feasible candidates seen: epsilon never nearer
             assert b["epsilon_l2"] >= a["epsilon_l2"] - 1e-9
     assert any(b["success"] for b in full)
     summary = json.loads((tmp_path / "all" / "summary.json").read_text())
-    for task in summary["tasks"].values():
+    attacked = [b for b in full if b["eligible_positions"]]
+    for name, task in summary["tasks"].items():
         assert task["mean_worst"] >= task["mean_drop"] - 1e-9
-    assert "task alone" in (tmp_path / "all" / "summary.md").read_text()
+        gains = [-b["tasks"][name]["best"] for b in attacked]
+        assert task["mean_gain"] == pytest.approx(sum(gains) / len(gains), abs=1e-6)
+    md = (tmp_path / "all" / "summary.md").read_text()
+    assert "task alone" in md and "largest gain, task alone (the null)" in md
     lazy_summary = json.loads((tmp_path / "lazy" / "summary.json").read_text())
     assert all("mean_worst" not in t for t in lazy_summary["tasks"].values())
+    assert all("mean_gain" not in t for t in lazy_summary["tasks"].values())
+    assert "the null" not in (tmp_path / "lazy" / "summary.md").read_text()
 
 
 def test_lazy_parser_loads_once_and_forgets_its_parses_without_loading() -> None:

@@ -129,6 +129,29 @@ def test_verdicts_follow_the_numbers(
     assert got == kind, why
 
 
+def test_a_worst_of_b_is_read_against_its_null() -> None:
+    """A worst-case drop whose CI excludes 0 establishes nothing when its excess over
+    the largest gain among the same draws does not."""
+    claim = _claim(value=0.25)
+    drop = {"value": 0.04, "low": 0.02, "high": 0.06, "text": ""}
+    assert rp.verdict(claim, drop)[0] == rp.DIRECTION
+    kind, why = rp.verdict(claim, {**drop, "excess": (-0.01, 0.03)})
+    assert kind == rp.NOT_REPRODUCED and "includes 0" in why
+    kind, why = rp.verdict(claim, {**drop, "excess": (0.01, 0.03)})
+    assert kind == rp.DIRECTION and "excess over the null" in why
+    # not even a size that matches the paper's is reproduced when the null explains it
+    inside = {**drop, "value": 0.2, "high": 0.3}
+    assert rp.verdict(claim, inside)[0] == rp.REPRODUCED
+    assert rp.verdict(claim, {**inside, "excess": (-0.1, 0.1)})[0] == rp.NOT_REPRODUCED
+    assert rp.verdict(claim, {**inside, "excess": (0.02, 0.1)})[0] == rp.REPRODUCED
+    # a ratio of two worst drops, one of them no larger than its null, compares chance
+    equal = _claim(compare="equal", value=1.0, tolerance=0.2)
+    ratio = {"value": 0.95, "low": None, "high": None, "text": ""}
+    assert rp.verdict(equal, ratio)[0] == rp.REPRODUCED
+    kind, why = rp.verdict(equal, {**ratio, "unfounded": ["0.116"]})
+    assert kind == rp.NOT_REPRODUCED and "0.116 is no larger than its null" in why
+
+
 def test_untestable_and_missing_claims_are_not_testable() -> None:
     assert rp.verdict(_claim(untestable="no GPT-2"), None) == (rp.NOT_TESTABLE, "no GPT-2")
     assert rp.verdict(_claim(value=1.0), None)[0] == rp.NOT_TESTABLE

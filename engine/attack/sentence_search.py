@@ -198,13 +198,16 @@ class SentenceSearch:
         # Tasks in name order, as a row read back from results.jsonl has them, so the
         # reports are the same whether they come from this run or from the file.
         worst: list[float | None] = [None] * len(self.scorer.tasks)
+        least: list[float | None] = [None] * len(self.scorer.tasks)
         if config.check_all:  # no feasible candidate: the sentence is kept, drop 0
             found = session.worst if session.worst is not None else np.zeros(len(worst))
             worst = [round(float(w), 6) for w in found]
+            found = session.best if session.best is not None else np.zeros(len(least))
+            least = [round(float(w), 6) for w in found]
         tasks = {
-            t: TaskScores(round(float(c), 6), round(float(a), 6), round(float(c - a), 6), w)
-            for t, c, a, w in sorted(
-                zip(self.scorer.tasks, session.clean, after, worst, strict=True)
+            t: TaskScores(round(float(c), 6), round(float(a), 6), round(float(c - a), 6), w, b)
+            for t, c, a, w, b in sorted(
+                zip(self.scorer.tasks, session.clean, after, worst, least, strict=True)
             )
         }
         counted = counted_forms(sentence, best, perturbed)  # article repairs are not counted

@@ -37,6 +37,9 @@ class TaskSummary(TypedDict):
 
     ``mean_worst``, present when the rows record it (``sample`` with ``check_all``): the
     mean over sentences of the task's own worst drop among the feasible candidates.
+    ``mean_gain``, present when the rows record it: the mean over sentences of the
+    task's largest gain among the same candidates (minus the smallest drop), the null
+    ``mean_worst`` is read against.
     """
 
     clean: float | None
@@ -44,6 +47,7 @@ class TaskSummary(TypedDict):
     mean_drop: float | None
     std_drop: float | None
     mean_worst: NotRequired[float | None]
+    mean_gain: NotRequired[float | None]
 
 
 class ValiditySummary(TypedDict):
@@ -147,6 +151,8 @@ class Digest:
         tasks: task names in order of first appearance.
         clean, perturbed, drop: per task, one value per row that has the task.
         worst: per task, one value per row that records the task's own worst drop.
+        gain: per task, one value per row that records the task's own smallest drop:
+            its negative, the largest gain.
         epsilon_l2, epsilon_cosine, hamming: one value per successful row (None skipped).
         queries: one value per row.
         syntax_distance: one value per row that has one.
@@ -174,6 +180,7 @@ class Digest:
     perturbed: dict[str, array[float]] = field(default_factory=dict)
     drop: dict[str, array[float]] = field(default_factory=dict)
     worst: dict[str, array[float]] = field(default_factory=dict)
+    gain: dict[str, array[float]] = field(default_factory=dict)
     epsilon_l2: array[float] = field(default_factory=lambda: array("d"))
     epsilon_cosine: array[float] = field(default_factory=lambda: array("d"))
     hamming: array[float] = field(default_factory=lambda: array("d"))
@@ -222,6 +229,8 @@ class Digest:
             self.drop[t].append(_float(v.drop))
             if v.worst is not None:
                 self.worst.setdefault(t, array("d")).append(v.worst)
+            if v.best is not None:
+                self.gain.setdefault(t, array("d")).append(-v.best)
         self.queries.append(float(row.queries))
         self.time_budget_hits += bool(row.time_budget_hit)
         if row.syntax_distance is not None:
@@ -304,6 +313,8 @@ def summarize(
     }
     for t, values in d.worst.items():
         tasks[t]["mean_worst"] = _round(_mean(values))
+    for t, values in d.gain.items():
+        tasks[t]["mean_gain"] = _round(_mean(values))
     n = d.sentences
     attacked = d.attacked
     budget = config.get("query_budget")
@@ -548,27 +559,33 @@ def render_markdown(summary: Summary) -> str:
         *objective_line(summary),
     ]
     alone = any("mean_worst" in v for v in summary["tasks"].values())
+    null = any("mean_gain" in v for v in summary["tasks"].values())
+    header = "| task | clean | perturbed | mean drop | std drop |"
     if alone:
-        lines += [
-            "| task | clean | perturbed | mean drop | std drop | worst drop, task alone |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
-        ]
-    else:
-        lines += [
-            "| task | clean | perturbed | mean drop | std drop |",
-            "| --- | ---: | ---: | ---: | ---: |",
-        ]
+        header += " worst drop, task alone |"
+    if null:
+        header += " largest gain, task alone (the null) |"
+    lines += [header, "| --- |" + " ---: |" * (header.count("|") - 2)]
     for task, v in summary["tasks"].items():
         lines.append(
             f"| {task} | {_fmt(v['clean'])} | {_fmt(v['perturbed'])} | "
             f"{_fmt(v['mean_drop'])} | {_fmt(v['std_drop'])} |"
             + (f" {_fmt(v.get('mean_worst'))} |" if alone else "")
+            + (f" {_fmt(v.get('mean_gain'))} |" if null else "")
         )
     if alone:
         lines += [
             "",
             "Worst drop, task alone: per sentence the largest drop of that task over every "
             "feasible candidate (Algorithm 1 run for the task by itself), averaged.",
+        ]
+    if null:
+        lines += [
+            "",
+            "Largest gain, task alone: per sentence the largest rise of that task's score "
+            "over the same candidates, averaged: what the worst of b finds by chance if "
+            "the changes do nothing to the task on average. A worst drop above it is "
+            "damage the changes do; one near it is the maximum of noise.",
         ]
     lines += [
         "",

@@ -48,19 +48,25 @@ class TaskScores:
     ``worst`` is the largest drop of this task alone over every feasible candidate the
     search scored, when the search checked every candidate (``sample`` with
     ``check_all``): La Malfa et al.'s Algorithm 1 run per task on the same candidates
-    (0 when no candidate was feasible: the sentence is kept). ``None`` otherwise (and
-    not written).
+    (0 when no candidate was feasible: the sentence is kept). ``best`` is the smallest
+    drop over the same candidates; its negative is the largest gain, the null a worst
+    drop is read against (if the changes did nothing to the task on average, the
+    largest drop and the largest gain among the same draws would be alike). ``None``
+    otherwise (and not written).
     """
 
     clean: float | None
     perturbed: float | None
     drop: float | None
     worst: float | None = None
+    best: float | None = None
 
     def to_json(self) -> JSONObject:
         data: JSONObject = {"clean": self.clean, "perturbed": self.perturbed, "drop": self.drop}
         if self.worst is not None:
             data["worst"] = self.worst
+        if self.best is not None:
+            data["best"] = self.best
         return data
 
 
@@ -220,7 +226,11 @@ class ResultRow:
             perturbed=tuple(data["perturbed"]),
             tasks={
                 str(t): TaskScores(
-                    v["clean"], v["perturbed"], v["drop"], _optional_float(v.get("worst"))
+                    v["clean"],
+                    v["perturbed"],
+                    v["drop"],
+                    _optional_float(v.get("worst")),
+                    _optional_float(v.get("best")),
                 )
                 for t, v in data["tasks"].items()
             },

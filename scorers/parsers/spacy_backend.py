@@ -145,9 +145,13 @@ class SpacyBackend:
         for words in batch:
             if not words:
                 raise ValueError("cannot parse an empty word sequence")
-        docs = [self.make_doc(words) for words in batch]
-        parsed = self.nlp.pipe(docs, batch_size=self.batch_size, disable=self.skipped)
-        return [self._to_parse(doc) for doc in parsed]
+        # The words of a batch (a perturbation's new words among them) enter spaCy's
+        # vocabulary only for the batch: without the zone every word ever parsed stays,
+        # and a long run's memory grows with its vocabulary.
+        with self.nlp.memory_zone():
+            docs = [self.make_doc(words) for words in batch]
+            parsed = self.nlp.pipe(docs, batch_size=self.batch_size, disable=self.skipped)
+            return [self._to_parse(doc) for doc in parsed]
 
     def _to_parse(self, doc: Doc) -> Parse:
         rules = self.rules
@@ -155,7 +159,8 @@ class SpacyBackend:
 
     def parse_one(self, words: Words) -> Parse:
         """Parse a single word sequence without batching (for comparisons)."""
-        return self._to_parse(self.nlp(self.make_doc(words), disable=self.skipped))
+        with self.nlp.memory_zone():
+            return self._to_parse(self.nlp(self.make_doc(words), disable=self.skipped))
 
 
 @PARSERS.register(
