@@ -509,6 +509,9 @@ def test_abbreviations_are_not_synonyms(wordnet: Any) -> None:
     [table] = CoPOS(wordnet=wordnet, sense="all", min_count=0, max_rarity=0).candidates([sentence])
     offered = {f for f, _ in table.options(1)}
     assert offered and "hr" not in offered
+    # La Malfa et al.'s pool (no usage checks) keeps every lemma
+    plain = CoPOS(wordnet=wordnet, sense="all", min_count=0, usage_checks=False)
+    assert "hr" in {f for f, _ in plain.candidates([sentence])[0].options(1)}
 
 
 def test_bare_idioms_keep_a_bare_count_noun_in_a_phrase(wordnet: Any) -> None:

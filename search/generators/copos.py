@@ -76,16 +76,17 @@ coPOS's eligibility also leaves alone the focus, degree and discourse adverbs of
 the sentence (*a Working Out Loud principle*, not *Working Out Loudly*);
 ``-o eligibility.function_adverbs=true``, ``-o eligibility.flat_expressions=true`` and
 ``-o eligibility.title_words=true`` make them eligible again. ``usage_checks``
-(default on) turns these eight rules off at once when false: the pool as it was before
-them.
+(default on) turns these eight rules and the abbreviation filter off at once when
+false: the pool as it was before them.
 
 Synonyms are inflected like the original word (number, tense and verb form, degree —
 from its XPOS, or from UPOS + FEATS when XPOS is not a PTB tag) and written with its
 capitalisation. Lemma names without a vowel are abbreviations (*hr* for *hour*, *yr*
-for *year*) and never offered. The original form and lemma are excluded, and so is a synonym that is
-the word itself in another form (WordNet base forms: *wish* → *wishing*, *clustering*
-→ *cluster*); a synonym that cannot be inflected to the needed tag (``important`` has
-no one-word comparative) is skipped.
+for *year*) and not offered (unless ``usage_checks`` is off). The original form and
+lemma are excluded, and so is a synonym that is the word itself in another form
+(WordNet base forms: *wish* → *wishing*, *clustering* → *cluster*); a synonym that
+cannot be inflected to the needed tag (``important`` has no one-word comparative) is
+skipped.
 
 Sense lookups are cached per ``(lemma, WordNet pos)`` for the life of the generator.
 """
@@ -184,8 +185,9 @@ class CoPOS(SubstitutionGenerator):
         bare_idioms: leave alone a count noun that stands bare in a prepositional
             phrase (*in part*, *on purpose*): an idiom, not a free choice of noun.
         usage_checks: false turns off ``substitute_frames``, ``min_relative_count``,
-            ``max_rarity``, ``count_nouns``, ``bare_idioms`` and the eligibility rules for function
-            adverbs, ``flat`` names and title words at once, whatever they are set to.
+            ``max_rarity``, ``count_nouns``, ``bare_idioms``, the abbreviation filter
+            and the eligibility rules for function adverbs, ``flat`` names and title
+            words at once, whatever they are set to.
         max_rank: offer a synonym only when its form is among the ``max_rank`` most
             frequent words (GloVe's vocabulary order; 0: no limit), which rules out
             archaic and rare words (*withal* is 290,880th, *tenner* 160,039th).
@@ -358,7 +360,9 @@ class CoPOS(SubstitutionGenerator):
             if self.multiword == "skip":
                 return None
             name = name.replace("_", "-")
-        if not is_lettered(name) or not any(c in "aeiouy" for c in name.lower()):
+        if not is_lettered(name):
+            return None
+        if self.usage_checks and not any(c in "aeiouy" for c in name.lower()):
             return None  # no vowel: an abbreviation (*hr* for hour, *yr* for year)
         if not self.allow_capitalised and name != name.lower():
             return None
