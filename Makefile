@@ -2,7 +2,7 @@
 #
 #   make demo   set everything up (first run: a few minutes), then run `brittle demo`
 #   make test   set everything up, then ruff, mypy and the full pytest suite
-#   make reproduce  regenerate every table of docs/reproductions.md (about half an hour)
+#   make reproduce  regenerate every table of docs/reproductions.md (about 50 minutes)
 #   make docs   regenerate the docs/ pages built from today's defaults
 #
 # Set-up is idempotent: a stamp file records the last successful install, so a second

@@ -1,7 +1,9 @@
 """La Malfa et al.'s fragility tables (1, 2, 5) and figures (10-11) with brittle's own commands.
 
-For each representation (the bundled MiniLM at one hidden state, and GloVe) and each
-task La Malfa et al. probe (structural distance, depth, POS, root, tree depth):
+For each representation (the bundled MiniLM at one hidden state, GloVe, and the bundled
+causal LM SmolLM2-135M at one hidden state, its inputs standardised: ``--smollm2-layer``,
+by default 30, the last, its best for a distance probe in docs/probes.md) and each task
+La Malfa et al. probe (structural distance, depth, POS, root, tree depth):
 
 1. ``brittle train-probe`` trains a linear probe on LinES train + EWT dev (early
    stopping on LinES dev);
@@ -28,7 +30,8 @@ output exists are skipped, so a rerun only prints the tables.
 Usage::
 
     python bench/reproduce_fragility.py [--work DIR] [--limit 100] [--coco-limit 20]
-        [--candidates 20] [--layer 2] [--plot fragility.png] [--json OUT.json]
+        [--candidates 20] [--layer 2] [--smollm2-layer 30] [--plot fragility.png]
+        [--json OUT.json]
 """
 
 from __future__ import annotations
@@ -65,6 +68,13 @@ METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 BUDGETS = (1, 2, 3)
+
+
+def smollm2_dir() -> Path:
+    """Where ``brittle resources --provision`` converted the bundled SmolLM2."""
+    from brittle.engine.core.resources import data_home
+
+    return data_home() / "models" / "smollm2-135m"
 
 
 def brittle(*args: object) -> None:
@@ -183,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--candidates", type=int, default=20, help="b of best-of-b")
     parser.add_argument("--layer", type=int, default=2, help="MiniLM hidden state probed")
+    parser.add_argument(
+        "--smollm2-layer",
+        type=int,
+        default=30,
+        help="SmolLM2 hidden state probed (standardised inputs; -1 leaves SmolLM2 out)",
+    )
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--plot", type=Path, default=None, help="write the figure here")
@@ -194,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
         f"minilm{args.layer}": ("--layer", str(args.layer)),
         "glove": ("--model", "glove"),
     }
+    if args.smollm2_layer >= 0:
+        models[f"smollm2-{args.smollm2_layer}"] = (
+            "--model", str(smollm2_dir()), "--layer", str(args.smollm2_layer), "--standardize",
+        )  # fmt: skip
     probes = train_probes(work, models)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     results: dict[str, dict[str, dict[int, Any]]] = {}

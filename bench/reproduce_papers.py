@@ -344,6 +344,10 @@ LM_BRITTLE = (
     "MiniLM hidden state 2 (layer -5), linear probes, EWT test (first 100; coCO 20); "
     "coPOS draws from every WordNet sense, as theirs"
 )
+LM_SMOLLM2 = (
+    "SmolLM2-135M hidden state 30 (the last; a causal LM, which the paper does not probe), "
+    "standardised linear probes, EWT test (first 100); coPOS as theirs"
+)
 TALE_SET = "mBERT final layer, UD 2.4 EWT, rank/lr/dropout searched"
 TALE_BRITTLE = "MiniLM, LinES train + EWT dev → EWT test, full rank"
 JAB_SET = "BERT, GPT-2, RoBERTa large at their best layer; EWT train → EWT test"
@@ -565,6 +569,32 @@ CLAIMS: tuple[Claim, ...] = (
             fragility("copos", "distance.uuas", model="glove"), fragility("copos", "distance.uuas")
         ),
         quotes=("0.2444", "0.2451"),
+    ),
+    Claim(
+        "lm-copos-uuas-causal",
+        "lamalfa",
+        "coPOS: UUAS drop, a causal LM",
+        "Table 1.1",
+        LM_SET,
+        "0.2451 ± 0.1212",
+        LM_SMOLLM2,
+        value=0.2451,
+        spread=0.1212,
+        measure=fragility("copos", "distance.uuas", model="smollm2-30"),
+        quotes=("0.2451", "0.1212"),
+    ),
+    Claim(
+        "lm-random-uuas-causal",
+        "lamalfa",
+        "random words: UUAS drop, a causal LM",
+        "Table 5.1",
+        LM_SET5,
+        "0.2599 ± 0.1287",
+        LM_SMOLLM2,
+        value=0.2599,
+        spread=0.1287,
+        measure=fragility("random", "distance.uuas", model="smollm2-30"),
+        quotes=("0.2599", "0.1287"),
     ),
     Claim(
         "lm-glove-clean",
