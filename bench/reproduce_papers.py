@@ -33,7 +33,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +162,7 @@ def ratio(
         m = num(x / y, fmt=".2f")
         m["text"] = f"{x / y:.2f} ({x:.3f} / {y:.3f})"
         m["unfounded"] = [
-            part["text"].split(" ")[0]
+            f"{part['value']:.3f}"
             for part in (first, second)
             if "excess" in part and part["excess"][0] <= 0 <= part["excess"][1]
         ]
@@ -356,21 +356,49 @@ CL_BRITTLE = "EWT test, 2,077 sentences, seed 0; DND/IDC over characters"
 CR_SET = "GPT-2 small and medium; the paper's stimuli"
 CR_BRITTLE = "SmolLM2-135M (causal); brittle's stimuli, 20 items per cell"
 
+#: La Malfa et al.'s UUAS drops, tau 2: coPOS (Table 1) and random words (Table 5).
+LM_COPOS_UUAS = Claim(
+    "lm-copos-uuas",
+    "lamalfa",
+    "coPOS: UUAS drop",
+    "Table 1.1",
+    LM_SET,
+    "0.2451 ± 0.1212",
+    LM_BRITTLE,
+    value=0.2451,
+    spread=0.1212,
+    measure=fragility("copos", "distance.uuas"),
+    quotes=("0.2451", "0.1212"),
+)
+LM_RANDOM_UUAS = Claim(
+    "lm-random-uuas",
+    "lamalfa",
+    "random words: UUAS drop",
+    "Table 5.1",
+    LM_SET5,
+    "0.2599 ± 0.1287",
+    LM_BRITTLE,
+    value=0.2599,
+    spread=0.1287,
+    measure=fragility("random", "distance.uuas"),
+    quotes=("0.2599", "0.1287", "four linear probing tasks"),
+)
+
+
+def on_causal_lm(claim: Claim, method: str) -> Claim:
+    """``claim`` (a UUAS drop of ``method``) measured on SmolLM2's probes instead."""
+    return replace(
+        claim,
+        id=f"{claim.id}-causal",
+        claim=f"{claim.claim}, a causal LM",
+        brittle=LM_SMOLLM2,
+        measure=fragility(method, "distance.uuas", model="smollm2-30"),
+    )
+
+
 CLAIMS: tuple[Claim, ...] = (
     # La Malfa et al.: Tables 1 (coPOS), 2 (coCO), 5 (random words), tau = 2.
-    Claim(
-        "lm-copos-uuas",
-        "lamalfa",
-        "coPOS: UUAS drop",
-        "Table 1.1",
-        LM_SET,
-        "0.2451 ± 0.1212",
-        LM_BRITTLE,
-        value=0.2451,
-        spread=0.1212,
-        measure=fragility("copos", "distance.uuas"),
-        quotes=("0.2451", "0.1212"),
-    ),
+    LM_COPOS_UUAS,
     Claim(
         "lm-copos-root",
         "lamalfa",
@@ -474,19 +502,7 @@ CLAIMS: tuple[Claim, ...] = (
         measure=cosine("coco"),
         quotes=("0.8432", "0.0316"),
     ),
-    Claim(
-        "lm-random-uuas",
-        "lamalfa",
-        "random words: UUAS drop",
-        "Table 5.1",
-        LM_SET5,
-        "0.2599 ± 0.1287",
-        LM_BRITTLE,
-        value=0.2599,
-        spread=0.1287,
-        measure=fragility("random", "distance.uuas"),
-        quotes=("0.2599", "0.1287", "four linear probing tasks"),
-    ),
+    LM_RANDOM_UUAS,
     Claim(
         "lm-random-root",
         "lamalfa",
@@ -570,32 +586,8 @@ CLAIMS: tuple[Claim, ...] = (
         ),
         quotes=("0.2444", "0.2451"),
     ),
-    Claim(
-        "lm-copos-uuas-causal",
-        "lamalfa",
-        "coPOS: UUAS drop, a causal LM",
-        "Table 1.1",
-        LM_SET,
-        "0.2451 ± 0.1212",
-        LM_SMOLLM2,
-        value=0.2451,
-        spread=0.1212,
-        measure=fragility("copos", "distance.uuas", model="smollm2-30"),
-        quotes=("0.2451", "0.1212"),
-    ),
-    Claim(
-        "lm-random-uuas-causal",
-        "lamalfa",
-        "random words: UUAS drop, a causal LM",
-        "Table 5.1",
-        LM_SET5,
-        "0.2599 ± 0.1287",
-        LM_SMOLLM2,
-        value=0.2599,
-        spread=0.1287,
-        measure=fragility("random", "distance.uuas", model="smollm2-30"),
-        quotes=("0.2599", "0.1287"),
-    ),
+    on_causal_lm(LM_COPOS_UUAS, "copos"),
+    on_causal_lm(LM_RANDOM_UUAS, "random"),
     Claim(
         "lm-glove-clean",
         "lamalfa",

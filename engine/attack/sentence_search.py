@@ -197,13 +197,16 @@ class SentenceSearch:
         self.perturbed = perturbed
         # Tasks in name order, as a row read back from results.jsonl has them, so the
         # reports are the same whether they come from this run or from the file.
-        worst: list[float | None] = [None] * len(self.scorer.tasks)
-        least: list[float | None] = [None] * len(self.scorer.tasks)
-        if config.check_all:  # no feasible candidate: the sentence is kept, drop 0
-            found = session.worst if session.worst is not None else np.zeros(len(worst))
-            worst = [round(float(w), 6) for w in found]
-            found = session.best if session.best is not None else np.zeros(len(least))
-            least = [round(float(w), 6) for w in found]
+        n = len(self.scorer.tasks)
+
+        def per_task(found: NDArray[np.float64] | None) -> list[float | None]:
+            """A drop per task when every candidate was checked (none feasible: the
+            sentence is kept, drop 0), else ``None`` each."""
+            if not config.check_all:
+                return [None] * n
+            return [round(float(w), 6) for w in (found if found is not None else np.zeros(n))]
+
+        worst, least = per_task(session.worst), per_task(session.best)
         tasks = {
             t: TaskScores(round(float(c), 6), round(float(a), 6), round(float(c - a), 6), w, b)
             for t, c, a, w, b in sorted(
