@@ -301,6 +301,31 @@ def test_the_probes_give_estimates_for_every_option(bert_probes: tuple[str, ...]
     assert evaluator.substitution_estimates(sentence, empty, {"pos.pos_acc": 1.0}) is None
 
 
+def _has_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _has_cuda(), reason="no CUDA device")
+def test_estimates_on_cuda_match_the_cpu(bert_probes: tuple[str, ...]) -> None:
+    """The encoder on the GPU, the probes' networks where they score: the same ranking."""
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
+
+    sentence = read_conllu(TREEBANK)[0]
+    options = {1: (("dog", "_"), ("idea", "_"), ("the", "_")), 2: (("ran", "_"), ("sat", "_"))}
+    table = SubstitutionTable.from_mapping(sentence.sent_id, "test", len(sentence), options)
+    weights = {"distance.uuas": 1.0, "pos.pos_acc": 1.0}
+    cpu = ProbeEvaluator.from_dirs(bert_probes, device="cpu")
+    gpu = ProbeEvaluator.from_dirs(bert_probes, device="cuda")
+    on_cpu = cpu.substitution_estimates(sentence, table, weights)
+    on_gpu = gpu.substitution_estimates(sentence, table, weights)
+    assert on_cpu is not None and on_gpu is not None and sorted(on_gpu) == [1, 2]
+    for p in (1, 2):
+        np.testing.assert_allclose(on_gpu[p], on_cpu[p], atol=1e-3)
+
+
 def test_static_probes_fall_back_to_no_estimates(static_probe: Path) -> None:
     from brittle.engine.core.conllu import read_conllu
     from brittle.engine.probes.probe_eval import ProbeEvaluator

@@ -393,13 +393,16 @@ class ProbeEvaluator:
             total = torch.zeros((), dtype=torch.float32, device=vectors[0].device)
             for i, w in weights.items():
                 probe = self.probes[i]
-                x = vectors[list(layers).index(probe.key.layer)]
+                # the probe's network stays where it scores (the CPU unless moved); the
+                # gradient flows back through the copy to the encoder's device
+                x = vectors[list(layers).index(probe.key.layer)].to(probe.device)
                 if probe.scaler is not None:
                     mean = torch.from_numpy(probe.scaler.mean).to(x.device)
                     x = (x - mean) / torch.from_numpy(probe.scaler.std).to(x.device)
                 mask = torch.ones((1, n), dtype=torch.bool, device=x.device)
                 batch = PaddedBatch(x[None], mask, torch.tensor([n], dtype=torch.int64))
-                total = total + w * probe.task.loss(probe.net, batch, [gold], probe.spec)
+                part = probe.task.loss(probe.net, batch, [gold], probe.spec)
+                total = total + w * part.to(total.device)
             return total
 
         return loss
