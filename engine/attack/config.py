@@ -8,11 +8,16 @@ from typing import Any
 
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.json_types import JSONObject
+from brittle.engine.runs.run_checks import (
+    check_at_least,
+    check_constraints,
+    check_generator,
+    check_parser,
+    check_precision,
+    check_syntax_distance,
+)
 from brittle.engine.runs.run_options import resolve_generator
 from brittle.engine.targets.parser import target_parser
-from brittle.scorers.parsers.base import PARSERS
-from brittle.scorers.representations import DTYPES
-from brittle.search.constraints import ConstraintSpec
 from brittle.search.generators.base import GENERATORS
 from brittle.search.generators.options import parse_options
 from brittle.search.presets import MEANING_CONSTRAINTS, ValidityPreset
@@ -89,32 +94,23 @@ class AttackConfig:
             target_parser(self.target)
         elif not self.probes:
             raise ConfigError("an attack needs at least one --probe directory or a --target")
-        if self.budget < 1:
-            raise ConfigError(f"--budget must be at least 1, got {self.budget}")
-        if self.candidates < 1:
-            raise ConfigError(f"--candidates must be at least 1, got {self.candidates}")
-        if self.beam_width < 1:
-            raise ConfigError(f"--beam-width must be at least 1, got {self.beam_width}")
-        if self.query_budget is not None and self.query_budget < 2:
-            raise ConfigError("--query-budget must be at least 2 (the clean sentence + one)")
+        check_at_least("--budget", self.budget)
+        check_at_least("--candidates", self.candidates)
+        check_at_least("--beam-width", self.beam_width)
+        check_at_least("--query-budget", self.query_budget, 2, "the clean sentence + one")
         if self.time_budget is not None and not self.time_budget > 0:
             raise ConfigError(
                 f"--time-budget must be a positive number of seconds, got {self.time_budget}"
             )
-        if self.max_syntax_distance < 0:
-            raise ConfigError("--max-syntax-distance must be >= 0")
-        if self.limit is not None and self.limit < 1:
-            raise ConfigError(f"--limit must be at least 1, got {self.limit}")
+        check_syntax_distance(self.max_syntax_distance)
+        check_at_least("--limit", self.limit)
         if self.check_all and self.search != "sample":
             raise ConfigError(f"--check-all applies to --search sample, not {self.search}")
-        if self.dtype is not None and self.dtype not in DTYPES:
-            raise ConfigError(f"unknown --dtype {self.dtype!r} (known: {', '.join(DTYPES)})")
-        generator = GENERATORS.get(self.method)
+        check_precision(self.dtype)
+        generator = check_generator(self.method, self.generator_options)
         strategy = STRATEGIES.get(self.search)
-        PARSERS.get(self.parser)
-        for spec in self.constraint_specs:
-            ConstraintSpec.parse(spec)
-        self.parsed_generator_options()
+        check_parser(self.parser)
+        check_constraints(self.constraint_specs)
         if generator.family not in strategy.supports:
             able = sorted(
                 n for n in STRATEGIES.names() if generator.family in STRATEGIES.get(n).supports

@@ -49,12 +49,16 @@ from brittle.engine.perturb.perturb_run import (
     mean_or_none,
     read_treebank,
 )
+from brittle.engine.runs.run_checks import (
+    check_at_least,
+    check_precision,
+)
 from brittle.engine.runs.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parse, Parser
-from brittle.scorers.representations import DTYPES
+from brittle.scorers.representations import check_device
 from brittle.search.constraints import TreeLabels, changed_words, parse_distances
 from brittle.search.generators.base import Generator, SubstitutionGenerator, sentence_rng
 from brittle.search.quality import PairQuality, QualityMeter
@@ -116,18 +120,16 @@ class CompareConfig:
     dtype: str | None = None
 
     def __post_init__(self) -> None:
-        if self.dtype is not None and self.dtype not in DTYPES:
-            raise ConfigError(f"unknown --dtype {self.dtype!r} (known: {', '.join(DTYPES)})")
+        # before anything loads: an unknown device, or one this machine lacks
+        object.__setattr__(self, "device", check_device(self.device))
+        check_precision(self.dtype)
         if not self.methods:
             raise ConfigError("give at least one method")
         if not self.budgets or min(self.budgets) < 1:
             raise ConfigError(f"budgets must be positive integers, got {self.budgets}")
-        if self.candidates < 1:
-            raise ConfigError(f"--candidates must be at least 1, got {self.candidates}")
-        if self.limit is not None and self.limit < 2:
-            raise ConfigError("--limit must be at least 2 (random pairs need two sentences)")
-        if self.chunk_size < 1:
-            raise ConfigError(f"chunk size must be at least 1, got {self.chunk_size}")
+        check_at_least("--candidates", self.candidates)
+        check_at_least("--limit", self.limit, 2, "random pairs need two sentences")
+        check_at_least("chunk size", self.chunk_size)
 
     def cells(self) -> list[tuple[str, int]]:
         """Every ``(method, tau)`` measured, in the order of the rows."""

@@ -52,12 +52,19 @@ from brittle.engine.core.perturbation import counted_forms, describe
 from brittle.engine.core.sentence import ColumnSurvey, Sentence
 from brittle.engine.core.versions import versions
 from brittle.engine.reports.results import RowValidity, with_validity
+from brittle.engine.runs.run_checks import (
+    check_at_least,
+    check_constraints,
+    check_generator,
+    check_precision,
+    check_syntax_distance,
+)
 from brittle.engine.runs.shards import Shard, ShardExecutor, ShardTask, ShardWorker, run_shards
 from brittle.scorers.hamming import hamming_batch
 from brittle.scorers.order import permutation_scores
 from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parse, Parser
-from brittle.scorers.representations import DTYPES, check_device
+from brittle.scorers.representations import check_device
 from brittle.search.best_of_b import SampleOutcome, best_of_batch, distinct_candidates
 from brittle.search.constraints import (
     Constraint,
@@ -243,23 +250,17 @@ class PerturbConfig:
     def __post_init__(self) -> None:
         # before anything loads: an unknown device, or one this machine lacks
         object.__setattr__(self, "device", check_device(self.device))
-        if self.dtype is not None and self.dtype not in DTYPES:
-            raise ConfigError(f"unknown --dtype {self.dtype!r} (known: {', '.join(DTYPES)})")
-        if self.budget < 1:
-            raise ConfigError(f"--budget must be at least 1, got {self.budget}")
-        if self.candidates < 1:
-            raise ConfigError(f"--candidates must be at least 1, got {self.candidates}")
-        if not self.max_syntax_distance >= 0:
-            raise ConfigError(f"--max-syntax-distance must be >= 0, got {self.max_syntax_distance}")
-        if self.limit is not None and self.limit < 1:
-            raise ConfigError(f"--limit must be at least 1, got {self.limit}")
-        if self.chunk_size < 1:
-            raise ConfigError(f"chunk size must be at least 1, got {self.chunk_size}")
-        self.parsed_generator_options()  # an unknown option or bad value fails here
-        names = [spec.name for spec in self.constraint_specs]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ConfigError(f"constraint {', '.join(repeated)} given more than once")
+        check_precision(self.dtype)
+        check_at_least("--budget", self.budget)
+        check_at_least("--candidates", self.candidates)
+        check_syntax_distance(self.max_syntax_distance)
+        check_at_least("--limit", self.limit)
+        check_at_least("chunk size", self.chunk_size)
+        # the names are checked when the run builds them: a generator or parser handed
+        # to the run may be unregistered; the generator's options are checked here
+        if self.generator_options:
+            check_generator(self.method, self.generator_options)
+        check_constraints(self.constraints or self.default_constraints)
 
     def parsed_generator_options(self) -> dict[str, object]:
         """``generator_options`` (``NAME=VALUE``) as the generator's keyword arguments."""
