@@ -18,7 +18,7 @@ Runs, in order, with one work directory so that probes are trained once and shar
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
 interrupted run continues where it stopped; delete ``WORK`` to start over. From
-scratch it takes about 50 minutes on a 2-core machine.
+scratch it takes about an hour on a 2-core machine.
 
 Usage::
 

@@ -24,6 +24,12 @@ DEV = UD / "UD_English-LinES/en_lines-ud-dev.conllu"
 TEST = UD / "UD_English-EWT/en_ewt-ud-test.conllu"
 #: Representations of the sweeps: the bundled MiniLM (every hidden state) and GloVe.
 MODELS: dict[str, tuple[str, ...]] = {"minilm": (), "glove": ("--model", "glove")}
+#: Controls swept like them: GloVe with MiniLM's position embeddings appended, the
+#: Jabberwocky paper's Fast+Pos (FastText with BERT's position embeddings).
+CONTROLS: dict[str, tuple[str, ...]] = {"glove+pos": ("--model", "glove+pos")}
+#: SmolLM2's hidden state probed beside them: 30, its last (the causal model of the
+#: tables; its layer sweep is in docs/probes.md).
+SMOLLM2_LAYER = 30
 
 
 def brittle(*args: object) -> None:
@@ -34,7 +40,8 @@ def brittle(*args: object) -> None:
 
 
 def ensure_sweep(work: Path, model: str, task: str) -> Path:
-    """``WORK/sweeps/MODEL-TASK``: a probe per layer of ``model``, trained when missing.
+    """``WORK/sweeps/MODEL-TASK``: a probe per layer of ``model`` (a key of
+    :data:`MODELS` or :data:`CONTROLS`), trained when missing.
 
     A finished sweep is not run again; an interrupted one resumes (``train-probe``
     keeps the layers it finished).
@@ -42,10 +49,35 @@ def ensure_sweep(work: Path, model: str, task: str) -> Path:
     out = work / "sweeps" / f"{model}-{task}"
     if not (out / "done").exists():
         brittle(
-            "train-probe", *TRAIN, "--dev", DEV, *MODELS[model], "--layer", "all",
+            "train-probe", *TRAIN, "--dev", DEV, *{**MODELS, **CONTROLS}[model], "--layer", "all",
             "--task", task, "--quiet", "--out", out,
         )  # fmt: skip
         (out / "done").touch()
+    return out
+
+
+def smollm2_dir() -> Path:
+    """Where ``brittle resources --provision`` converted the bundled SmolLM2."""
+    # deferred: only the scripts that probe SmolLM2 ask for brittle's data home
+    from brittle.engine.core.resources import data_home
+
+    return data_home() / "models" / "smollm2-135m"
+
+
+def smollm2_args(layer: int) -> tuple[str, ...]:
+    """``train-probe`` options of a probe of SmolLM2's hidden state ``layer``: its inputs
+    standardised (its hidden states are far too large for a plain linear probe)."""
+    return ("--model", str(smollm2_dir()), "--layer", str(layer), "--standardize")
+
+
+def ensure_smollm2_probe(work: Path, task: str, layer: int = SMOLLM2_LAYER) -> Path:
+    """``WORK/smollm2-probes/smollm2-LAYER-TASK``, trained on the sweeps' data when missing."""
+    out = work / "smollm2-probes" / f"smollm2-{layer}-{task}"
+    if not (out / "probe.json").exists():
+        brittle(
+            "train-probe", *TRAIN, "--dev", DEV, *smollm2_args(layer), "--task", task,
+            "--quiet", "--out", out,
+        )  # fmt: skip
     return out
 
 

@@ -38,24 +38,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from reproduce_common import DEV, TEST, TRAIN, brittle, smollm2_args
 
 from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
 
-UD = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud"
-TRAIN = (
-    UD / "UD_English-LinES/en_lines-ud-train.conllu",
-    UD / "UD_English-EWT/en_ewt-ud-dev.conllu",
-)
-DEV = UD / "UD_English-LinES/en_lines-ud-dev.conllu"
-TEST = UD / "UD_English-EWT/en_ewt-ud-test.conllu"
 TASKS = ("distance", "depth", "pos", "root", "tree-depth")
 METHODS = ("copos", "coco", "random")
 #: Each method's options: coPOS draws its synonyms as La Malfa et al. do, from every
@@ -68,20 +60,6 @@ METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 BUDGETS = (1, 2, 3)
-
-
-def smollm2_dir() -> Path:
-    """Where ``brittle resources --provision`` converted the bundled SmolLM2."""
-    from brittle.engine.core.resources import data_home
-
-    return data_home() / "models" / "smollm2-135m"
-
-
-def brittle(*args: object) -> None:
-    """Run one brittle command (printed first), failing loudly."""
-    cmd = [str(Path(sys.executable).parent / "brittle"), *map(str, args)]
-    print("$ " + shlex.join(["brittle", *cmd[1:]]), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True)
 
 
 def train_probes(work: Path, models: dict[str, tuple[str, ...]]) -> dict[str, list[Path]]:
@@ -211,9 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         "glove": ("--model", "glove"),
     }
     if args.smollm2_layer >= 0:
-        models[f"smollm2-{args.smollm2_layer}"] = (
-            "--model", str(smollm2_dir()), "--layer", str(args.smollm2_layer), "--standardize",
-        )  # fmt: skip
+        models[f"smollm2-{args.smollm2_layer}"] = smollm2_args(args.smollm2_layer)
     probes = train_probes(work, models)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     results: dict[str, dict[str, dict[int, Any]]] = {}

@@ -7,7 +7,10 @@
    and the perceptron probe on plain data (LinES train + EWT dev, early stopping on
    LinES dev) at every MiniLM hidden state, and on GloVe (shared with
    ``reproduce_probe_parser.py`` in ``WORK/sweeps``). Per task the layer with the lowest
-   dev loss is kept, beside layer 0 (the embedding layer) and GloVe.
+   dev loss is kept, beside layer 0 (the embedding layer), GloVe, and GloVe with MiniLM's
+   position embeddings appended (``glove+pos``, the paper's Fast+Pos control); and one hidden
+   state of the causal SmolLM2-135M (``--smollm2-layer``, its last by default, inputs
+   standardised; shared with ``reproduce_probe_parser.py`` in ``WORK/smollm2-probes``).
 3. ``brittle evaluate JABBERWOCKY --paired PLAIN`` scores every kept probe on both files,
    with the drop and its paired bootstrap interval, beside Path and Majority.
 
@@ -16,7 +19,8 @@ commands it runs and Markdown tables.
 
 Usage::
 
-    python bench/reproduce_jabberwocky.py [--work DIR] [--resamples 1000] [--json OUT.json]
+    python bench/reproduce_jabberwocky.py [--work DIR] [--resamples 1000]
+        [--smollm2-layer 30] [--json OUT.json]
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reproduce_common import TEST, brittle, ensure_sweep, sweep_layers
+from reproduce_common import (
+    SMOLLM2_LAYER,
+    TEST,
+    brittle,
+    ensure_smollm2_probe,
+    ensure_sweep,
+    sweep_layers,
+)
 
 TASKS = ("distance", "perceptron")
 
@@ -36,6 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce-jabberwocky"))
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument(
+        "--smollm2-layer",
+        type=int,
+        default=SMOLLM2_LAYER,
+        help="SmolLM2 hidden state probed beside MiniLM and GloVe (standardised inputs; "
+        "-1 leaves SmolLM2 out)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = parser.parse_args(argv)
     work: Path = args.work
@@ -57,8 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         best[task] = min((loss, n) for n, (_, loss) in layers.items())[1]
         for n in sorted({0, best[task]}):
             chosen[f"minilm{n}-{task}"] = layers[n][0]
-        (glove,) = sweep_layers(ensure_sweep(work, "glove", task)).values()
-        chosen[f"glove-{task}"] = glove[0]
+        for static in ("glove", "glove+pos"):
+            (vectors,) = sweep_layers(ensure_sweep(work, static, task)).values()
+            chosen[f"{static}-{task}"] = vectors[0]
+        if args.smollm2_layer >= 0:
+            n = args.smollm2_layer
+            chosen[f"smollm2-{n}-{task}"] = ensure_smollm2_probe(work, task, n)
     # evaluate names each probe by its directory: link the kept ones under their names
     named = work / "kept-probes"
     named.mkdir(exist_ok=True)
@@ -69,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             link.symlink_to(path.resolve(), target_is_directory=True)
         probes.append(link)
     paired = work / "paired.json"
+    if paired.exists() and not set(chosen) <= set(json.loads(paired.read_text())["rows"]):
+        paired.unlink()  # a probe was added since: score them all again, side by side
     if not paired.exists():
         brittle(
             "evaluate", jab, "--paired", TEST, *[x for p in probes for x in ("--probe", p)],

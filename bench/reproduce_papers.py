@@ -186,17 +186,15 @@ def glove_clean(t: Tables) -> Measured:
     return out
 
 
-def tale(layer: str, metric: str) -> Callable[[Tables], Measured]:
-    """Perceptron minus structural probe at a MiniLM hidden state, with its interval."""
+def tale(layer: str, metric: str, model: str = "minilm") -> Callable[[Tables], Measured]:
+    """Perceptron minus structural probe at a hidden state of ``model`` (``last``: its
+    highest in the table), with its interval."""
 
     def get(t: Tables) -> Measured:
         rows = t["probe_parser"]["rows"]
-        index = (
-            max(r["layer"] for r in rows if r["model"] == "minilm")
-            if layer == "last"
-            else int(layer)
-        )
-        (row,) = [r for r in rows if r["model"] == "minilm" and r["layer"] == index]
+        mine = [r for r in rows if r["model"] == model]
+        index = max(r["layer"] for r in mine) if layer == "last" else int(layer)
+        (row,) = [r for r in mine if r["layer"] == index]
         v, lo, hi = row["lead"][metric]
         return num(v, lo, hi, "+.3f")
 
@@ -232,31 +230,50 @@ def jab_margin(t: Tables, probe: str, metric: str, over: str) -> tuple[float, fl
     return mine - best, mine, best
 
 
-def jab_over_baselines(t: Tables) -> Measured:
-    j = t["jabberwocky"]
-    name = f"minilm{j['best_layer']['perceptron']}-perceptron"
-    d, mine, best = jab_margin(t, name, "uuas", "path,majority")
-    m = num(d, fmt="+.3f")
-    m["text"] = f"{d:+.3f} ({mine:.3f} vs {best:.3f})"
-    return m
+#: SmolLM2's probes in the Jabberwocky table (the hidden state of reproduce_common).
+JAB_SMOLLM2 = "smollm2-30-{task}"
 
 
-def jab_structural_vs_path(t: Tables) -> Measured:
-    j = t["jabberwocky"]
-    name = f"minilm{j['best_layer']['distance']}-distance"
-    d, mine, best = jab_margin(t, name, "dspr", "path")
-    m = num(d, fmt="+.3f")
-    m["text"] = f"{d:+.3f} ({mine:.3f} vs Path {best:.3f})"
-    return m
+def jab_over_baselines(probe: str) -> Callable[[Tables], Measured]:
+    """Jabberwocky UUAS of ``probe`` (formatted with the kept layers) over the better of
+    Path and Majority."""
+
+    def get(t: Tables) -> Measured:
+        name = probe.format(**t["jabberwocky"]["best_layer"])
+        d, mine, best = jab_margin(t, name, "uuas", "path,majority")
+        m = num(d, fmt="+.3f")
+        m["text"] = f"{d:+.3f} ({mine:.3f} vs {best:.3f})"
+        return m
+
+    return get
 
 
-def jab_over_layer0(t: Tables) -> Measured:
-    j = t["jabberwocky"]
-    name = f"minilm{j['best_layer']['perceptron']}-perceptron"
-    d, mine, best = jab_margin(t, name, "uuas", "minilm0-perceptron")
-    m = num(d, fmt="+.3f")
-    m["text"] = f"{d:+.3f} over layer 0 ({mine:.3f} vs {best:.3f})"
-    return m
+def jab_structural_vs_path(probe: str) -> Callable[[Tables], Measured]:
+    """Jabberwocky DSpr of the structural probe ``probe`` minus Path's."""
+
+    def get(t: Tables) -> Measured:
+        name = probe.format(**t["jabberwocky"]["best_layer"])
+        d, mine, best = jab_margin(t, name, "dspr", "path")
+        m = num(d, fmt="+.3f")
+        m["text"] = f"{d:+.3f} ({mine:.3f} vs Path {best:.3f})"
+        return m
+
+    return get
+
+
+def jab_over_control(control: str, label: str) -> Callable[[Tables], Measured]:
+    """Jabberwocky UUAS of MiniLM's kept perceptron minus the perceptron of ``control``
+    (a probe of the table), named ``label`` in the text."""
+
+    def get(t: Tables) -> Measured:
+        j = t["jabberwocky"]
+        name = f"minilm{j['best_layer']['perceptron']}-perceptron"
+        d, mine, best = jab_margin(t, name, "uuas", control)
+        m = num(d, fmt="+.3f")
+        m["text"] = f"{d:+.3f} over {label} ({mine:.3f} vs {best:.3f})"
+        return m
+
+    return get
 
 
 #: Clouatre et al.'s Listing 1 (Appendix C): the character permutations of "This is a
@@ -350,6 +367,11 @@ LM_SMOLLM2 = (
 )
 TALE_SET = "mBERT final layer, UD 2.4 EWT, rank/lr/dropout searched"
 TALE_BRITTLE = "MiniLM, LinES train + EWT dev → EWT test, full rank"
+#: SmolLM2's probes, as the probe-vs-parser and Jabberwocky tables train them.
+SMOLLM2_PROBES = (
+    "SmolLM2-135M hidden state 30 (the last; a causal LM), standardised linear probes, "
+    "LinES train + EWT dev → EWT test"
+)
 JAB_SET = "BERT, GPT-2, RoBERTa large at their best layer; EWT train → EWT test"
 JAB_BRITTLE = "MiniLM at its best layer (dev loss); LinES train + EWT dev → EWT test"
 CL_BRITTLE = "EWT test, 2,077 sentences, seed 0; DND/IDC over characters"
@@ -393,6 +415,59 @@ def on_causal_lm(claim: Claim, method: str) -> Claim:
         claim=f"{claim.claim}, a causal LM",
         brittle=LM_SMOLLM2,
         measure=fragility(method, "distance.uuas", model="smollm2-30"),
+    )
+
+
+TALE_UUAS_LAST = Claim(
+    "tale-uuas-last",
+    "tale",
+    "the parser's UUAS lead, final layer",
+    "§5, Fig. 2a",
+    TALE_SET,
+    "+0.111",
+    TALE_BRITTLE + ", hidden state 6 (final)",
+    value=0.111,
+    measure=tale("last", "uuas"),
+    quotes=("by 11.1 UUAS points", "final hidden layer"),
+)
+
+TALE_DSPR_LAST = Claim(
+    "tale-dspr-last",
+    "tale",
+    "the structural probe wins DSpr, final layer",
+    "§5, Fig. 2b",
+    TALE_SET + "; every language",
+    "< 0",
+    TALE_BRITTLE + ", hidden state 6 (final)",
+    compare="sign",
+    value=-1,
+    measure=tale("last", "dspr"),
+    quotes=("the structural probe outperforms the parser on all languages",),
+)
+
+TALE_PRIM_LAST = Claim(
+    "tale-prim-last",
+    "tale",
+    "after Prim + Floyd-Warshall the DSpr gap ≈ 0, final layer",
+    "§5, Fig. 3",
+    TALE_SET + "; mean of 9 languages",
+    "+0.0006",
+    TALE_BRITTLE + ", hidden state 6 (final)",
+    value=0.0006,
+    tolerance=0.01,
+    measure=tale("last", "dspr_prim"),
+    quotes=("just 0.0006",),
+)
+
+
+def tale_on_causal_lm(claim: Claim, metric: str) -> Claim:
+    """``claim`` (the perceptron's lead on ``metric`` at the final layer) at SmolLM2's."""
+    return replace(
+        claim,
+        id=f"{claim.id}-causal",
+        claim=f"{claim.claim}, a causal LM",
+        brittle=SMOLLM2_PROBES + " (final); the paper probes no causal LM",
+        measure=tale("last", metric, model="smollm2"),
     )
 
 
@@ -602,18 +677,7 @@ CLAIMS: tuple[Claim, ...] = (
         quotes=("word embeddings only slightly worse than BERT and RoBERTa",),
     ),
     # A tale of a probe and a parser.
-    Claim(
-        "tale-uuas-last",
-        "tale",
-        "the parser's UUAS lead, final layer",
-        "§5, Fig. 2a",
-        TALE_SET,
-        "+0.111",
-        TALE_BRITTLE + ", hidden state 6 (final)",
-        value=0.111,
-        measure=tale("last", "uuas"),
-        quotes=("by 11.1 UUAS points", "final hidden layer"),
-    ),
+    TALE_UUAS_LAST,
     Claim(
         "tale-uuas-best",
         "tale",
@@ -626,19 +690,7 @@ CLAIMS: tuple[Claim, ...] = (
         measure=tale("3", "uuas"),
         quotes=("by 11.1 UUAS points",),
     ),
-    Claim(
-        "tale-dspr-last",
-        "tale",
-        "the structural probe wins DSpr, final layer",
-        "§5, Fig. 2b",
-        TALE_SET + "; every language",
-        "< 0",
-        TALE_BRITTLE + ", hidden state 6 (final)",
-        compare="sign",
-        value=-1,
-        measure=tale("last", "dspr"),
-        quotes=("the structural probe outperforms the parser on all languages",),
-    ),
+    TALE_DSPR_LAST,
     Claim(
         "tale-dspr-best",
         "tale",
@@ -652,19 +704,7 @@ CLAIMS: tuple[Claim, ...] = (
         measure=tale("3", "dspr"),
         quotes=("the structural probe outperforms the parser on all languages",),
     ),
-    Claim(
-        "tale-prim-last",
-        "tale",
-        "after Prim + Floyd-Warshall the DSpr gap ≈ 0, final layer",
-        "§5, Fig. 3",
-        TALE_SET + "; mean of 9 languages",
-        "+0.0006",
-        TALE_BRITTLE + ", hidden state 6 (final)",
-        value=0.0006,
-        tolerance=0.01,
-        measure=tale("last", "dspr_prim"),
-        quotes=("just 0.0006",),
-    ),
+    TALE_PRIM_LAST,
     Claim(
         "tale-prim-best",
         "tale",
@@ -678,6 +718,9 @@ CLAIMS: tuple[Claim, ...] = (
         measure=tale("3", "dspr_prim"),
         quotes=("just 0.0006",),
     ),
+    tale_on_causal_lm(TALE_UUAS_LAST, "uuas"),
+    tale_on_causal_lm(TALE_DSPR_LAST, "dspr"),
+    tale_on_causal_lm(TALE_PRIM_LAST, "dspr_prim"),
     Claim(
         "tale-languages",
         "tale",
@@ -735,11 +778,11 @@ CLAIMS: tuple[Claim, ...] = (
         "§5.2",
         "GPT-2 large",
         "−0.004 (0.580 vs 0.584)",
-        JAB_BRITTLE,
+        SMOLLM2_PROBES + "; GPT-2 large cannot be had here, SmolLM2 is the causal LM",
         compare="sign",
         value=-1,
-        untestable="GPT-2 large is not available offline (MiniLM's probe stays "
-        "ahead of Path: see the Jabberwocky table)",
+        tolerance=0.01,
+        measure=jab_structural_vs_path(JAB_SMOLLM2.format(task="distance")),
         quotes=("0.580 compared to 0.584",),
     ),
     Claim(
@@ -753,7 +796,33 @@ CLAIMS: tuple[Claim, ...] = (
         compare="sign",
         value=1,
         tolerance=0.01,
-        measure=jab_over_baselines,
+        measure=jab_over_baselines("minilm{perceptron}-perceptron"),
+        quotes=("they all still outperform the baselines under UUAS",),
+    ),
+    Claim(
+        "jab-perceptron-causal",
+        "jabberwocky",
+        "perceptron UUAS drop on Jabberwocky, a causal LM",
+        "§5.2",
+        JAB_SET + "; mean of the 3",
+        "0.154",
+        SMOLLM2_PROBES,
+        value=0.154,
+        measure=jab_drop(JAB_SMOLLM2.format(task="perceptron"), "uuas"),
+        quotes=("average of 15.4 UUAS points",),
+    ),
+    Claim(
+        "jab-above-causal",
+        "jabberwocky",
+        "perceptron probes still beat Path and Majority (UUAS), a causal LM",
+        "§5.2",
+        JAB_SET,
+        "> 0 (all three)",
+        SMOLLM2_PROBES + "; Jabberwocky UUAS over the better baseline",
+        compare="sign",
+        value=1,
+        tolerance=0.01,
+        measure=jab_over_baselines(JAB_SMOLLM2.format(task="perceptron")),
         quotes=("they all still outperform the baselines under UUAS",),
     ),
     Claim(
@@ -763,10 +832,10 @@ CLAIMS: tuple[Claim, ...] = (
         "§5.2",
         "BERT large vs FastText + BERT positions",
         "+0.204",
-        JAB_BRITTLE,
-        untestable="the Fast+Pos control (FastText with BERT's position embeddings) is not "
-        "built here; over layer 0, the paper's other control, the lead is the brittle number",
-        measure=jab_over_layer0,
+        JAB_BRITTLE + " vs GloVe 6B 50d + MiniLM's position embeddings (glove+pos)",
+        value=0.204,
+        tolerance=0.01,
+        measure=jab_over_control("glove+pos-perceptron", "glove+pos"),
         quotes=("the lead is 20.4 points over the Fast+Pos baseline",),
     ),
     # Clouatre et al.

@@ -1,7 +1,9 @@
 """Hall Maudslay et al.'s "A tale of a probe and a parser" with brittle's own commands.
 
 The structural probe (``--task distance``) against the perceptron parser probe
-(``--task perceptron``) at every hidden state of the bundled MiniLM and on GloVe:
+(``--task perceptron``) at every hidden state of the bundled MiniLM, on GloVe, and at
+one hidden state of the causal SmolLM2-135M (``--smollm2-layer``, its last by default,
+inputs standardised; ``WORK/smollm2-probes``):
 
 1. ``brittle train-probe --layer all`` trains each probe on every hidden state from one
    pass of the model (LinES train + EWT dev, early stopping on LinES dev) into
@@ -19,7 +21,8 @@ prints the tables.
 
 Usage::
 
-    python bench/reproduce_probe_parser.py [--work DIR] [--resamples 1000] [--json OUT.json]
+    python bench/reproduce_probe_parser.py [--work DIR] [--resamples 1000]
+        [--smollm2-layer 30] [--json OUT.json]
 """
 
 from __future__ import annotations
@@ -31,7 +34,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reproduce_common import MODELS, TEST, brittle, ensure_sweep, sweep_layers
+from reproduce_common import (
+    MODELS,
+    SMOLLM2_LAYER,
+    TEST,
+    brittle,
+    ensure_smollm2_probe,
+    ensure_sweep,
+    sweep_layers,
+)
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.sentence import Sentence
@@ -85,32 +96,56 @@ def lead(
     return {m: (point[m], *ci.get(m, (float("nan"), float("nan")))) for m in point}
 
 
+def evaluated(out: Path, probes: Sequence[Path]) -> dict[str, Any]:
+    """``brittle evaluate TEST`` of ``probes`` (sweep or probe directories) into ``out``,
+    unless it is there."""
+    if not out.exists():
+        brittle(
+            "evaluate", TEST, *[x for p in probes for x in ("--probe", p)],
+            "--quiet", "--json", out,
+        )  # fmt: skip
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce-probe-parser"))
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument(
+        "--smollm2-layer",
+        type=int,
+        default=SMOLLM2_LAYER,
+        help="SmolLM2 hidden state probed beside the sweeps (standardised inputs; -1 "
+        "leaves SmolLM2 out)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = parser.parse_args(argv)
     work: Path = args.work
     work.mkdir(parents=True, exist_ok=True)
 
     sweeps = {(m, t): ensure_sweep(work, m, t) for m in MODELS for t in TASKS}
-    evaluation = work / "evaluate.json"
-    if not evaluation.exists():
-        brittle(
-            "evaluate", TEST, *[x for s in sweeps.values() for x in ("--probe", s)],
-            "--quiet", "--json", evaluation,
-        )  # fmt: skip
-    report = json.loads(evaluation.read_text())
-    metrics = {Path(p["path"]).resolve(): p["metrics"] for p in report["probes"].values()}
-    sentences = read_conllu(TEST)
-
-    table: list[dict[str, Any]] = []
+    report = evaluated(work / "evaluate.json", list(sweeps.values()))
+    # per representation and hidden state: (structural probe, perceptron parser)
+    pairs: dict[str, dict[int, tuple[Path, Path]]] = {}
     for model in MODELS:
         layers = sweep_layers(sweeps[model, "distance"])
         parser_layers = sweep_layers(sweeps[model, "perceptron"])
-        for index in sorted(layers):
-            probe_dir, parser_dir = layers[index][0], parser_layers[index][0]
+        pairs[model] = {i: (layers[i][0], parser_layers[i][0]) for i in sorted(layers)}
+    reports = [report]
+    if args.smollm2_layer >= 0:
+        n = args.smollm2_layer
+        probe, perceptron = (ensure_smollm2_probe(work, t, n) for t in TASKS)
+        pairs["smollm2"] = {n: (probe, perceptron)}
+        reports.append(evaluated(work / f"evaluate-smollm2-{n}.json", [probe, perceptron]))
+    metrics = {
+        Path(p["path"]).resolve(): p["metrics"] for r in reports for p in r["probes"].values()
+    }
+    sentences = read_conllu(TEST)
+
+    table: list[dict[str, Any]] = []
+    for model, by_layer in pairs.items():
+        for index, (probe_dir, parser_dir) in by_layer.items():
             d = lead(
                 per_sentence(parser_dir, sentences),
                 per_sentence(probe_dir, sentences),

@@ -67,14 +67,15 @@ def render_sweep(result: SweepResult) -> None:
 @click.option(
     "--model",
     default=None,
-    help="Hub id or model directory, 'glove', a word2vec/GloVe file, or "
+    help="Hub id or model directory, 'glove', a word2vec/GloVe file, either with "
+    "'+pos' (MiniLM's position embeddings appended: the Fast+Pos control), or "
     "'random[:DIM]' (the control). Default: the bundled MiniLM encoder.",
 )
 @click.option(
     "--backend",
     default="auto",
     show_default=True,
-    help="Representation backend (transformer, static, random); auto guesses.",
+    help="Representation backend (transformer, static, static-pos, random); auto guesses.",
 )
 @click.option(
     "--layer",

@@ -15,6 +15,8 @@ import this one (never the other way round) and are found through the registry's
 - ``transformer``: hidden layers of a Hugging Face encoder or decoder
   (:mod:`brittle.scorers.transformer_backend`);
 - ``static``: GloVe or any word2vec/GloVe/gensim file (:mod:`brittle.scorers.static_backend`);
+- ``static-pos``: static vectors with the bundled encoder's position embeddings
+  appended (``glove+pos``), the Fast+Pos control (:mod:`brittle.scorers.static_backend`);
 - ``random``: a fixed random vector per word type, the control
   (:mod:`brittle.scorers.static_backend`).
 
@@ -410,13 +412,15 @@ class BackendRequest:
 def guess_backend(model: str | None) -> str:
     """The backend name for a model string.
 
-    ``glove`` and existing vector files (not directories) are ``static``, ``random`` or
-    ``random:DIM`` is ``random``, anything else (hub ids, directories, ``None``) is
-    ``transformer``.
+    ``glove`` and existing vector files (not directories) are ``static``, either with
+    ``+pos`` appended (``glove+pos``) is ``static-pos``, ``random`` or ``random:DIM`` is
+    ``random``, anything else (hub ids, directories, ``None``) is ``transformer``.
     """
     if model is None:
         return "transformer"
     low = model.lower()
+    if low.endswith("+pos") and guess_backend(model[: -len("+pos")] or "glove") == "static":
+        return "static-pos"
     if low == "glove" or low.startswith("glove:"):
         return "static"
     if low == "random" or low.startswith("random:"):

@@ -13,12 +13,17 @@ Out-of-vocabulary policy, stated in every report
 The ``random`` backend is the control of the probing literature: every word type gets
 a fixed random vector (seeded by the word), so a probe can use word identity but no
 knowledge a model learnt. It has the dimension of the model it stands in for.
+
+The ``static-pos`` backend (``--model glove+pos``) is Hall Maudslay & Cotterell's
+Fast+Pos control: each word's static vector with a position embedding appended, so a
+probe knows the word and where it sits, and nothing of its context.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,7 +45,14 @@ from brittle.scorers.representations import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["OOV_POLICIES", "RandomVectors", "StaticVectors", "word_vector"]
+__all__ = [
+    "OOV_POLICIES",
+    "POSITIONS_SUFFIX",
+    "RandomVectors",
+    "StaticVectors",
+    "StaticWithPositions",
+    "word_vector",
+]
 
 #: Policies for words missing from the vocabulary.
 OOV_POLICIES: tuple[str, ...] = ("zero", "random")
@@ -262,6 +274,78 @@ class StaticVectors(_StaticBase):
             "lowercase": self.vocab.lowercase,
             "seed": self.vocab.seed,
         }
+
+
+#: Suffix of a static model that appends positions to its vectors (``glove+pos``).
+POSITIONS_SUFFIX = "+pos"
+
+
+@REPRESENTATIONS.register(
+    "static-pos",
+    help="control: static vectors with MiniLM's position embeddings appended (glove+pos)",
+)
+class StaticWithPositions(_StaticBase):
+    """Static word vectors with a position embedding appended: the Fast+Pos control.
+
+    Word ``i`` (0-based) of a sentence gets the bundled MiniLM's learnt position
+    embedding ``i + 1`` (position 0 is BERT's ``[CLS]``; one position per word, where
+    BERT gives one per word piece); words past the table's end share its last row.
+    Hall Maudslay & Cotterell append BERT base's position embeddings (768) to FastText
+    (300); here they are MiniLM's (384) after GloVe's (50) or another static model's.
+
+    Args:
+        words: the static vectors.
+        positions: (max positions, d_pos) float32, row ``p`` for position ``p``.
+        model: the name reports use (``glove+pos``).
+    """
+
+    def __init__(self, words: StaticVectors, positions: NDArray[np.float32], *, model: str) -> None:
+        if positions.ndim != 2 or positions.shape[0] < 2:
+            raise ConfigError(f"{model}: the position table must be (positions >= 2, dim)")
+        self.words = words
+        self.positions = positions
+        super().__init__(
+            model=model, dim=words.dim + int(positions.shape[1]), n_layers=0, pooling="-"
+        )
+
+    @classmethod
+    def open(cls, request: BackendRequest) -> StaticWithPositions:
+        """``MODEL+pos``: ``MODEL``'s static vectors (``glove`` when bare) with the
+        bundled encoder's position embeddings."""
+        model = request.model or "glove" + POSITIONS_SUFFIX
+        base = model[: -len(POSITIONS_SUFFIX)] if model.endswith(POSITIONS_SUFFIX) else model
+        words = StaticVectors.open(replace(request, model=base or "glove"))
+        return cls(words, resources.encoder_position_embeddings(), model=model)
+
+    def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
+        """Each word's static vector, then its position's embedding: (words, d + d_pos)
+        for the only layer, 0 (``-1`` means the same)."""
+        idx = tuple(self.layer_index(layer) for layer in layers)
+        if not idx:
+            raise ConfigError("no layer asked for")
+        offsets = offsets_of(sentences)
+        flat_words = [w for s in sentences for w in s]
+        one = np.empty((len(flat_words), self.dim), dtype=np.float32)
+        vectors = np.empty((len(flat_words), self.words.dim), dtype=np.float32)
+        self.words.vocab.lookup(flat_words, vectors)
+        one[:, : self.words.dim] = vectors
+        # position of each word in its sentence, + 1 for [CLS], capped at the last row
+        within = np.arange(len(flat_words), dtype=np.int64) - np.repeat(
+            offsets[:-1], np.diff(offsets)
+        )
+        rows = np.minimum(within + 1, self.positions.shape[0] - 1)
+        one[:, self.words.dim :] = self.positions[rows]
+        return FlatReps(
+            np.ascontiguousarray(np.broadcast_to(one, (len(idx), *one.shape))), offsets, idx
+        )
+
+    def oov_report(self) -> OOVReport:
+        """Counts of unknown words since the backend was opened."""
+        return self.words.oov_report()
+
+    def describe(self) -> BackendOptions:
+        """Options that reopen this backend (JSON-ready)."""
+        return {**self.words.describe(), "backend": self.name, "model": self.model}
 
 
 @REPRESENTATIONS.register("random", help="control: a fixed random vector per word type")

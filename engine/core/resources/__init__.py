@@ -66,7 +66,10 @@ from brittle.engine.core.resources import (
     wordnet,
 )
 from brittle.engine.core.resources.causal_lm import CAUSAL_LM, causal_lm_path
-from brittle.engine.core.resources.encoder import default_encoder_path
+from brittle.engine.core.resources.encoder import (
+    default_encoder_path,
+    encoder_position_embeddings,
+)
 from brittle.engine.core.resources.glove import GLOVE, load_glove
 from brittle.engine.core.resources.home import Resource, ResourceStatus, data_home
 from brittle.engine.core.resources.models import resolve_model
@@ -81,6 +84,7 @@ __all__ = [
     "check_spacy",
     "data_home",
     "default_encoder_path",
+    "encoder_position_embeddings",
     "load_glove",
     "load_spacy",
     "load_wordnet",

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
+
 from brittle.engine.core.errors import ResourceMissingError
 from brittle.engine.core.resources.home import (
     Resource,
@@ -40,6 +43,36 @@ def default_encoder_path() -> Path:
     if (model / "config.json").is_file():
         return model
     raise ResourceMissingError(ENCODER_RESOURCE, [f"{model} (no config.json)"], ENCODER_FIX)
+
+
+#: The bundled encoder's table of position embeddings, (512, 384) float32.
+POSITION_EMBEDDINGS = "embeddings.position_embeddings.weight"
+
+
+def encoder_position_embeddings() -> NDArray[np.float32]:
+    """The bundled MiniLM's learnt position embeddings, shape (512, 384), float32: row
+    ``p`` is what BERT adds to the token at position ``p`` (0 is ``[CLS]``).
+
+    Read from ``model.safetensors`` as a plain array (safetensors stores raw tensors, it
+    runs nothing); the model itself is not built.
+
+    Raises:
+        ResourceMissingError: the encoder, or the tensor in it, is missing.
+    """
+    # deferred: safetensors (a transformers dependency) loads only for this control
+    from safetensors import safe_open
+
+    weights = default_encoder_path() / "model.safetensors"
+    if not weights.is_file():
+        raise ResourceMissingError(ENCODER_RESOURCE, [f"{weights} (missing)"], ENCODER_FIX)
+    with safe_open(str(weights), framework="np") as handle:
+        names = set(handle.keys())  # a safetensors handle is no mapping
+        if POSITION_EMBEDDINGS not in names:
+            raise ResourceMissingError(
+                ENCODER_RESOURCE, [f"{weights} (no {POSITION_EMBEDDINGS})"], ENCODER_FIX
+            )
+        table = handle.get_tensor(POSITION_EMBEDDINGS)
+    return np.ascontiguousarray(table, dtype=np.float32)
 
 
 def encoder_status() -> ResourceStatus:
