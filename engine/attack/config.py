@@ -107,7 +107,8 @@ class AttackConfig:
         if self.check_all and self.search != "sample":
             raise ConfigError(f"--check-all applies to --search sample, not {self.search}")
         check_precision(self.dtype)
-        generator = check_generator(self.method, self.generator_options)
+        generator = check_generator(self.method, ())
+        self.parsed_generator_options()  # with the options --candidates sets refused
         strategy = STRATEGIES.get(self.search)
         check_parser(self.parser)
         check_constraints(self.constraint_specs)
