@@ -373,7 +373,9 @@ SMOLLM2_PROBES = (
     "LinES train + EWT dev → EWT test"
 )
 JAB_SET = "BERT, GPT-2, RoBERTa large at their best layer; EWT train → EWT test"
-JAB_BRITTLE = "MiniLM at its best layer (dev loss); LinES train + EWT dev → EWT test"
+#: How brittle's Jabberwocky EWT test is made: the paper's kind of pseudoword and slots.
+JAB_WORDS = "; monosyllabic nonwords in the paper's slots"
+JAB_BRITTLE = "MiniLM at its best layer (dev loss); LinES train + EWT dev → EWT test" + JAB_WORDS
 CL_BRITTLE = "EWT test, 2,077 sentences, seed 0; DND/IDC over characters"
 CR_SET = "GPT-2 small and medium; the paper's stimuli"
 CR_BRITTLE = "SmolLM2-135M (causal); brittle's stimuli, 20 items per cell"
@@ -778,7 +780,7 @@ CLAIMS: tuple[Claim, ...] = (
         "§5.2",
         "GPT-2 large",
         "−0.004 (0.580 vs 0.584)",
-        SMOLLM2_PROBES + "; GPT-2 large cannot be had here, SmolLM2 is the causal LM",
+        SMOLLM2_PROBES + JAB_WORDS + "; GPT-2 large cannot be had here, SmolLM2 is the causal LM",
         compare="sign",
         value=-1,
         tolerance=0.01,
@@ -806,7 +808,7 @@ CLAIMS: tuple[Claim, ...] = (
         "§5.2",
         JAB_SET + "; mean of the 3",
         "0.154",
-        SMOLLM2_PROBES,
+        SMOLLM2_PROBES + JAB_WORDS,
         value=0.154,
         measure=jab_drop(JAB_SMOLLM2.format(task="perceptron"), "uuas"),
         quotes=("average of 15.4 UUAS points",),
@@ -818,7 +820,7 @@ CLAIMS: tuple[Claim, ...] = (
         "§5.2",
         JAB_SET,
         "> 0 (all three)",
-        SMOLLM2_PROBES + "; Jabberwocky UUAS over the better baseline",
+        SMOLLM2_PROBES + JAB_WORDS + "; Jabberwocky UUAS over the better baseline",
         compare="sign",
         value=1,
         tolerance=0.01,
