@@ -585,3 +585,44 @@ def test_rerank_scores_are_kept_for_the_fluency_constraint(gpt2_dir: Path) -> No
         kept = [scorer._cache.get(t) is not None for t in texts]
         # whole sentences are kept; a windowed re-rank's cut texts are not sentences
         assert texts and all(kept) if window is None else not any(kept)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 40), min_size=0, max_size=30),
+    batch_size=st.integers(1, 9),
+    vocab=st.integers(1, 500),
+    budget=st.integers(1, 5000),
+)
+def test_tail_batches_keep_order_rows_and_the_logit_bound(
+    lengths: list[int], batch_size: int, vocab: int, budget: int
+) -> None:
+    """Longest first, cut in order: at most batch_size rows, and at most the bound's
+    floats (each batch as wide as its first tail) unless a single row is over it."""
+    from brittle.search.generators import lm_causal
+
+    tails = [[7] * n for n in lengths]
+    todo = sorted(range(len(tails)), key=lambda j: (-len(tails[j]), j))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lm_causal, "TAIL_LOGIT_FLOATS", budget)
+        batches = list(lm_causal._longest_first_batches(todo, tails, batch_size, vocab))
+    assert [j for b in batches for j in b] == todo
+    for b in batches:
+        width = max(1, len(tails[b[0]]))
+        assert 1 <= len(b) <= batch_size
+        assert len(b) == 1 or len(b) * width * vocab <= budget
+
+
+def test_the_logit_bound_moves_no_substitution_score(gpt2_dir: Path) -> None:
+    """A bound so small that every batch is one row gives the bits of unbounded ones."""
+    from brittle.search.generators import lm_causal
+
+    lm = load_lm(str(gpt2_dir))
+    original = "she walked slowly to the market with her dogs and the cats sleep"
+    words = original.split()
+    texts = [" ".join([*words[:i], "birds", *words[i + 1 :]]) for i in range(len(words))]
+    free = substitution_logprobs(lm, original, texts, batch_size=64)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lm_causal, "TAIL_LOGIT_FLOATS", 1)
+        bounded = substitution_logprobs(lm, original, texts, batch_size=64)
+    np.testing.assert_array_equal(bounded, free)
