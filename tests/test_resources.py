@@ -665,3 +665,19 @@ def test_check_spacy_without_spacy_names_the_library_to_install(
         spacy_model.check_spacy(str(pipeline))
     assert err.value.fix == spacy_model.SPACY_LIBRARY_FIX
     assert "spaCy is not installed" in str(err.value)
+
+
+def test_loading_a_pipeline_without_spacy_names_the_library_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken environment (spaCy uninstalled) gets the one-line fix, not a traceback."""
+    from brittle.engine.core.resources import spacy_model
+
+    pipeline = tmp_path / "pipeline"
+    pipeline.mkdir()
+    (pipeline / "config.cfg").write_text("[nlp]\n")
+    monkeypatch.setitem(sys.modules, "spacy", None)  # `import spacy` raises ImportError
+    with pytest.raises(ResourceMissingError) as err:
+        spacy_model.load_spacy(str(pipeline))
+    assert err.value.fix == spacy_model.SPACY_LIBRARY_FIX
+    assert "spaCy library" in str(err.value)

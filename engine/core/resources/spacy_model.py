@@ -98,7 +98,12 @@ def load_spacy(name: str | None = None, *, exclude: Sequence[str] = ("ner",)) ->
             return nlp
         location = spacy_model_location(name)
         # Deferred: spaCy is a heavy library, imported only when a pipeline is loaded.
-        import spacy
+        try:
+            import spacy
+        except ImportError as err:  # a dependency, but an environment can lack it
+            raise ResourceMissingError(
+                "the spaCy library", [f"python package spacy ({err})"], SPACY_LIBRARY_FIX
+            ) from err
 
         target = str(location) if (location / "config.cfg").is_file() else name
         try:
