@@ -9,6 +9,7 @@ needs them finds them in ``WORK/sweeps`` when another script trained them alread
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import subprocess
@@ -68,6 +69,17 @@ def smollm2_args(layer: int) -> tuple[str, ...]:
     """``train-probe`` options of a probe of SmolLM2's hidden state ``layer``: its inputs
     standardised (its hidden states are far too large for a plain linear probe)."""
     return ("--model", str(smollm2_dir()), "--layer", str(layer), "--standardize")
+
+
+def add_smollm2_layer(parser: argparse.ArgumentParser, probed_beside: str) -> None:
+    """The ``--smollm2-layer`` option of the scripts that probe SmolLM2 beside others."""
+    parser.add_argument(
+        "--smollm2-layer",
+        type=int,
+        default=SMOLLM2_LAYER,
+        help=f"SmolLM2 hidden state probed beside {probed_beside} (standardised inputs; -1 "
+        "leaves SmolLM2 out)",
+    )
 
 
 def ensure_smollm2_probe(work: Path, task: str, layer: int = SMOLLM2_LAYER) -> Path:

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from reproduce_common import DEV, TEST, TRAIN, brittle, smollm2_args
+from reproduce_common import DEV, TEST, TRAIN, add_smollm2_layer, brittle, smollm2_args
 
 from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
 
@@ -171,12 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--candidates", type=int, default=20, help="b of best-of-b")
     parser.add_argument("--layer", type=int, default=2, help="MiniLM hidden state probed")
-    parser.add_argument(
-        "--smollm2-layer",
-        type=int,
-        default=30,
-        help="SmolLM2 hidden state probed (standardised inputs; -1 leaves SmolLM2 out)",
-    )
+    add_smollm2_layer(parser, "MiniLM and GloVe")
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--plot", type=Path, default=None, help="write the figure here")

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from reproduce_common import (
-    SMOLLM2_LAYER,
     TEST,
+    add_smollm2_layer,
     brittle,
     ensure_smollm2_probe,
     ensure_sweep,
@@ -52,13 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce-jabberwocky"))
     parser.add_argument("--resamples", type=int, default=1000)
-    parser.add_argument(
-        "--smollm2-layer",
-        type=int,
-        default=SMOLLM2_LAYER,
-        help="SmolLM2 hidden state probed beside MiniLM and GloVe (standardised inputs; "
-        "-1 leaves SmolLM2 out)",
-    )
+    add_smollm2_layer(parser, "MiniLM and GloVe")
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = parser.parse_args(argv)
     work: Path = args.work

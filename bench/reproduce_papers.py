@@ -234,46 +234,40 @@ def jab_margin(t: Tables, probe: str, metric: str, over: str) -> tuple[float, fl
 JAB_SMOLLM2 = "smollm2-30-{task}"
 
 
-def jab_over_baselines(probe: str) -> Callable[[Tables], Measured]:
-    """Jabberwocky UUAS of ``probe`` (formatted with the kept layers) over the better of
-    Path and Majority."""
+def jab_lead(probe: str, metric: str, over: str, text: str) -> Callable[[Tables], Measured]:
+    """Jabberwocky ``metric`` of ``probe`` (a name of the table, formatted with the kept
+    layers: ``minilm{perceptron}-perceptron``) minus the best of ``over``; ``text``
+    formats the cell from ``d``, ``mine`` and ``best``."""
 
     def get(t: Tables) -> Measured:
         name = probe.format(**t["jabberwocky"]["best_layer"])
-        d, mine, best = jab_margin(t, name, "uuas", "path,majority")
+        d, mine, best = jab_margin(t, name, metric, over)
         m = num(d, fmt="+.3f")
-        m["text"] = f"{d:+.3f} ({mine:.3f} vs {best:.3f})"
+        m["text"] = text.format(d=d, mine=mine, best=best)
         return m
 
     return get
+
+
+def jab_over_baselines(probe: str) -> Callable[[Tables], Measured]:
+    """Jabberwocky UUAS of ``probe`` over the better of Path and Majority."""
+    return jab_lead(probe, "uuas", "path,majority", "{d:+.3f} ({mine:.3f} vs {best:.3f})")
 
 
 def jab_structural_vs_path(probe: str) -> Callable[[Tables], Measured]:
     """Jabberwocky DSpr of the structural probe ``probe`` minus Path's."""
-
-    def get(t: Tables) -> Measured:
-        name = probe.format(**t["jabberwocky"]["best_layer"])
-        d, mine, best = jab_margin(t, name, "dspr", "path")
-        m = num(d, fmt="+.3f")
-        m["text"] = f"{d:+.3f} ({mine:.3f} vs Path {best:.3f})"
-        return m
-
-    return get
+    return jab_lead(probe, "dspr", "path", "{d:+.3f} ({mine:.3f} vs Path {best:.3f})")
 
 
 def jab_over_control(control: str, label: str) -> Callable[[Tables], Measured]:
     """Jabberwocky UUAS of MiniLM's kept perceptron minus the perceptron of ``control``
     (a probe of the table), named ``label`` in the text."""
-
-    def get(t: Tables) -> Measured:
-        j = t["jabberwocky"]
-        name = f"minilm{j['best_layer']['perceptron']}-perceptron"
-        d, mine, best = jab_margin(t, name, "uuas", control)
-        m = num(d, fmt="+.3f")
-        m["text"] = f"{d:+.3f} over {label} ({mine:.3f} vs {best:.3f})"
-        return m
-
-    return get
+    return jab_lead(
+        "minilm{perceptron}-perceptron",
+        "uuas",
+        control,
+        "{d:+.3f} over " + label + " ({mine:.3f} vs {best:.3f})",
+    )
 
 
 #: Clouatre et al.'s Listing 1 (Appendix C): the character permutations of "This is a

@@ -36,8 +36,8 @@ from typing import Any
 
 from reproduce_common import (
     MODELS,
-    SMOLLM2_LAYER,
     TEST,
+    add_smollm2_layer,
     brittle,
     ensure_smollm2_probe,
     ensure_sweep,
@@ -112,13 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce-probe-parser"))
     parser.add_argument("--resamples", type=int, default=1000)
-    parser.add_argument(
-        "--smollm2-layer",
-        type=int,
-        default=SMOLLM2_LAYER,
-        help="SmolLM2 hidden state probed beside the sweeps (standardised inputs; -1 "
-        "leaves SmolLM2 out)",
-    )
+    add_smollm2_layer(parser, "the sweeps")
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = parser.parse_args(argv)
     work: Path = args.work

@@ -138,7 +138,11 @@ class _Vocab:
 class _StaticBase(RepresentationBackend):
     """Shared encode path of the table-lookup backends."""
 
-    def _fill(self, words: Sequence[str], out: NDArray[np.float32]) -> None:
+    def _fill(
+        self, words: Sequence[str], offsets: NDArray[np.int64], out: NDArray[np.float32]
+    ) -> None:
+        """Write the vector of each of ``words`` (every sentence's, back to back; sentence
+        ``i`` owns ``offsets[i]:offsets[i + 1]``) into ``out``, shape (words, dim)."""
         raise NotImplementedError
 
     def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
@@ -149,7 +153,7 @@ class _StaticBase(RepresentationBackend):
         offsets = offsets_of(sentences)
         flat_words = [w for s in sentences for w in s]
         one = np.empty((len(flat_words), self.dim), dtype=np.float32)
-        self._fill(flat_words, one)
+        self._fill(flat_words, offsets, one)
         vectors = np.broadcast_to(one, (len(idx), *one.shape))
         return FlatReps(np.ascontiguousarray(vectors), offsets, idx)
 
@@ -257,7 +261,9 @@ class StaticVectors(_StaticBase):
             seed=seed,
         )
 
-    def _fill(self, words: Sequence[str], out: NDArray[np.float32]) -> None:
+    def _fill(
+        self, words: Sequence[str], offsets: NDArray[np.int64], out: NDArray[np.float32]
+    ) -> None:
         self.vocab.lookup(words, out)
 
     def oov_report(self) -> OOVReport:
@@ -317,27 +323,15 @@ class StaticWithPositions(_StaticBase):
         words = StaticVectors.open(replace(request, model=base or "glove"))
         return cls(words, resources.encoder_position_embeddings(), model=model)
 
-    def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
-        """Each word's static vector, then its position's embedding: (words, d + d_pos)
-        for the only layer, 0 (``-1`` means the same)."""
-        idx = tuple(self.layer_index(layer) for layer in layers)
-        if not idx:
-            raise ConfigError("no layer asked for")
-        offsets = offsets_of(sentences)
-        flat_words = [w for s in sentences for w in s]
-        one = np.empty((len(flat_words), self.dim), dtype=np.float32)
-        vectors = np.empty((len(flat_words), self.words.dim), dtype=np.float32)
-        self.words.vocab.lookup(flat_words, vectors)
-        one[:, : self.words.dim] = vectors
+    def _fill(
+        self, words: Sequence[str], offsets: NDArray[np.int64], out: NDArray[np.float32]
+    ) -> None:
+        """Each word's static vector, then its position's embedding: (words, d + d_pos)."""
+        d = self.words.dim
+        self.words.vocab.lookup(words, out[:, :d])
         # position of each word in its sentence, + 1 for [CLS], capped at the last row
-        within = np.arange(len(flat_words), dtype=np.int64) - np.repeat(
-            offsets[:-1], np.diff(offsets)
-        )
-        rows = np.minimum(within + 1, self.positions.shape[0] - 1)
-        one[:, self.words.dim :] = self.positions[rows]
-        return FlatReps(
-            np.ascontiguousarray(np.broadcast_to(one, (len(idx), *one.shape))), offsets, idx
-        )
+        within = np.arange(len(words), dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
+        out[:, d:] = self.positions[np.minimum(within + 1, self.positions.shape[0] - 1)]
 
     def oov_report(self) -> OOVReport:
         """Counts of unknown words since the backend was opened."""
@@ -376,7 +370,9 @@ class RandomVectors(_StaticBase):
                 raise ConfigError(f"random control: bad dimension in {model!r}") from None
         return cls(dim=dim, seed=request.seed)
 
-    def _fill(self, words: Sequence[str], out: NDArray[np.float32]) -> None:
+    def _fill(
+        self, words: Sequence[str], offsets: NDArray[np.int64], out: NDArray[np.float32]
+    ) -> None:
         cache = self._cache
         for i, w in enumerate(words):
             vec = cache.get(w)
