@@ -388,6 +388,32 @@ def test_substitute_frames_keep_the_synonyms_that_allow_the_verbs_use(wordnet: A
     assert "altered" in offered(make_sentence("changed", CHANGED), 3)
 
 
+LET_KNOW = """
+1 Let let VERB VB Mood=Imp|VerbForm=Fin 0 root
+2 leaders leader NOUN NNS Number=Plur 1 obj
+3 know know VERB VB VerbForm=Inf 1 xcomp
+"""
+
+ALLOW_TO_KNOW = """
+1 Allow allow VERB VB Mood=Imp|VerbForm=Fin 0 root
+2 leaders leader NOUN NNS Number=Plur 1 obj
+3 to to PART TO _ 4 mark
+4 know know VERB VB VerbForm=Inf 1 xcomp
+"""
+
+
+@pytest.mark.needs("glove")
+def test_substitutes_take_the_infinitive_the_verb_takes_after_its_object(wordnet: Any) -> None:
+    # "Let leaders know" is not "Allow leaders know", nor "Allow leaders to know" "Let
+    # leaders to know", though WordNet's frames allow both
+    offered = partial(_frame_offers, wordnet)
+    let, allow = make_sentence("let", LET_KNOW), make_sentence("allow", ALLOW_TO_KNOW)
+    assert {"Allow", "Permit"} <= offered(let, 0, substitute_frames=False)
+    assert not {"Allow", "Permit"} & offered(let, 0)
+    assert "Let" in offered(allow, 0, substitute_frames=False)
+    assert "Let" not in offered(allow, 0) and "Permit" in offered(allow, 0)
+
+
 JUST = """
 1 it it PRON PRP _ 3 nsubj
 2 just just ADV RB _ 3 advmod

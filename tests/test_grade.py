@@ -104,6 +104,12 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("flaw", "flaw", "NOUN", "NN", "Number=Sing", "2", "obj"),
         (".", ".", "PUNCT", ".", "_", "2", "punct"),
     ],
+    "let": [
+        ("Let", "let", "VERB", "VB", "Mood=Imp|VerbForm=Fin", "0", "root"),
+        ("me", "I", "PRON", "PRP", "Case=Acc|Number=Sing|Person=1|PronType=Prs", "1", "obj"),
+        ("know", "know", "VERB", "VB", "VerbForm=Inf", "1", "xcomp"),
+        (".", ".", "PUNCT", ".", "_", "1", "punct"),
+    ],
     "told": [
         ("He", "he", "PRON", "PRP", "Case=Nom|Gender=Masc|Number=Sing|Person=3|PronType=Prs",
          "2", "nsubj"),
@@ -377,6 +383,16 @@ def test_a_verb_with_an_object_and_a_clause_needs_a_frame_for_each(
     check = verb_frame_check(original, changed, lexicon, wordnet)
     assert check.passed is False and "no clause after its object" in str(check.failed)
     original, _, changed = pair("told", {1: "informed"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
+
+
+def test_a_bare_infinitive_after_the_object_needs_a_verb_that_takes_one(
+    lexicon: PosLexicon, wordnet: Any
+) -> None:
+    original, _, changed = pair("let", {0: "Allow"})  # "Allow me know"
+    check = verb_frame_check(original, changed, lexicon, wordnet)
+    assert check.passed is False and "bare-infinitive after its object" in str(check.failed)
+    original, _, changed = pair("let", {0: "Make"})
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 from test_generators_helpers import make_sentence
 
-from brittle.search.generators.frames import FRAMES_BY_USE, fits, synonym_fits, verb_use
+from brittle.search.generators.frames import (
+    FRAMES_BY_USE,
+    fits,
+    infinitive_after_object,
+    infinitive_fits,
+    slot_uses,
+    synonym_fits,
+    verb_fits,
+    verb_use,
+)
 
 # one verb (word 2) per sentence, with the dependents that decide its use
 CASES = {
@@ -75,3 +84,37 @@ def test_verbs_of_informing_take_no_bare_clause() -> None:
     assert fits([8, 11, 26], "clause") and not synonym_fits("tell", [8, 11, 26], "clause")
     assert synonym_fits("tell", [8, 11, 26], "transitive")
     assert synonym_fits("state", [8, 11, 26], "clause")
+
+
+# "Let me know" and "Allow me to know": an object, then a bare or a to-infinitive
+LET = "1 Let let VERB VB _ 0 root\n2 me I PRON PRP _ 1 obj\n3 know know VERB VB _ 1 xcomp"
+ALLOW = (
+    "1 Allow allow VERB VB _ 0 root\n2 me I PRON PRP _ 1 obj\n3 to to PART TO _ 4 mark\n"
+    "4 know know VERB VB _ 1 xcomp"
+)
+
+
+def test_the_infinitive_after_an_object_is_read_from_the_tree() -> None:
+    let, allow = make_sentence("let", LET), make_sentence("allow", ALLOW)
+    assert infinitive_after_object(let, 0) == "bare"
+    assert infinitive_after_object(allow, 0) == "to"
+    assert infinitive_after_object(make_sentence("open", CASES["open"]), 1) is None  # no object
+    assert infinitive_after_object(make_sentence("t", CASES["transitive"]), 1) is None
+    assert "bare-infinitive-after-object" in slot_uses(let, 0)
+    assert "to-infinitive-after-object" in slot_uses(allow, 0)
+
+
+def test_only_causative_and_perception_verbs_take_a_bare_infinitive() -> None:
+    # WordNet gives "allow" and "permit" frame 25 ("Somebody ----s somebody INFINITIVE")
+    # in let.v.01; English wants "allow them to know"
+    assert infinitive_fits("let", "bare") and infinitive_fits("Make", "bare")
+    assert not infinitive_fits("allow", "bare") and not infinitive_fits("permit", "bare")
+    assert infinitive_fits("allow", "to") and not infinitive_fits("let", "to")
+    assert infinitive_fits("help", "to") and infinitive_fits("help", "bare")
+    assert infinitive_fits("allow", None) and infinitive_fits("let", None)
+
+
+def test_a_verb_in_a_bare_infinitive_slot_must_take_one() -> None:
+    uses = slot_uses(make_sentence("let", LET), 0)
+    assert verb_fits("make", uses) and not verb_fits("allow", uses)
+    assert verb_fits("allow", slot_uses(make_sentence("allow", ALLOW), 0))

@@ -102,7 +102,13 @@ from brittle.engine.core.resources import load_wordnet
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator
 from brittle.search.generators.eligibility import Eligibility, is_lettered
-from brittle.search.generators.frames import fits, synonym_fits, verb_use
+from brittle.search.generators.frames import (
+    fits,
+    infinitive_after_object,
+    infinitive_fits,
+    synonym_fits,
+    verb_use,
+)
 from brittle.search.generators.inflection import (
     inflect_lemma,
     load_inflections,
@@ -471,20 +477,23 @@ class CoPOS(SubstitutionGenerator):
 
     def _fitting(self, senses: Sequence[Sense], sentence: Sentence, i: int) -> tuple[str, ...]:
         """The synonyms of ``senses`` (in order, each once) that fit the word at ``i``:
-        for a verb, the synonym's own frames allow the verb's use (``substitute_frames``);
-        the synonym was tagged in the sense at least ``min_relative_count`` times as
-        often as the word itself (SemCor counts plus one)."""
-        use = (
-            verb_use(sentence, i)
-            if self.usage_checks and self.substitute_frames and sentence.words[i].upos == "VERB"
-            else None
-        )
+        for a verb (``substitute_frames``), the synonym's own frames allow the verb's
+        use and it takes the infinitive after the object that the verb does ("let them
+        know", not "allow them know":
+        :func:`~brittle.search.generators.frames.infinitive_fits`); the synonym was
+        tagged in the sense at least ``min_relative_count`` times as often as the word
+        itself (SemCor counts plus one)."""
+        judged = self.usage_checks and self.substitute_frames and sentence.words[i].upos == "VERB"
+        use = verb_use(sentence, i) if judged else None
+        after = infinitive_after_object(sentence, i) if judged else None
         out: dict[str, None] = {}
         ratio = self.min_relative_count if self.usage_checks else 0.0
         for sense in senses:
             for j, synonym in enumerate(sense.synonyms):
                 frames = sense.synonym_frames[j] if sense.synonym_frames else frozenset()
                 if use is not None and not synonym_fits(synonym, frames, use):
+                    continue
+                if not infinitive_fits(synonym, after):
                     continue
                 if (
                     ratio

@@ -27,11 +27,14 @@ if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 __all__ = [
+    "BARE_INFINITIVE_AFTER_OBJECT",
     "CLAUSE_AFTER_OBJECT",
     "FRAMES_BY_USE",
     "PREDICATIVE_FRAMES",
     "VerbUse",
     "fits",
+    "infinitive_after_object",
+    "infinitive_fits",
     "lemma_frames",
     "slot_uses",
     "synonym_fits",
@@ -70,6 +73,17 @@ FRAMES_BY_USE: dict[str, frozenset[int]] = {
 CLAUSE_AFTER_OBJECT: frozenset[str] = frozenset(
     {"tell", "inform", "notify", "remind", "assure", "convince", "persuade", "advise"}
 )
+
+#: Verbs that take an object and then a bare infinitive ("let them know", "made him
+#: leave", "saw her go"). WordNet's frame 25, "Somebody ----s somebody INFINITIVE", is
+#: given to *allow* and *permit* too (let.v.01), which want *to* ("allow them to
+#: know"), and its frame 24 to *let* and *make* ("let them to know"), so the frames
+#: cannot tell the two constructions apart; this short list of English's causative and
+#: perception verbs, written by hand, does. *help* takes both.
+BARE_INFINITIVE_AFTER_OBJECT: frozenset[str] = frozenset(
+    {"let", "make", "have", "help", "bid", "see", "watch", "hear", "feel", "notice",
+     "observe", "overhear"}
+)  # fmt: skip
 
 #: Dependents that make a use transitive (UD relations, subtypes ignored): an object,
 #: or a passive subject, auxiliary or agent (the object became the subject).
@@ -120,6 +134,39 @@ def _open_use(sentence: Sentence, index: int) -> VerbUse:
     return "gerund" if word.xpos == "VBG" else "other"
 
 
+def infinitive_after_object(sentence: Sentence, index: int) -> Literal["bare", "to"] | None:
+    """Whether the verb at 0-based ``index`` has an object and then an infinitive as
+    its open clausal complement: ``"bare"`` ("let leaders know"), ``"to"`` ("allow
+    leaders to know"), ``None`` (no object, or no infinitive complement)."""
+    head = str(index + 1)
+    words = sentence.words
+    if not any(w.head == head and w.deprel.split(":")[0] == "obj" for w in words):
+        return None
+    for j, word in enumerate(words):
+        if word.head != head or word.deprel != "xcomp" or word.upos not in ("VERB", "AUX"):
+            continue
+        marked = any(
+            w.head == str(j + 1) and w.deprel == "mark" and w.form.lower() == "to" for w in words
+        )
+        if marked:
+            return "to"
+        return "bare" if word.xpos == "VB" else None
+    return None
+
+
+def infinitive_fits(lemma: str, after: Literal["bare", "to"] | None) -> bool:
+    """Whether a verb ``lemma`` takes the infinitive ``after`` its object
+    (:func:`infinitive_after_object`): a bare one only the verbs of
+    :data:`BARE_INFINITIVE_AFTER_OBJECT`, one with *to* every verb but those (*help*
+    takes both); always when ``after`` is ``None``."""
+    key = lemma.lower()
+    if after == "bare":
+        return key in BARE_INFINITIVE_AFTER_OBJECT
+    if after == "to":
+        return key == "help" or key not in BARE_INFINITIVE_AFTER_OBJECT
+    return True
+
+
 def synonym_fits(lemma: str, frames: Collection[int], use: VerbUse) -> bool:
     """Whether a synonym ``lemma`` with WordNet ``frames`` allows ``use``: :func:`fits`,
     and no bare that-clause for the verbs of :data:`CLAUSE_AFTER_OBJECT`."""
@@ -168,13 +215,18 @@ def slot_uses(sentence: Sentence, index: int) -> frozenset[VerbUse | str]:
     """Every use the verb at 0-based ``index`` has in the tree, for a new verb to allow
     all of them: ``transitive`` (an object, or passive), ``clause``, ``infinitive``,
     ``gerund``, ``predicative`` (an adjective or noun complement: "can be *considered*
-    representative"), else ``intransitive``. Unlike :func:`verb_use`, which names the
-    one use a sense must allow, a passive with a predicative complement gives both."""
+    representative"), ``bare-infinitive-after-object`` or ``to-infinitive-after-object``
+    (:func:`infinitive_after_object`), else ``intransitive``. Unlike :func:`verb_use`,
+    which names the one use a sense must allow, a passive with a predicative complement
+    gives both."""
     head = str(index + 1)
     uses: set[VerbUse | str] = set()
     first = verb_use(sentence, index)
     if first in ("transitive", "clause", "infinitive", "gerund"):
         uses.add(first)
+    after = infinitive_after_object(sentence, index)
+    if after is not None:
+        uses.add(f"{after}-infinitive-after-object")
     for word in sentence.words:
         if word.head != head:
             continue
@@ -196,12 +248,21 @@ def verb_fits(lemma: str, uses: frozenset[VerbUse | str]) -> bool:
         return False
     for use in uses:
         if use == "predicative":
-            if not PREDICATIVE_FRAMES & frames:
-                return False
-        elif use in _JUDGED and not synonym_fits(lemma, frames, _JUDGED[use]):
+            allowed = bool(PREDICATIVE_FRAMES & frames)
+        elif use in _AFTER_OBJECT:
+            allowed = infinitive_fits(lemma, _AFTER_OBJECT[use])
+        else:
+            allowed = use not in _JUDGED or synonym_fits(lemma, frames, _JUDGED[use])
+        if not allowed:
             return False
     return True
 
+
+#: The uses of :func:`slot_uses` that name the infinitive after an object.
+_AFTER_OBJECT: dict[str, Literal["bare", "to"]] = {
+    "bare-infinitive-after-object": "bare",
+    "to-infinitive-after-object": "to",
+}
 
 #: The uses :func:`fits` judges, by name.
 _JUDGED: dict[str, VerbUse] = {

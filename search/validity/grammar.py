@@ -28,6 +28,8 @@ from brittle.engine.core.articles import agreeing_article
 from brittle.search.generators.frames import (
     CLAUSE_AFTER_OBJECT,
     fits,
+    infinitive_after_object,
+    infinitive_fits,
     lemma_frames,
     synonym_fits,
     verb_use,
@@ -192,6 +194,12 @@ def verb_frame_check(
             if not frames & PREDICATIVE_FRAMES:
                 bad.append(f"{w.new} ({lemma}) is no linking verb")
             continue
+        after = infinitive_after_object(original, w.index)
+        if after is not None and lemma != "_":
+            judged += 1
+            if not infinitive_fits(lemma, after):
+                bad.append(f"{w.new} ({lemma}) takes no {after}-infinitive after its object")
+                continue
         if use == "other" or not frames:
             continue
         judged += 1
