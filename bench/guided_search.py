@@ -6,10 +6,13 @@ test, La Malfa et al.'s every-sense coPOS pool as recorded in
 0.2, the demo's MiniLM layer -5 distance and POS probes, the objective their mean
 drop, no grading. Each strategy runs at query budgets of 60, 100 and 200; guided search
 also without its gradient estimates (the same search on the generator's own ranking),
-which says what the gradient adds. Runs one after the other in one process, models
+which says what the gradient adds; and at 60 and 100 queries with two oracles in place of
+the estimates, which say what a better estimate could add at most: each option's damage
+as the probes score it, and each position's mean of those damages (scored by a pass of
+their own, not counted as queries). Runs one after the other in one process, models
 loaded and every code path run once on 4 sentences before the first is timed.
 
-Run: ``python bench/guided_search.py [--ewt PATH] [--sentences 60]`` (about 5 minutes
+Run: ``python bench/guided_search.py [--ewt PATH] [--sentences 60]`` (about 7 minutes
 on 2 cores).
 """
 
@@ -19,29 +22,90 @@ import argparse
 import dataclasses
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+import numpy as np
 from record_tables import EWT_TEST
 
 from brittle.data import bench_pool_tables_path
 from brittle.engine.attack import AttackConfig, build_components, run_attack
 from brittle.engine.bench.workload import EVERY_SENSE_OPTIONS
+from brittle.engine.core.perturbation import Perturbation
+from brittle.engine.core.sentence import Sentence
 from brittle.engine.demo import prepare_demo, train_demo_probes
 from brittle.engine.reports.results import read_rows
+from brittle.search.problem import Estimates
+from brittle.search.scoring import CachedScorer, EstimateRequest, Objective, TaskEvaluator
+from brittle.search.table import SubstitutionTable
 
-#: (label, strategy, query budget, with the gradient estimates)
-RUNS = (
-    ("beam", "beam", 60, True),
-    ("beam", "beam", 100, True),
-    ("beam", "beam", 200, True),
-    ("greedy", "greedy", 60, True),
-    ("greedy", "greedy", 200, True),
-    ("guided", "guided", 60, True),
-    ("guided", "guided", 100, True),
-    ("guided", "guided", 200, True),
-    ("guided, no gradient", "guided", 60, False),
-    ("guided, no gradient", "guided", 100, False),
+#: What guided search ranks by: the probes' gradient ("gradient"), nothing ("none"),
+#: or an oracle: each option's scored damage ("scored") or its position's mean ("position").
+Guide = Literal["gradient", "none", "scored", "position"]
+
+#: (label, strategy, query budget, guide)
+RUNS: tuple[tuple[str, str, int, Guide], ...] = (
+    ("beam", "beam", 60, "gradient"),
+    ("beam", "beam", 100, "gradient"),
+    ("beam", "beam", 200, "gradient"),
+    ("greedy", "greedy", 60, "gradient"),
+    ("greedy", "greedy", 200, "gradient"),
+    ("guided", "guided", 60, "gradient"),
+    ("guided", "guided", 100, "gradient"),
+    ("guided", "guided", 200, "gradient"),
+    ("guided, no gradient", "guided", 60, "none"),
+    ("guided, no gradient", "guided", 100, "none"),
+    ("guided, oracle: each position's mean damage", "guided", 60, "position"),
+    ("guided, oracle: each position's mean damage", "guided", 100, "position"),
+    ("guided, oracle: each option's damage", "guided", 60, "scored"),
+    ("guided, oracle: each option's damage", "guided", 100, "scored"),
 )
+
+
+@dataclass(frozen=True)
+class ScoredEstimates:
+    """Estimates that are not estimates: each option's damage as the probes score it
+    (``by_position``: its position's mean), from a scorer of their own, so that the
+    search's queries are still counted in full. What a perfect predictor of single
+    substitutions (or of positions) would hand guided search.
+
+    Attributes:
+        evaluator: the attack's probes' evaluator.
+        by_position: give every option of a position that position's mean damage.
+    """
+
+    evaluator: TaskEvaluator
+    by_position: bool
+
+    def substitution_estimates_many(
+        self, requests: Sequence[EstimateRequest]
+    ) -> list[Estimates | None]:
+        """Each request's :meth:`substitution_estimates`."""
+        return [self.substitution_estimates(*request) for request in requests]
+
+    def substitution_estimates(
+        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
+    ) -> Estimates:
+        """Each option's damage, shape (options,) per position."""
+        session = CachedScorer(self.evaluator).session(original, Objective(dict(weights)))
+        out: dict[int, np.ndarray] = {}
+        for position, options in table.entries:
+            damage = session(
+                [
+                    Perturbation(
+                        table.sentence_id,
+                        table.method,
+                        positions=(position,),
+                        replacements=(form,),
+                        lemmas=(lemma,),
+                    )
+                    for form, lemma in options
+                ]
+            )
+            out[position] = np.full(damage.size, damage.mean()) if self.by_position else damage
+        return out
 
 
 def main() -> None:
@@ -69,10 +133,15 @@ def main() -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     comps = None
     with tempfile.TemporaryDirectory() as tmp:
-        for k, (label, search, queries, gradient) in enumerate(RUNS):
+        for k, (label, search, queries, guide) in enumerate(RUNS):
             config = dataclasses.replace(base, search=search, query_budget=queries)
             comps = build_components(config, reuse=comps)
-            used = comps if gradient else dataclasses.replace(comps, estimator=None)
+            used = comps
+            if guide == "none":
+                used = dataclasses.replace(comps, estimator=None)
+            elif guide in ("scored", "position"):
+                oracle = ScoredEstimates(comps.evaluator, by_position=guide == "position")
+                used = dataclasses.replace(comps, estimator=oracle)
             if k == 0:
                 warm = dataclasses.replace(config, limit=4, search="guided")
                 run_attack(warm, Path(tmp) / "warm", components=used)
