@@ -22,7 +22,7 @@ import argparse
 import dataclasses
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -38,7 +38,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.demo import prepare_demo, train_demo_probes
 from brittle.engine.reports.results import read_rows
 from brittle.search.problem import Estimates
-from brittle.search.scoring import CachedScorer, EstimateRequest, Objective, TaskEvaluator
+from brittle.search.scoring import CachedScorer, Objective, TaskEvaluator
 from brittle.search.table import SubstitutionTable
 
 #: What guided search ranks by: the probes' gradient ("gradient"), nothing ("none"),
@@ -78,12 +78,6 @@ class ScoredEstimates:
 
     evaluator: TaskEvaluator
     by_position: bool
-
-    def substitution_estimates_many(
-        self, requests: Sequence[EstimateRequest]
-    ) -> list[Estimates | None]:
-        """Each request's :meth:`substitution_estimates`."""
-        return [self.substitution_estimates(*request) for request in requests]
 
     def substitution_estimates(
         self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]

@@ -49,7 +49,6 @@ __all__ = [
     "REPRESENTATIONS",
     "BackendOptions",
     "BackendRequest",
-    "EffectRequest",
     "FlatReps",
     "FlatVectors",
     "OOVReport",
@@ -75,10 +74,6 @@ Words = Sequence[str]
 #: A differentiable loss of one sentence's word vectors: one torch tensor (n, dim) per
 #: layer asked for, in order, to a scalar tensor.
 WordLoss: TypeAlias = "Callable[[list[torch.Tensor]], torch.Tensor]"
-
-#: One sentence's request for :meth:`RepresentationBackend.substitution_effects_many`:
-#: its words, its loss, and the replacement forms at each 0-based word position.
-EffectRequest: TypeAlias = "tuple[Words, WordLoss, Sequence[tuple[int, Sequence[str]]]]"
 
 #: What reopens a backend (``RepresentationBackend.describe()``), JSON-ready.
 BackendOptions: TypeAlias = dict[str, str | int | bool | None]
@@ -363,19 +358,8 @@ class RepresentationBackend(abc.ABC):
         shape (len(forms),): the loss's gradient with respect to the model's input
         embeddings dotted with the change of embedding each replacement makes (one
         forward and one backward pass for the whole sentence). ``None``: this backend
-        has no input gradient (static vectors). :meth:`substitution_effects_many` for
-        one sentence.
+        has no input gradient (static vectors, which the base class stands for).
         """
-        found = self.substitution_effects_many([(words, loss, options)], layers=layers)
-        return None if found is None else found[0]
-
-    def substitution_effects_many(
-        self, requests: Sequence[EffectRequest], *, layers: Sequence[int]
-    ) -> list[list[NDArray[np.float64]]] | None:
-        """:meth:`substitution_effects` of several sentences, each with its own loss,
-        in one pass where the backend can batch them (the sentences do not see each
-        other, so each answer is the one it would get alone, up to float rounding).
-        ``None``: no input gradient, which the base class stands for."""
         return None
 
     def oov_report(self) -> OOVReport | None:

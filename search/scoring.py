@@ -81,20 +81,14 @@ class TaskEvaluator(Protocol):
         ...
 
 
-#: A guided search's estimate request: (the original sentence, its substitution table,
-#: the objective's column weights).
-EstimateRequest = tuple[Sentence, SubstitutionTable, Mapping[str, float]]
-
-
 class SubstitutionEstimator(Protocol):
-    """First-order damage estimates of tables' options (a guided search's ranking)."""
+    """First-order damage estimates of a table's options (a guided search's ranking)."""
 
-    def substitution_estimates_many(
-        self, requests: Sequence[EstimateRequest]
-    ) -> list[Estimates | None]:
-        """Estimated damage of every option of each request's table under its column
-        weights (``None`` for a request: no estimate to be had, as for static vectors),
-        the requests of a round at once so that they can share a model pass."""
+    def substitution_estimates(
+        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
+    ) -> Estimates | None:
+        """Estimated damage of every option of ``table`` under the objective's column
+        ``weights`` (``None``: no estimate to be had, as for static vectors)."""
         ...
 
 

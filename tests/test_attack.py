@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -43,7 +43,7 @@ from brittle.search.constraints import (
 )
 from brittle.search.generators.base import SubstitutionGenerator
 from brittle.search.problem import Estimates
-from brittle.search.scoring import EstimateRequest, Evaluation, Request
+from brittle.search.scoring import Evaluation, Request
 from brittle.search.strategies.base import STRATEGIES
 from brittle.search.table import SubstitutionTable
 
@@ -92,15 +92,12 @@ class WordHashEvaluator:
             metrics[i] = (1 - np.mean(vals), 1 - np.max(vals))
         return Evaluation(metrics, np.linspace(0, 1, m), np.linspace(1, 0.5, m))
 
-    def substitution_estimates_many(
-        self, requests: Sequence[EstimateRequest]
-    ) -> list[Estimates | None]:
+    def substitution_estimates(
+        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
+    ) -> Estimates | None:
         """A guided search's estimates: each option's word hash, as its damage would be."""
-        self.estimated += len(requests)
-        return [
-            {p: np.array([_h(f) for f, _ in opts]) for p, opts in table.entries}
-            for _, table, _ in requests
-        ]
+        self.estimated += 1
+        return {p: np.array([_h(f) for f, _ in opts]) for p, opts in table.entries}
 
 
 @dataclass(frozen=True, kw_only=True)

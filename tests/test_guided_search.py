@@ -228,37 +228,6 @@ def test_substitution_effects_are_the_directional_derivative(
             assert value == pytest.approx(expected, rel=2e-2, abs=1e-3)
 
 
-@pytest.mark.parametrize("name", ["bert-mean", "gpt2-last"])
-def test_sentences_estimated_together_get_their_estimates_alone(
-    encoders: dict[str, TransformerEncoder], name: str, tmp_path: Path
-) -> None:
-    """One forward and backward pass for several sentences (of different lengths, one
-    cut into windows) gives each the estimates of its own pass."""
-    import torch
-
-    from brittle.scorers.transformer_backend import TransformerEncoder
-
-    encoder = encoders[name]
-    windowed = TransformerEncoder(
-        encoder.source, pooling=encoder.pooling, device="cpu", max_length=8, window_overlap=2
-    )
-    rng = np.random.default_rng(5)
-    sentences = [WORDS, ["dogs", "bark"], [*WORDS, "and", "the", "dog", "ran", "off", "again"]]
-    for backend in (encoder, windowed):
-        requests = []
-        for words in sentences:
-            weight = torch.from_numpy(rng.normal(size=(len(words), backend.dim)))
-            options = [(1, ["dog", "hippopotamus"]), (len(words) - 1, ["rug", "x"])]
-            requests.append((words, lambda v, w=weight: (v[0].double() * w).sum(), options))
-        together = backend.substitution_effects_many(requests, layers=[1])
-        assert together is not None and len(together) == len(sentences)
-        for (words, loss, options), got in zip(requests, together, strict=True):
-            alone = backend.substitution_effects(words, layers=[1], loss=loss, options=options)
-            assert alone is not None
-            for a, b in zip(got, alone, strict=True):
-                np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
-
-
 def test_static_vectors_have_no_estimates() -> None:
     from brittle.scorers.representations import RepresentationBackend
 
@@ -330,28 +299,6 @@ def test_the_probes_give_estimates_for_every_option(bert_probes: tuple[str, ...]
     assert alone is not None and not np.allclose(alone[1], both[1])  # the objective counts
     empty = SubstitutionTable.from_mapping(sentence.sent_id, "test", len(sentence), {})
     assert evaluator.substitution_estimates(sentence, empty, {"pos.pos_acc": 1.0}) is None
-
-
-def test_a_rounds_estimates_are_each_sentences_own(bert_probes: tuple[str, ...]) -> None:
-    from brittle.engine.core.conllu import read_conllu
-    from brittle.engine.probes.probe_eval import ProbeEvaluator
-
-    evaluator = ProbeEvaluator.from_dirs(bert_probes, device="cpu")
-    weights = {"distance.uuas": 1.0, "pos.pos_acc": 1.0}
-    requests = []
-    for sentence in read_conllu(TREEBANK)[:5]:
-        options = {1: (("dog", "_"), ("idea", "_")), len(sentence) - 1: (("ran", "_"),)}
-        table = SubstitutionTable.from_mapping(sentence.sent_id, "t", len(sentence), options)
-        requests.append((sentence, table, weights))
-    empty = SubstitutionTable.from_mapping(requests[0][0].sent_id, "t", len(requests[0][0]), {})
-    requests.append((requests[0][0], empty, weights))
-    together = evaluator.substitution_estimates_many(requests)
-    assert together[-1] is None  # no option: no estimate
-    for request, got in zip(requests[:-1], together[:-1], strict=True):
-        alone = evaluator.substitution_estimates(*request)
-        assert got is not None and alone is not None and sorted(got) == sorted(alone)
-        for p in got:
-            np.testing.assert_allclose(got[p], alone[p], atol=2e-6)
 
 
 def _has_cuda() -> bool:

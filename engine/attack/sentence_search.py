@@ -29,17 +29,13 @@ from brittle.scorers.order import permutation_scores
 from brittle.search.constraints import CandidateBatch, ConstraintOutcome, check_batches
 from brittle.search.generators.base import sentence_rng
 from brittle.search.problem import Estimates, SearchProblem
-from brittle.search.scoring import (
-    CachedScorer,
-    EstimateRequest,
-    Objective,
-    Request,
-    ScoringSession,
-)
+from brittle.search.scoring import CachedScorer, Objective, Request, ScoringSession
 from brittle.search.table import SubstitutionTable
 
 #: A reorder sampling request: (sentence, how many, seed, tau: the most units moved).
 SampleRequest = tuple[Sentence, int, int, int]
+#: An estimate request: (sentence, its table, the objective's column weights).
+EstimateRequest = tuple[Sentence, SubstitutionTable, dict[str, float]]
 
 #: The three kinds of request a search sends.
 SCORE: Channel[Request, tuple[NDArray[np.float64], int]] = Channel("score")
@@ -75,13 +71,12 @@ class RoundServices:
         ]
 
     def estimate(self, requests: list[EstimateRequest]) -> list[Estimates | None]:
-        """First-order estimates of each table's options (the round's sentences in
-        shared gradient passes; ``None`` for every request when the attack has no
-        estimator)."""
+        """First-order estimates of each table's options (one gradient pass per
+        sentence; ``None`` for every request when the attack has no estimator)."""
         estimator = self.components.estimator
         if estimator is None:
             return [None] * len(requests)
-        return estimator.substitution_estimates_many(requests)
+        return [estimator.substitution_estimates(s, t, w) for s, t, w in requests]
 
     def handlers(self) -> dict[str, Handler]:
         """The handlers :func:`~brittle.engine.runs.rounds.run_rounds` serves requests with."""

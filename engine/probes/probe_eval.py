@@ -25,9 +25,9 @@ from brittle.engine.reports.predictions import compact_prediction
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
 from brittle.scorers.probe_tasks import PROBE_TASKS, Prediction
-from brittle.scorers.representations import EffectRequest, reopen_backend
+from brittle.scorers.representations import reopen_backend
 from brittle.search.problem import Estimates
-from brittle.search.scoring import EstimateRequest, Evaluation
+from brittle.search.scoring import Evaluation
 from brittle.search.table import SubstitutionTable
 
 if TYPE_CHECKING:
@@ -341,66 +341,43 @@ class ProbeEvaluator:
     def substitution_estimates(
         self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
     ) -> Estimates | None:
-        """First-order estimates of each option's damage, from the probes' gradient
-        (:meth:`substitution_estimates_many` of one sentence)."""
-        return self.substitution_estimates_many([(original, table, weights)])[0]
-
-    def substitution_estimates_many(
-        self, requests: Sequence[EstimateRequest]
-    ) -> list[Estimates | None]:
-        """First-order estimates of each option's damage, from the probes' gradient, for
-        each (sentence, table, column weights) request.
+        """First-order estimates of each option's damage, from the probes' gradient.
 
         The loss differentiated is the weighted sum of the training losses of the
         probes the objective reads (a probe's weight: the sum of its columns' weights in
-        the request's weights), against the original's gold annotation, through each
-        backend that has input gradients (:meth:`~brittle.scorers.representations.
-        RepresentationBackend.substitution_effects_many`: the requests' sentences in
-        one pass where the backend batches them). Estimates are in loss units scaled
-        so that the largest magnitude of the sentence is 1, rounded to 6 decimals (the
-        ranking they give is what matters, and it does not hinge on the last bits of a
-        float sum). ``None`` for a request: no backend has gradients, or no option.
+        ``weights``), against the original's gold annotation, through each backend
+        that has input gradients (:meth:`~brittle.scorers.representations.
+        RepresentationBackend.substitution_effects`). Estimates are in loss units
+        scaled so that the largest magnitude of the sentence is 1, rounded to 6
+        decimals (the ranking they give is what matters, and it does not hinge on the
+        last bits of a float sum). ``None``: no backend has gradients, or no option.
         """
-        totals: list[list[NDArray[np.float64]] | None] = [None] * len(requests)
+        if not table.entries:
+            return None
+        weight = [0.0] * len(self.probes)
+        for k, prefix in enumerate(self._prefixes):
+            weight[k] = sum(w for c, w in weights.items() if c.split(".", 1)[0] == prefix)
+        gold = self._gold(original)
+        n = len(original)
+        options = [(p, [form for form, _ in opts]) for p, opts in table.entries]
+        total: list[NDArray[np.float64]] | None = None
         for g in self.groups:
-            todo: list[tuple[int, dict[int, float]]] = []  # (request, {probe: weight})
-            for r, (_, table, weights) in enumerate(requests):
-                weight = {i: w for i in g.members if (w := self._probe_weight(i, weights)) > 0}
-                if table.entries and weight:
-                    todo.append((r, weight))
-            if not todo:
+            members = [i for i in g.members if weight[i] > 0]
+            if not members:
                 continue
-            layers = sorted({self.probes[i].key.layer for _, weight in todo for i in weight})
-            asked: list[EffectRequest] = []
-            for r, weight in todo:
-                original, table, _ = requests[r]
-                loss = self._weighted_loss(self._gold(original), len(original), weight, layers)
-                forms = [(p, [form for form, _ in opts]) for p, opts in table.entries]
-                asked.append((original.forms, loss, forms))
-            found = g.backend.substitution_effects_many(asked, layers=layers)
+            layers = sorted({self.probes[i].key.layer for i in members})
+            loss = self._weighted_loss(gold, n, {i: weight[i] for i in members}, layers)
+            found = g.backend.substitution_effects(
+                original.forms, layers=layers, loss=loss, options=options
+            )
             if found is None:
                 continue
-            for (r, _), arrays in zip(todo, found, strict=True):
-                prior = totals[r]
-                totals[r] = (
-                    arrays if prior is None else [a + b for a, b in zip(prior, arrays, strict=True)]
-                )
-        out: list[Estimates | None] = []
-        for (_, table, _), total in zip(requests, totals, strict=True):
-            if total is None:
-                out.append(None)
-                continue
-            top = max((float(np.abs(a).max()) for a in total if a.size), default=0.0)
-            scale = 1.0 / top if top > 0 else 1.0
-            out.append(
-                {p: np.round(a * scale, 6) for (p, _), a in zip(table.entries, total, strict=True)}
-            )
-        return out
-
-    def _probe_weight(self, i: int, weights: Mapping[str, float]) -> float:
-        """Probe ``i``'s weight in the objective: the sum of its columns' ``weights``."""
-        prefix = self._prefixes[i]
-        return sum(w for c, w in weights.items() if c.split(".", 1)[0] == prefix)
+            total = found if total is None else [a + b for a, b in zip(total, found, strict=True)]
+        if total is None:
+            return None
+        top = max((float(np.abs(a).max()) for a in total if a.size), default=0.0)
+        scale = 1.0 / top if top > 0 else 1.0
+        return {p: np.round(a * scale, 6) for (p, _), a in zip(options, total, strict=True)}
 
     def _weighted_loss(
         self, gold: Gold, n: int, weights: Mapping[int, float], layers: Sequence[int]
