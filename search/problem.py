@@ -54,6 +54,8 @@ class SearchProblem:
             (used by reorderings, which have no per-position options).
         estimator: first-order damage estimates of the table's options (one gradient
             pass; ``None``, or a call that returns ``None``: none to be had).
+        queries_left: how many queries the budget has left (``None``, or a call that
+            returns ``None``: no query budget).
     """
 
     table: SubstitutionTable
@@ -63,6 +65,7 @@ class SearchProblem:
     is_exhausted: Callable[[], bool]
     sampler: Callable[[int, np.random.Generator], list[Perturbation]] | None = None
     estimator: Callable[[], Estimates | None] | None = None
+    queries_left: Callable[[], int | None] | None = None
 
     @property
     def sentence_id(self) -> str:
@@ -87,6 +90,10 @@ class SearchProblem:
     def estimates(self) -> Estimates | None:
         """Estimated damage of every option of the table (``None``: no estimate)."""
         return None if self.estimator is None else self.estimator()
+
+    def remaining_queries(self) -> int | None:
+        """Queries the budget has left (``None``: no query budget)."""
+        return None if self.queries_left is None else self.queries_left()
 
     def empty(self) -> Perturbation:
         """The identity perturbation (nothing changed)."""

@@ -304,6 +304,10 @@ class ScoringSession:
     def _time_left(self) -> bool:
         return self.time_budget is None or self._clock() - self._started < self.time_budget
 
+    def queries_left(self) -> int | None:
+        """Queries the budget has left (``None``: no query budget)."""
+        return None if self.query_budget is None else max(self.query_budget - self.queries, 0)
+
     def is_exhausted(self) -> bool:
         """Whether no query is left (the query budget spent, or the time budget)."""
         if self.query_budget is not None and self.queries >= self.query_budget:

@@ -27,6 +27,7 @@ from test_search_strategies import (
 )
 
 from brittle.engine.core.errors import ConfigError
+from brittle.engine.core.perturbation import Perturbation
 from brittle.search.problem import Estimates, SearchProblem
 from brittle.search.strategies import STRATEGIES, BeamSearch, GuidedSearch
 from brittle.search.strategies.guided import _first_order, _Model
@@ -44,6 +45,7 @@ def with_estimates(problem: SearchProblem, estimates: Estimates | None) -> Searc
         problem.feasible,
         problem.is_exhausted,
         estimator=lambda: estimates,
+        queries_left=problem.queries_left,
     )
 
 
@@ -54,9 +56,43 @@ def exact() -> dict[int, NDArray[np.float64]]:
 
 def test_registered_with_its_parameters() -> None:
     assert STRATEGIES.get("guided") is GuidedSearch
-    assert GuidedSearch.parameters() == ("guided_batch",)
+    assert GuidedSearch.parameters() == ("guided_batch", "guided_warmup")
     with pytest.raises(ConfigError):
         GuidedSearch(guided_batch=0)
+    with pytest.raises(ConfigError):
+        GuidedSearch(guided_warmup=1.5)
+
+
+@pytest.mark.parametrize(("warmup", "first"), [(0.5, 6), (0.0, 2), (1.0, 7)])
+def test_the_first_batch_spends_the_warmup_share_of_the_budget_on_singles(
+    warmup: float, first: int
+) -> None:
+    """12 queries left at the start: half of them (6) go to single substitutions in
+    the estimates' order before any is extended; at most the 7 singles there are."""
+    problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, query_budget=13)
+    batches: list[list[int]] = []
+
+    def score(candidates: Sequence[Perturbation]) -> NDArray[np.float64]:
+        batches.append([len(c.positions) for c in candidates])
+        return session(candidates)
+
+    assert problem.remaining_queries() == 12  # the clean sentence was the first query
+    budgeted = SearchProblem(
+        problem.table,
+        problem.budget,
+        score,
+        problem.feasible,
+        problem.is_exhausted,
+        estimator=exact,
+        queries_left=problem.queries_left,
+    )
+    GuidedSearch(guided_batch=2, guided_warmup=warmup).search(
+        budgeted, rng=np.random.default_rng(0)
+    )
+    assert batches[0] == [1] * first
+    assert all(len(b) <= 2 for b in batches[1:]) and any(2 in b for b in batches)
+    unbounded, _, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2)
+    assert unbounded.remaining_queries() is None
 
 
 @pytest.mark.parametrize("budget", [1, 2, 3])

@@ -87,7 +87,9 @@ def make_problem(
         return mask
 
     table = SubstitutionTable.from_mapping(SENTENCE.sent_id, "test", len(SENTENCE), OPTIONS)
-    problem = SearchProblem(table, budget, session, feasible, session.is_exhausted)
+    problem = SearchProblem(
+        table, budget, session, feasible, session.is_exhausted, queries_left=session.queries_left
+    )
     return problem, session, checked
 
 

@@ -186,6 +186,7 @@ class SentenceSearch:
             session.is_exhausted,
             self._sample if reorders else None,
             None if reorders else self._estimate,
+            session.queries_left,
         )
         outcome = self.components.strategy.search(
             problem, rng=sentence_rng(config.seed, self.sentence.sent_id)
