@@ -17,13 +17,13 @@ best-first in small batches, ranked by a predicted damage:
 - an extension of a scored base adds that to the base's damage (damages taken as
   additive, so two damaging singles are soon tried together).
 
-The first batch is larger: :attr:`GuidedSearch.guided_warmup` of the query budget
-(half by default) goes to single substitutions in the estimates' order before anything
-is learnt from them, so that the line and the positions' residuals are fitted on a
-spread of positions before the search starts to extend its best finds (with no query
-budget, the first batch is like the others). Measured on the every-sense coPOS pool of
-60 EWT test sentences (docs/attack.md), this finds more damage at every budget from 30
-to 400 queries than batches of 8 throughout, which extend the first damaging single
+The search warms up first: until :attr:`GuidedSearch.guided_warmup` of the query budget
+(half by default) has gone to single substitutions, nothing is extended, so that the
+line and the positions' residuals are fitted on a spread of positions before the search
+spends queries on pairs; then the warm-up's finds are extended, most damaging first
+(with no query budget there is no warm-up). Measured on the every-sense coPOS pool of
+60 EWT test sentences (docs/attack.md), this finds more damage at 60, 100 and 200
+queries than extending from the first batch on, which pairs the first damaging single
 before most positions have been tried. Where no estimate is to be had (static vectors)
 every ``e`` is 0 and the first batches take each position's first option (the
 generator's own ranking) in turn. The search
@@ -169,14 +169,15 @@ def _guided(problem: SearchProblem, *, batch: int, warmup: float) -> Outcome:
     best, best_damage = problem.empty(), 0.0
     evaluated = checked = 0
     left = problem.remaining_queries()
-    size = batch if left is None else max(batch, int(warmup * left))  # the first batch's
+    warm = 0 if left is None else int(warmup * left)  # singles scored before any extension
+    waiting: list[int] = []  # scored candidates held back from extension while warming up
+    n_singles = 0
     while frontier.count and not problem.is_exhausted():
         bases = np.asarray(frontier.bases)
         priority = np.asarray(scored_damage)[bases + 1] + model.predict()[frontier.slots]
         pool: list[Perturbation] = []
         singles: list[int] = []  # the slot of each single substitution of the pool, else -1
-        taken, size = frontier.take(priority, size), batch
-        for i in taken:
+        for i in frontier.take(priority, batch):
             base = problem.empty() if bases[i] < 0 else scored[bases[i]]
             p, k = order[frontier.slots[i]]
             cand = problem.substitute(base, p, options[p][k])
@@ -203,24 +204,34 @@ def _guided(problem: SearchProblem, *, batch: int, warmup: float) -> Outcome:
         rejected = {rivals[i] for i in looked} - {rivals[i] for i in keep}
         if keep:
             best, best_damage = pool[rivals[keep[0]]], float(damages[rivals[keep[0]]])
+        bases_now: list[int] = []  # indices into ``scored`` that may be extended
         for j, cand in enumerate(pool):
             scored.append(cand)
             scored_damage.append(float(damages[j]))
-            if len(cand.positions) >= problem.budget or j in rejected:
-                continue
+            n_singles += len(cand.positions) == 1
+            if len(cand.positions) < problem.budget and j not in rejected:
+                bases_now.append(len(scored) - 1)
+        if n_singles < warm and frontier.count:
+            waiting.extend(bases_now)  # still warming up: extend nothing yet
+            continue
+        if waiting:  # the warm-up's finds, most damaging first
+            bases_now = sorted(waiting + bases_now, key=lambda b: -scored_damage[b + 1])
+            waiting = []
+        for index in bases_now:
+            damage = scored_damage[index + 1]
             # Only the most damaging bases so far are extended, and at most MAX_BASES
             # in all: without a query budget the search then ends, as a beam search
             # does, instead of trying every pair.
-            if extended == MAX_BASES or (len(leaders) == BASES and damages[j] <= leaders[0]):
+            if extended == MAX_BASES or (len(leaders) == BASES and damage <= leaders[0]):
                 continue
             extended += 1
-            heapq.heappush(leaders, float(damages[j]))
+            heapq.heappush(leaders, damage)
             if len(leaders) > BASES:
                 heapq.heappop(leaders)
-            used = set(cand.positions)
+            used = set(scored[index].positions)
             for slot, (p, _) in enumerate(order):
                 if p not in used:
-                    frontier.add(len(scored) - 1, slot)
+                    frontier.add(index, slot)
     return Outcome(best, best_damage, evaluated, checked)
 
 
@@ -235,9 +246,9 @@ class GuidedSearch(Strategy):
     Attributes:
         guided_batch: candidates scored per step (>= 1); smaller batches learn more
             from each query, larger ones batch the model better.
-        guided_warmup: share of the query budget left at the start that the first
-            batch scores (0 to 1; at least ``guided_batch`` candidates): single
-            substitutions in the estimates' order, before any is extended.
+        guided_warmup: share of the query budget left at the start spent on single
+            substitutions before any candidate is extended (0 to 1; 0: extend from the
+            first batch on).
     """
 
     guided_batch: int = 8
