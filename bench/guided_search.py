@@ -6,7 +6,8 @@ test, La Malfa et al.'s every-sense coPOS pool as recorded in
 0.2, the demo's MiniLM layer -5 distance and POS probes, the objective their mean
 drop, no grading. Each strategy runs at query budgets of 60, 100 and 200; guided search
 also without its gradient estimates (the same search on the generator's own ranking),
-which says what the gradient adds; and at 60 and 100 queries with two oracles in place of
+which says what the gradient adds, and without its warm-up (a first batch of 8 like the
+others), which says what that adds; and at 60 and 100 queries with two oracles in place of
 the estimates, which say what a better estimate could add at most: each option's damage
 as the probes score it, and each position's mean of those damages (scored by a pass of
 their own, not counted as queries). Runs one after the other in one process, models
@@ -39,11 +40,13 @@ from brittle.engine.demo import prepare_demo, train_demo_probes
 from brittle.engine.reports.results import read_rows
 from brittle.search.problem import Estimates
 from brittle.search.scoring import CachedScorer, Objective, TaskEvaluator
+from brittle.search.strategies import GuidedSearch
 from brittle.search.table import SubstitutionTable
 
-#: What guided search ranks by: the probes' gradient ("gradient"), nothing ("none"),
-#: or an oracle: each option's scored damage ("scored") or its position's mean ("position").
-Guide = Literal["gradient", "none", "scored", "position"]
+#: What guided search ranks by: the probes' gradient ("gradient"; "no warm-up": with a
+#: first batch of 8 like the others, ``guided_warmup=0``), nothing ("none"), or an
+#: oracle: each option's scored damage ("scored") or its position's mean ("position").
+Guide = Literal["gradient", "no warm-up", "none", "scored", "position"]
 
 #: (label, strategy, query budget, guide)
 RUNS: tuple[tuple[str, str, int, Guide], ...] = (
@@ -55,6 +58,9 @@ RUNS: tuple[tuple[str, str, int, Guide], ...] = (
     ("guided", "guided", 60, "gradient"),
     ("guided", "guided", 100, "gradient"),
     ("guided", "guided", 200, "gradient"),
+    ("guided, no warm-up", "guided", 60, "no warm-up"),
+    ("guided, no warm-up", "guided", 100, "no warm-up"),
+    ("guided, no warm-up", "guided", 200, "no warm-up"),
     ("guided, no gradient", "guided", 60, "none"),
     ("guided, no gradient", "guided", 100, "none"),
     ("guided, oracle: each position's mean damage", "guided", 60, "position"),
@@ -131,7 +137,9 @@ def main() -> None:
             config = dataclasses.replace(base, search=search, query_budget=queries)
             comps = build_components(config, reuse=comps)
             used = comps
-            if guide == "none":
+            if guide == "no warm-up":
+                used = dataclasses.replace(comps, strategy=GuidedSearch(guided_warmup=0.0))
+            elif guide == "none":
                 used = dataclasses.replace(comps, estimator=None)
             elif guide in ("scored", "position"):
                 oracle = ScoredEstimates(comps.evaluator, by_position=guide == "position")
