@@ -321,12 +321,9 @@ class ScoringSession:
         """How many leading candidates fit in the remaining budgets (out of time: only
         the leading ones already cached)."""
         timed_out = not self._time_left()
-        if timed_out:
-            left = 0
-        elif self.query_budget is None:
+        left = 0 if timed_out else self.queries_left()
+        if left is None:
             return len(sentences)
-        else:
-            left = max(self.query_budget - self.queries, 0)
         new = allowed = 0
         seen: set[Words] = set()
         for s in sentences:

@@ -126,12 +126,17 @@ def _open_use(sentence: Sentence, index: int) -> VerbUse:
     word = sentence.words[index]
     if word.upos != "VERB":
         return "other"
-    head = str(index + 1)
-    if any(
-        w.head == head and w.deprel == "mark" and w.form.lower() == "to" for w in sentence.words
-    ):
+    if _marked_to(sentence, index):
         return "infinitive"
     return "gerund" if word.xpos == "VBG" else "other"
+
+
+def _marked_to(sentence: Sentence, index: int) -> bool:
+    """Whether the word at 0-based ``index`` has the marker *to* (a to-infinitive)."""
+    head = str(index + 1)
+    return any(
+        w.head == head and w.deprel == "mark" and w.form.lower() == "to" for w in sentence.words
+    )
 
 
 def infinitive_after_object(sentence: Sentence, index: int) -> Literal["bare", "to"] | None:
@@ -145,10 +150,7 @@ def infinitive_after_object(sentence: Sentence, index: int) -> Literal["bare", "
     for j, word in enumerate(words):
         if word.head != head or word.deprel != "xcomp" or word.upos not in ("VERB", "AUX"):
             continue
-        marked = any(
-            w.head == str(j + 1) and w.deprel == "mark" and w.form.lower() == "to" for w in words
-        )
-        if marked:
+        if _marked_to(sentence, j):
             return "to"
         return "bare" if word.xpos == "VB" else None
     return None
