@@ -307,7 +307,8 @@ def dtype_option(command: F) -> F:
         type=click.Choice(DTYPES),
         default=None,
         help="Precision of every torch model the command runs (default: each probe's and "
-        "model's own, float32 for the bundled ones). float16 and bfloat16 halve their "
+        "model's own, float32 for the bundled ones but coCO's language model, which runs "
+        "bfloat16 on a CPU with bfloat16 units). float16 and bfloat16 halve their "
         "memory on a GPU; float16 needs a GPU, bfloat16 also runs on CPU. Results may "
         "differ slightly from float32.",
     )

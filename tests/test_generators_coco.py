@@ -8,6 +8,7 @@ word completion exactly.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -352,10 +353,16 @@ def test_sentence_logprobs_and_rerank(gpt2_dir: Path) -> None:
         )
         assert value == pytest.approx(float(expected), abs=1e-3)
     s = make_sentence("cats", CATS)
-    base = CoCO(model=str(gpt2_dir), pos_filter="none", min_length=1, complete="all", top_k=3)
-    ranked = CoCO(
-        model=str(gpt2_dir), pos_filter="none", min_length=1, complete="all", top_k=3, rerank=True
+    # float32, as ``lm``: bfloat16's noise would reorder near ties
+    base = CoCO(
+        model=str(gpt2_dir),
+        dtype="float32",
+        pos_filter="none",
+        min_length=1,
+        complete="all",
+        top_k=3,
     )
+    ranked = replace(base, rerank=True)
     plain, reranked = base.candidates([s], top_k=6)[0], ranked.candidates([s], top_k=3)[0]
     from brittle.search.generators.surface import surface_of
 
@@ -420,16 +427,25 @@ def test_rerank_orders_the_pool_by_plain_scores(gpt2_dir: Path, window: int | No
     k = 3
     model = str(gpt2_dir)
     # The same pool of 2k words either way: n_first = 6k, need = 2k.
-    pool_gen = CoCO(model=model, pos_filter="none", min_length=1, rerank=False, oversample=3)
+    # float32 throughout: bfloat16's noise would reorder near ties between the paths
+    pool_gen = CoCO(
+        model=model,
+        dtype="float32",
+        pos_filter="none",
+        min_length=1,
+        rerank=False,
+        oversample=3,
+    )
     ranked_gen = CoCO(
         model=model,
+        dtype="float32",
         pos_filter="none",
         min_length=1,
         rerank=True,
         rerank_window=window,
         oversample=6,
     )
-    lm = load_lm(str(gpt2_dir))
+    lm = load_lm(str(gpt2_dir), dtype="float32")
     sentences = [make_sentence("cats", CATS), make_sentence("mice", CATS.replace("cats", "mice"))]
     pools = pool_gen.candidates(sentences, top_k=2 * k)
     ranked = ranked_gen.candidates(sentences, top_k=k)
@@ -626,3 +642,45 @@ def test_the_logit_bound_moves_no_substitution_score(gpt2_dir: Path) -> None:
         mp.setattr(lm_causal, "TAIL_LOGIT_FLOATS", 1)
         bounded = substitution_logprobs(lm, original, texts, batch_size=64)
     np.testing.assert_array_equal(bounded, free)
+
+
+def test_native_bfloat16_asks_the_cpu_and_never_a_gpu() -> None:
+    from brittle.scorers.representations import native_bfloat16
+
+    assert not native_bfloat16("cuda") and not native_bfloat16("cuda:1")
+    cpu = torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+    assert native_bfloat16("cpu") is cpu
+
+
+def test_the_language_model_runs_bfloat16_only_where_the_cpu_multiplies_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No dtype given: bfloat16 on a CPU with bfloat16 units, float32 elsewhere; a dtype
+    given is kept whatever the CPU."""
+    import brittle.search.generators.coco as coco
+
+    monkeypatch.setattr(coco, "native_bfloat16", lambda device: device == "cpu")
+    assert CoCO(device="cpu").precision() == "bfloat16"
+    assert CoCO(device="cpu", dtype="float32").precision() == "float32"
+    monkeypatch.setattr(coco, "native_bfloat16", lambda device: False)
+    assert CoCO(device="cpu").precision() == "float32"
+    assert CoCO(device="cpu", dtype="bfloat16").precision() == "bfloat16"
+
+
+@pytest.mark.skipif(missing_sentence_models() is not None, reason="bundled models absent")
+def test_bfloat16_proposes_what_float32_proposes_on_real_sentences() -> None:
+    """SmolLM2 in bfloat16 against float32 on real sentences: the same positions, nearly
+    the same options (the order moves among near ties), and the re-rank still turns
+    away what the right context rules out."""
+    from brittle.engine.core.conllu import read_conllu
+
+    sentences = read_conllu(ROOT / "data" / "default.conllu")[:3]
+    single = CoCO(dtype="float32").candidates(sentences, top_k=10)
+    half = CoCO(dtype="bfloat16").candidates(sentences, top_k=10)
+    shared = total = 0
+    for a, b in zip(single, half, strict=True):
+        assert a.positions == b.positions
+        for i, opts in a:
+            shared += len({f for f, _ in opts} & {f for f, _ in b.options(i)})
+            total += len(opts)
+    assert total >= 30 and shared / total >= 0.85
