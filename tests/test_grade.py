@@ -19,7 +19,7 @@ from brittle.engine.core.sentence import Sentence
 from brittle.engine.grading import grade_files, summarize_grades
 from brittle.scorers.parsers.base import Parse
 from brittle.search.generators.lexicon import PosLexicon
-from brittle.search.validity import ChangedWord, Check, Grade, Grader, grade_pairs
+from brittle.search.validity import ChangedWord, Check, Grade, Grader, grade_pairs, grammar
 from brittle.search.validity.grade import changed_words_of
 from brittle.search.validity.grammar import (
     agreement_check,
@@ -28,7 +28,7 @@ from brittle.search.validity.grammar import (
     verb_frame_check,
 )
 from brittle.search.validity.lexical import closed_class_check, form_check
-from brittle.search.validity.meaning import similarity_check, synonymy_check
+from brittle.search.validity.meaning import similarity_check, spelling_variant, synonymy_check
 from brittle.search.validity.surprisal import (
     continuation_classes,
     continuations,
@@ -129,6 +129,23 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
          "0", "root"),
         ("a", "a", "DET", "DT", "Definite=Ind|PronType=Art", "4", "det"),
         ("pear", "pear", "NOUN", "NN", "Number=Sing", "2", "obj"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
+    "statistic": [
+        ("The", "the", "DET", "DT", "Definite=Def|PronType=Art", "2", "det"),
+        ("statistic", "statistic", "NOUN", "NN", "Number=Sing", "4", "nsubj:pass"),
+        ("was", "be", "AUX", "VBD", "Mood=Ind|Number=Sing|Person=3|Tense=Past|VerbForm=Fin",
+         "4", "aux:pass"),
+        ("employed", "employ", "VERB", "VBN", "Tense=Past|VerbForm=Part|Voice=Pass", "0",
+         "root"),
+        (".", ".", "PUNCT", ".", "_", "4", "punct"),
+    ],
+    "color": [
+        ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
+        ("like", "like", "VERB", "VBP", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin",
+         "0", "root"),
+        ("the", "the", "DET", "DT", "Definite=Def|PronType=Art", "4", "det"),
+        ("color", "color", "NOUN", "NN", "Number=Sing", "2", "obj"),
         (".", ".", "PUNCT", ".", "_", "2", "punct"),
     ],
 }  # fmt: skip
@@ -416,6 +433,32 @@ def test_agreement_of_number_and_of_the_indefinite_article(lexicon: PosLexicon) 
     assert agreement_check(original, changed, lexicon, perturbed).passed is False
 
 
+def test_a_quantifier_put_in_agrees_with_its_noun(lexicon: PosLexicon) -> None:
+    """*many*, *numerous* ... need a plural noun; *much*, *each* ... a singular one."""
+    original, perturbed, changed = pair("books", {2: "much"})  # "much books"
+    check = agreement_check(original, changed, lexicon, perturbed)
+    assert check.passed is False and "cannot quantify Plur books" in str(check.failed)
+    original, perturbed, changed = pair("books", {2: "many"})
+    assert agreement_check(original, changed, lexicon, perturbed).passed is True
+    original, perturbed, changed = pair("news", {2: "numerous"})  # "numerous news"
+    assert agreement_check(original, changed, lexicon, perturbed).passed is False
+    original, perturbed, changed = pair("news", {2: "much"})
+    assert agreement_check(original, changed, lexicon, perturbed).passed is True
+
+
+def test_a_noun_slot_does_not_take_its_own_noun_in_the_other_number(
+    lexicon: PosLexicon,
+) -> None:
+    """The lexicon lists *statistics* as a singular too (the field), but in the slot of
+    *statistic* it is that noun's plural: "The statistics was employed"."""
+    assert "Sing" in (grammar._numbers("statistics", "NOUN", lexicon) or set())
+    original, perturbed, changed = pair("statistic", {1: "statistics"})
+    check = agreement_check(original, changed, lexicon, perturbed)
+    assert check.passed is False and "statistic in the other number" in str(check.failed)
+    original, perturbed, changed = pair("statistic", {1: "figure"})
+    assert agreement_check(original, changed, lexicon, perturbed).passed is True
+
+
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:
     original, _, changed = pair("news", {3: "subplot"})
     assert count_check(original, changed, lexicon).passed is False
@@ -471,6 +514,33 @@ def test_synonymy_in_a_common_sense(lexicon: PosLexicon, wordnet: Any) -> None:
     assert synonymy_check(original, changed, lexicon, wordnet).value == ("movie.n.01#1/1",)
     original, _, changed = pair("pear", {2: "an"})  # one word, two spellings
     assert synonymy_check(original, changed, lexicon, wordnet).value == ("same",)
+    # British and American spelling: one word, whatever WordNet's sense order says
+    original, _, changed = pair("color", {3: "colour"})
+    check = synonymy_check(original, changed, lexicon, wordnet)
+    assert check.passed is True and check.value == ("spelling",)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("colour", "color", True),
+        ("behaviours", "behaviors", True),
+        ("analysing", "analyzing", True),
+        ("organisation", "organization", True),
+        ("centre", "center", True),
+        ("travelled", "traveled", True),
+        ("catalogue", "catalog", True),
+        ("color", "color", False),  # not its own variant
+        ("four", "for", False),
+        ("hour", "hor", False),
+        ("filled", "filed", False),
+        ("planning", "planing", False),
+        ("rise", "rize", False),
+        ("acre", "acer", False),
+    ],
+)
+def test_spelling_variants(a: str, b: str, same: bool) -> None:
+    assert spelling_variant(a, b) is same and spelling_variant(b, a) is same
     assert similarity_check(0.99).passed is True
     assert similarity_check(0.5).passed is False
 

@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 __all__ = [
     "COUNT_ONLY_RATIO",
     "MAX_FRAME_SENSES",
+    "PLURAL_QUANTIFIERS",
     "PREDICATIVE_FRAMES",
+    "SINGULAR_QUANTIFIERS",
     "agreement_check",
     "count_check",
     "count_only",
@@ -235,11 +237,35 @@ def _numbers(word: str, upos: str, lexicon: PosLexicon) -> frozenset[str] | None
     return frozenset(found) if found else None
 
 
+#: Quantifying words that need a plural noun, and those that need a singular one
+#: ("numerous social science research", "much books").
+PLURAL_QUANTIFIERS = frozenset(
+    {"many", "numerous", "several", "few", "countless", "multiple", "various", "both"}
+)
+SINGULAR_QUANTIFIERS = frozenset({"much", "each", "every", "another"})
+_QUANTIFIED = frozenset({"amod", "det", "nummod", "dep"})
+
+
+def _other_number(tok_lemma: str, new: str, number: str) -> bool:
+    """Whether ``new`` is the slot's own noun in the other number: the plural of its
+    lemma in a singular slot (*statistic* -> *statistics*, which the lexicon also
+    lists as a singular: the field) or the lemma itself in a plural one."""
+    lemma, form = tok_lemma.lower(), new.lower()
+    if not lemma or lemma == "_":
+        return False
+    if number == "Sing":
+        return form != lemma and inflect_lemma(lemma, "NNS") == form
+    return number == "Plur" and form == lemma and inflect_lemma(lemma, "NNS") not in (None, lemma)
+
+
 def agreement_check(
     original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon, perturbed: Sentence
 ) -> Check:
     """The slot's ``Number`` (nouns and finite present verbs) is one the new form can
-    have, and an indefinite article before a changed word (or changed itself) agrees.
+    have, and is not the slot's own noun in the other number; a quantifier put in
+    (:data:`PLURAL_QUANTIFIERS`, :data:`SINGULAR_QUANTIFIERS`) agrees with its noun's
+    ``Number``; and an indefinite article before a changed word (or changed itself)
+    agrees.
 
     Value: the slot numbers checked, as ``word:Number``.
     """
@@ -256,6 +282,18 @@ def agreement_check(
             checked.append(f"{w.new}:{number}")
             if allowed is not None and number not in allowed:
                 bad.append(f"{w.new} cannot be {number}")
+            elif tok.upos == "NOUN" and _other_number(tok.lemma, w.new, number):
+                bad.append(f"{w.new} is {tok.lemma} in the other number")
+        quantifier = w.new.lower()
+        if tok.deprel in _QUANTIFIED and tok.head not in ("0", "_"):
+            noun = words[int(tok.head) - 1]
+            wanted = noun.feats_dict.get("Number")
+            if noun.upos in ("NOUN", "PROPN") and wanted is not None:
+                checked.append(f"{w.new}>{noun.form}:{wanted}")
+                if (quantifier in PLURAL_QUANTIFIERS and wanted == "Sing") or (
+                    quantifier in SINGULAR_QUANTIFIERS and wanted == "Plur"
+                ):
+                    bad.append(f"{w.new} cannot quantify {wanted} {noun.form}")
     for w in changed:
         for a in (w.index - 1, w.index):
             if 0 <= a < len(forms) - 1 and forms[a].lower() in ("a", "an"):

@@ -2,7 +2,8 @@
 similarity of the two sentences.
 
 - :func:`synonymy_check`: each changed word is the same word (its lemma, or a spelling
-  variant of it: case, hyphens, ``a``/``an``) or shares a WordNet synset with the
+  variant of it: case, hyphens, ``a``/``an``, British or American spelling:
+  :func:`spelling_variant`) or shares a WordNet synset with the
   original in the slot's part of speech, among the first :data:`MAX_SENSE_RANK` senses
   of each (a synonym in a rare sense of the original is not the sense it has in
   running text: "denied" and "refused" share only deny.v.03; nor is a rare sense of the
@@ -14,6 +15,7 @@ similarity of the two sentences.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -32,6 +34,7 @@ __all__ = [
     "SIMILARITY_MEASURED",
     "same_lemma",
     "similarity_check",
+    "spelling_variant",
     "synonymy_check",
 ]
 
@@ -49,9 +52,38 @@ SIMILARITY_MEASURED = "cosine of the MiniLM sentence embeddings of original and 
 _VARIANTS: dict[str, str] = {"an": "a"}
 
 
+#: British spellings and their American forms, as ending rewrites applied to both words
+#: before they are compared, each after a stem long enough to leave short words alone
+#: (*four* is not *for*, *filled* not *filed*) (*colour*/*color*, *analyse*/*analyze*,
+#: *organisation*/*organization*, *centre*/*center*, *travelled*/*traveled*,
+#: *catalogue*/*catalog*): one word in two spellings is the same word.
+_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), repl)
+    for pattern, repl in (
+        (r"^([a-z]{2,})our(s|ed|ing|ful|less|ist|ists|ite|ites|able)?$", r"\1or\2"),
+        (r"^([a-z]{3,})is(e|es|ed|ing|ation|ations|er|ers)$", r"\1iz\2"),
+        (r"^([a-z]{3,})ys(e|es|ed|ing)$", r"\1yz\2"),
+        (r"^([a-z]{2,}[^aeiou])re(s|d)?$", r"\1er\2"),
+        (r"^([a-z]{3,}[aeiou])ll(ed|ing|er|ers)$", r"\1l\2"),
+        (r"^([a-z]{3,})ogue(s)?$", r"\1og\2"),
+    )
+)
+
+
 def _key(word: str) -> str:
     key = word.lower().replace("-", "").replace("_", "").replace(" ", "")
     return _VARIANTS.get(key, key)
+
+
+def spelling_variant(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are one word in British and American spelling
+    (:data:`_SPELLINGS`); a word is not its own variant."""
+    x, y = _key(a), _key(b)
+    if x == y:
+        return False
+    for pattern, repl in _SPELLINGS:
+        x, y = pattern.sub(repl, x), pattern.sub(repl, y)
+    return x == y
 
 
 def same_lemma(a: str, b: str) -> bool:
@@ -101,6 +133,9 @@ def synonymy_check(
         if same_lemma(old, new) or same_lemma(w.original, w.new):
             found.append("same")
             continue
+        if spelling_variant(w.original, w.new) or spelling_variant(old, new):
+            found.append("spelling")
+            continue
         pos = WORDNET_POS.get(tok.upos)
         if pos is None:
             found.append("none")
@@ -125,9 +160,9 @@ def synonymy_check(
     return Check(
         name="synonymy",
         level="meaning",
-        measured="changed words that are the same lemma or a WordNet synonym of the "
-        "original in one of the first senses of each (synset#rank of the original/rank "
-        "of the new word)",
+        measured="changed words that are the same lemma (same), the same word in British "
+        "or American spelling (spelling) or a WordNet synonym of the original in one of "
+        "the first senses of each (synset#rank of the original/rank of the new word)",
         value=tuple(found),
         threshold=MAX_SENSE_RANK,
         passed=not bad,
