@@ -1,4 +1,5 @@
-"""Every table of docs/reproductions.md, regenerated in one run (``make reproduce``).
+"""Every table of docs/reproductions.md and the opening tables of docs/attack.md,
+regenerated in one run (``make reproduce``).
 
 Runs, in order, with one work directory so that probes are trained once and shared:
 
@@ -7,12 +8,15 @@ Runs, in order, with one work directory so that probes are trained once and shar
 2. ``reproduce_jabberwocky.py``: plain vs Jabberwocky EWT test (reuses the sweeps);
 3. ``reproduce_fragility.py``: worst-case drops of coPOS, coCO and random words at
    tau 1-3, MiniLM and GloVe (trains a probe per task);
-4. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
+4. ``reproduce_attack.py``: the opening tables of docs/attack.md (coPOS attacks with
+   today's defaults, three searches, and La Malfa's pool beside today's; the MiniLM
+   layer-2 distance and POS probes of step 3);
+5. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
    MiniLM layer-2 distance and POS probes of step 3, the first 300 sentences);
-5. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
-6. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
-7. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
-   claim, from the JSON of steps 1-6 (writes ``docs/reproductions.json`` and the
+6. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
+7. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
+8. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
+   claim, from the JSON of steps 1-7 (writes ``docs/reproductions.json`` and the
    comparison tables of ``docs/reproductions.md``).
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
@@ -35,6 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import reproduce_agreement
+import reproduce_attack
 import reproduce_fragility
 import reproduce_jabberwocky
 import reproduce_papers
@@ -68,6 +73,16 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         "fragility": (
             reproduce_fragility.main,
             ["--work", str(fragility), "--json", str(tables / "fragility.json"), *plot],
+        ),
+        "attack": (
+            reproduce_attack.main,
+            [
+                "--work",
+                str(work / "attack"),
+                "--probes",
+                str(probes),
+                "--write-doc",
+            ],
         ),
         "word_order_damage": (
             reproduce_word_order_damage.main,
