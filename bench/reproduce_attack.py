@@ -17,9 +17,9 @@ missing, with the same command). Data: the first 60 sentences of EWT test.
 
 Every run's directory is kept under ``--work``; a run whose summaries exist is not run
 again. The figures go to ``docs/attack.json`` (``--measured``), the tables to stdout
-and, with ``--write-doc``, into the generated blocks of docs/attack.md and the README (``<!-- generated:
-NAME -->`` ... ``<!-- end generated -->``), which a test renders again from the JSON.
-The brittle commands are printed on stderr.
+and, with ``--write-doc``, into the generated blocks of docs/attack.md and the README
+(``<!-- generated: NAME -->`` ... ``<!-- end generated -->``), which a test renders
+again from the JSON. The brittle commands are printed on stderr.
 
 Usage::
 

@@ -13,7 +13,15 @@ from test_reports_quality import row
 from brittle.cli.main import main
 from brittle.engine.attack import AttackConfig
 from brittle.engine.core.errors import ConfigError
-from brittle.engine.frontier import entries_of, frontier_row, markdown_report, write_frontier
+from brittle.engine.frontier import (
+    _box,
+    _overlaps,
+    entries_of,
+    frontier_row,
+    markdown_report,
+    place_labels,
+    write_frontier,
+)
 from brittle.engine.reports.report import summarize
 from brittle.engine.reports.results import RowValidity, TaskScores
 
@@ -105,3 +113,23 @@ def test_frontier_end_to_end(
     assert (out / "tree" / "summary.json").exists() and (out / "random" / "summary.json").exists()
     adversarial = (out / "random" / "adversarial.conllu").read_text()
     assert "Perturbation=random" in adversarial and "Perturbation=jabberwocky" not in adversarial
+
+
+def test_names_of_points_that_sit_together_stand_apart() -> None:
+    """Two points a few points apart (coco and meaning: the same drop, nearly the same
+    validity) get name boxes that neither meet each other nor cover the other point,
+    and a name by the right edge goes to the left of its point."""
+    points = [(100.0, 50.0), (112.0, 48.0), (300.0, 200.0)]
+    names = ["meaning", "coco", "grammatical"]
+    bounds = (0.0, 0.0, 305.0, 300.0)
+    offsets = place_labels(points, names, bounds)
+    boxes = [_box(x, y, *o, n) for (x, y), o, n in zip(points, offsets, names, strict=True)]
+    assert not _overlaps(boxes[0], boxes[1])
+    for k, (x, y) in enumerate(points):
+        dot = (x - 3, y - 3, x + 3, y + 3)
+        assert not any(_overlaps(box, dot) for j, box in enumerate(boxes) if j != k)
+    assert offsets[2][0] < 0  # right-aligned, to the left of the point
+    assert boxes[2][2] <= bounds[2]
+    assert place_labels(points, names, bounds) == offsets  # the same every time
+    # alone, a name goes right above its point
+    assert place_labels([(10.0, 10.0)], ["tree"], bounds) == [(4, 4)]
