@@ -8,7 +8,8 @@ say which of these their output is: a preset does, by construction.
 - ``tree``: Jabberwocky as Hall Maudslay & Cotterell built it, short pronounceable
   nonwords (``stems=syllable``) in the slots whose fine tag a regular English form
   shows (``slots=regular``: common nouns, lexical verbs, adjectives, ``-ly`` manner
-  adverbs). A nonword carries no lexical meaning, so the gold tree stays the analysis
+  adverbs; a proper adjective standing on its own, *Iraqi* troops, gets a capitalised
+  nonword in ``-ian``). A nonword carries no lexical meaning, so the gold tree stays the analysis
   by construction; no re-parse is asked for (a parser's guess about a nonword would
   reject exactly the sentences the preset is for), only the word budget.
 - ``grammatical``: random real words in the same regularly inflected slots, drawn
@@ -101,7 +102,8 @@ PRESETS.register("tree", help="nonwords in regularly inflected slots: the gold t
         generator_options=("stems=syllable", "slots=regular"),
         constraints=("budget",),
         summary="Jabberwocky nonwords (one syllable, the slot's regular inflection) in "
-        "common nouns, lexical verbs, adjectives and -ly adverbs",
+        "common nouns, lexical verbs, adjectives (a proper adjective gets a capitalised "
+        "one in -ian) and -ly adverbs",
     )
 )
 PRESETS.register("grammatical", help="real words of the slot's class, frame and count")(

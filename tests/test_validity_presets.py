@@ -26,7 +26,13 @@ from brittle.search.generators.random_words import (
     adjective_positions,
     wordnet_has,
 )
-from brittle.search.generators.slots import common_case, kept_word, slot_tag
+from brittle.search.generators.slots import (
+    common_case,
+    demonym,
+    kept_word,
+    proper_adjective,
+    slot_tag,
+)
 from brittle.search.generators.syllables import ONSETS, RHYMES, SyllableStems
 from brittle.search.generators.usage import is_countable
 from brittle.search.presets import PRESETS, resolve_preset
@@ -86,10 +92,13 @@ def test_the_tree_generator_keeps_tag_shapes(ewt_test: Path) -> None:
     for sentence, table in zip(sentences, tables, strict=True):
         for position, options in table.entries:
             word = sentence.words[position]
-            assert word.upos in OPEN_CLASS and common_case(word.form, position)
+            proper = proper_adjective(sentence, position)
+            assert word.upos in OPEN_CLASS and (common_case(word.form, position) or proper)
             for form, lemma in options:
                 seen += 1
                 low = form.lower()
+                if proper:  # *Iraqi* -> *Flurgian*: shaped as a proper adjective
+                    assert form.istitle() and low.endswith("ian")
                 if word.xpos in ("NNS", "VBZ"):
                     assert low.endswith("s")
                 if word.xpos == "VBG":
@@ -383,3 +392,33 @@ def test_be_and_quantifiers_keep_their_word() -> None:
     (table,) = Jabberwocky(stems="syllable", slots="regular").candidates([sentence], top_k=3)
     assert table.positions == (4,)  # proofs; not is (there is ...), not few (a few ...)
     assert kept_word("be", "is") and kept_word("few", "few") and not kept_word("dog", "dog")
+
+
+PROPER = """
+the the DET DT 3 det
+Iraqi Iraqi ADJ JJ 3 amod
+troops troop NOUN NNS 4 nsubj
+met meet VERB VBD 0 root
+Most most ADV RBS 6 advmod
+Costly costly ADJ JJ 7 amod
+Weather weather NOUN NN 4 obj
+in in ADP IN 9 case
+New New ADJ NNP 10 amod
+York York PROPN NNP 4 obl
+"""
+
+
+@pytest.mark.needs("glove")
+def test_a_proper_adjective_on_its_own_gets_a_pseudoword_shaped_as_one() -> None:
+    """*Iraqi* troops: a capitalised adjective standing on its own is a slot, filled by a
+    capitalised pseudoword ending in -ian; one in a run of capitals (a title) or tagged
+    as part of a name (*New* York) keeps its word."""
+    sentence = sentence_of(PROPER)
+    assert [proper_adjective(sentence, i) for i in range(len(sentence))] == [
+        False, True, False, False, False, False, False, False, False, False,
+    ]  # fmt: skip
+    (table,) = Jabberwocky(stems="syllable", slots="regular").candidates([sentence], top_k=3)
+    assert 1 in table.positions and 5 not in table.positions and 8 not in table.positions
+    for form, lemma in table.options(1):
+        assert form.istitle() and form.endswith("ian") and lemma.endswith("ian")
+    assert demonym("flurg") == "flurgian" and demonym("blora") == "blorian"

@@ -12,7 +12,9 @@ Two ways to build stems (``stems``) and two sets of slots (``slots``):
   pseudoword carries the slot's fine tag and features unambiguously: common nouns
   (``NN``, ``NNS``), lexical verbs in every regular form (``VB``, ``VBP``, ``VBZ``,
   ``VBG``, ``VBD``, ``VBN``), adjectives (``JJ``, ``JJR``, ``JJS``) and manner adverbs
-  written with ``-ly`` (``RB``; the pseudoword gets ``-ly`` too). ``slots=paper`` is
+  written with ``-ly`` (``RB``; the pseudoword gets ``-ly`` too), and proper
+  adjectives standing on their own inside the sentence (*Iraqi* troops, a *Sunni*
+  cleric: the pseudoword gets ``-ian`` and the capital, *Flurgian* troops). ``slots=paper`` is
   the paper's footnote 4 exactly: the same without the past forms (``VBD``, ``VBN``).
   Other adverbs (*where*, *also*, *soon*) keep their word: a bare pseudoword in their
   place does not read as an adverb. ``slots=content`` (the default) takes every
@@ -52,7 +54,14 @@ from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, po
 from brittle.search.generators.charlm import CharNgramModel
 from brittle.search.generators.inflection import match_case, regular_inflection
 from brittle.search.generators.lexicon import WORDNET_POS
-from brittle.search.generators.slots import Slots, common_case, kept_word, slot_tag
+from brittle.search.generators.slots import (
+    Slots,
+    common_case,
+    demonym,
+    kept_word,
+    proper_adjective,
+    slot_tag,
+)
 from brittle.search.generators.syllables import SyllableStems
 from brittle.search.generators.vocabulary import glove
 from brittle.search.table import Candidate, SubstitutionTable
@@ -181,9 +190,18 @@ class Jabberwocky(SubstitutionGenerator):
         return hit
 
     def pseudowords(
-        self, sentence_id: str, position: int, upos: str, tag: str | None, k: int
+        self,
+        sentence_id: str,
+        position: int,
+        upos: str,
+        tag: str | None,
+        k: int,
+        *,
+        proper: bool = False,
     ) -> list[tuple[str, str]]:
-        """Up to ``k`` distinct ``(inflected form, stem)`` pseudowords for one slot."""
+        """Up to ``k`` distinct ``(inflected form, stem)`` pseudowords for one slot;
+        ``proper``: shaped as a proper adjective
+        (:func:`~brittle.search.generators.slots.demonym`)."""
         model = self.model(upos)
         known = self.known()
         rng = position_rng(self.seed, sentence_id, position)
@@ -196,6 +214,8 @@ class Jabberwocky(SubstitutionGenerator):
             seen.add(stem)
             if upos == "ADV" and self.slots != "content":
                 stem += "ly"  # a manner adverb: the suffix is what makes it one
+            elif proper:
+                stem = demonym(stem)  # likewise a proper adjective: *Iraqi* -> *Flurgian*
             form = regular_inflection(stem, tag) if tag is not None else stem
             if stem in known or form in known:
                 continue
@@ -213,11 +233,16 @@ class Jabberwocky(SubstitutionGenerator):
         def options_at(sentence: Sentence, i: int) -> list[Candidate]:
             word = sentence.words[i]
             tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
-            if self.slots != "content" and (
-                tag is None or not common_case(word.form, i) or kept_word(word.lemma, word.form)
+            proper = self.slots != "content" and proper_adjective(sentence, i)
+            if (
+                self.slots != "content"
+                and not proper
+                and (
+                    tag is None or not common_case(word.form, i) or kept_word(word.lemma, word.form)
+                )
             ):
                 return []
-            found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k)
+            found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k, proper=proper)
             return [(match_case(word.form, f), stem) for f, stem in found]
 
         return self.tables_by_word(sentences, options_at)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
+from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.eligibility import FUNCTION_ADVERBS
 from brittle.search.generators.inflection import target_tag
 
@@ -25,7 +26,9 @@ __all__ = [
     "REGULAR_TAGS",
     "Slots",
     "common_case",
+    "demonym",
     "kept_word",
+    "proper_adjective",
     "slot_tag",
 ]
 
@@ -70,6 +73,36 @@ def common_case(form: str, position: int) -> bool:
     States, *Southern* Senegal, the *F* statistic), a word in capitals a heading or an
     acronym: a new word there changes what kind of expression it is."""
     return form.islower() or (position == 0 and form.istitle())
+
+
+#: Relations of a capitalised adjective that is part of a name or a run of words, not a
+#: modifier or predicate of its own (*New* in a `flat` name, a `compound`).
+_NAME_RELATIONS = frozenset({"flat", "compound", "fixed", "goeswith", "list"})
+
+
+def proper_adjective(sentence: Sentence, index: int) -> bool:
+    """Whether word ``index`` is a proper adjective standing on its own inside the
+    sentence: an ADJ tagged ``JJ``, written with one capital (*Iraqi* troops, a *Sunni*
+    cleric, which is *Muslim*), not the first word, not part of a name by its relation,
+    and with no capitalised neighbour (a run of capitals is a name or a title: *Most
+    Costly Weather*). A pseudoword there reads as an adjective only when its shape says
+    so (:func:`demonym`)."""
+    word = sentence.words[index]
+    form = word.form
+    if index == 0 or word.upos != "ADJ" or word.xpos != "JJ":
+        return False
+    if not (form[:1].isupper() and form[1:].islower() and form.isalpha()):
+        return False
+    if word.deprel.split(":")[0] in _NAME_RELATIONS:
+        return False
+    forms = sentence.forms
+    return not any(forms[j][:1].isupper() for j in (index - 1, index + 1) if 0 < j < len(forms))
+
+
+def demonym(stem: str) -> str:
+    """A stem shaped as a proper adjective: ``-ian`` after it, a final vowel dropped
+    (*flurg* -> *flurgian*, *blora* -> *blorian*), as *Iranian*, *Bostonian*."""
+    return stem.rstrip("aeiouy") + "ian" if len(stem.rstrip("aeiouy")) >= 2 else stem + "ian"
 
 
 def slot_tag(upos: str, xpos: str, feats: Mapping[str, str], form: str, slots: Slots) -> str | None:
