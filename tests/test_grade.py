@@ -22,8 +22,11 @@ from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.validity import ChangedWord, Check, Grade, Grader, grade_pairs, grammar
 from brittle.search.validity.grade import changed_words_of
 from brittle.search.validity.grammar import (
+    DEGREE_ADVERBS,
+    PLACE_ADVERBS,
     agreement_check,
     count_check,
+    function_adverb_check,
     known_word_check,
     verb_frame_check,
 )
@@ -138,6 +141,19 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
          "4", "aux:pass"),
         ("employed", "employ", "VERB", "VBN", "Tense=Past|VerbForm=Part|Voice=Pass", "0",
          "root"),
+        (".", ".", "PUNCT", ".", "_", "4", "punct"),
+    ],
+    "nice": [
+        ("That", "that", "PRON", "DT", "Number=Sing|PronType=Dem", "4", "nsubj"),
+        ("is", "be", "AUX", "VBZ", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+         "4", "cop"),
+        ("too", "too", "ADV", "RB", "_", "4", "advmod"),
+        ("nice", "nice", "ADJ", "JJ", "Degree=Pos", "0", "root"),
+        ("and", "and", "CCONJ", "CC", "_", "8", "cc"),
+        ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "8", "nsubj"),
+        ("really", "really", "ADV", "RB", "_", "8", "advmod"),
+        ("stayed", "stay", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", "4", "conj"),
+        ("away", "away", "ADV", "RB", "_", "8", "advmod"),
         (".", ".", "PUNCT", ".", "_", "4", "punct"),
     ],
     "color": [
@@ -457,6 +473,24 @@ def test_a_noun_slot_does_not_take_its_own_noun_in_the_other_number(
     assert check.passed is False and "statistic in the other number" in str(check.failed)
     original, perturbed, changed = pair("statistic", {1: "figure"})
     assert agreement_check(original, changed, lexicon, perturbed).passed is True
+
+
+def test_degree_and_place_adverb_slots_take_their_own_class(lexicon: PosLexicon) -> None:
+    """*too nice* is a degree slot, *stayed away* a place slot: another adverb there
+    breaks the construction; *really* before a verb is no degree slot."""
+    original, _, changed = pair("nice", {2: "dearly"})  # "dearly nice"
+    check = function_adverb_check(original, changed, lexicon)
+    assert check.passed is False and "degree adverb too" in str(check.failed)
+    original, _, changed = pair("nice", {2: "extremely"})
+    assert function_adverb_check(original, changed, lexicon).passed is True
+    original, _, changed = pair("nice", {8: "onwards"})  # "stayed onwards"
+    check = function_adverb_check(original, changed, lexicon)
+    assert check.passed is False and "place adverb away" in str(check.failed)
+    original, _, changed = pair("nice", {8: "home"})
+    assert function_adverb_check(original, changed, lexicon).passed is True
+    original, _, changed = pair("nice", {6: "obviously"})  # "I obviously stayed"
+    assert function_adverb_check(original, changed, lexicon).passed is None
+    assert "very" in DEGREE_ADVERBS and "away" in PLACE_ADVERBS
 
 
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:

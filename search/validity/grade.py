@@ -32,6 +32,7 @@ from brittle.search.sentence_models import sentence_encoder, surprisal_model
 from brittle.search.validity.grammar import (
     agreement_check,
     count_check,
+    function_adverb_check,
     is_english_word,
     known_word_check,
     verb_frame_check,
@@ -206,6 +207,7 @@ class Grader:
                     verb_frame_check(o, changed, lexicon, wordnet),
                     agreement_check(o, changed, lexicon, p),
                     count_check(o, changed, lexicon),
+                    function_adverb_check(o, changed, lexicon),
                 )
             )
             synonymy.append(synonymy_check(o, changed, lexicon, wordnet))

@@ -47,13 +47,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COUNT_ONLY_RATIO",
+    "DEGREE_ADVERBS",
     "MAX_FRAME_SENSES",
+    "PLACE_ADVERBS",
     "PLURAL_QUANTIFIERS",
     "PREDICATIVE_FRAMES",
     "SINGULAR_QUANTIFIERS",
     "agreement_check",
     "count_check",
     "count_only",
+    "function_adverb_check",
     "is_english_word",
     "known_word_check",
     "verb_frame_check",
@@ -308,6 +311,85 @@ def agreement_check(
         value=tuple(checked),
         passed=not bad,
         failed=None if not bad else "; ".join(dict.fromkeys(bad)),
+    )
+
+
+#: Degree adverbs: they scale an adjective, an adverb or a quantity (*very much*, *too
+#: nice*, *pretty good*), and only another degree word fills their slot. Written by hand:
+#: WordNet does not mark degree, and the class is small and closed but for the -ly
+#: intensifiers listed with it.
+DEGREE_ADVERBS: frozenset[str] = frozenset(
+    {"so", "very", "pretty", "quite", "rather", "fairly", "enough", "much", "far", "way",
+     "too", "somewhat", "kinda", "real", "less", "more", "most", "least", "slightly",
+     "extremely", "incredibly", "really", "highly", "terribly", "awfully", "remarkably",
+     "exceptionally", "particularly", "especially", "truly", "totally", "completely",
+     "absolutely", "entirely", "fully", "utterly", "deeply", "hugely", "immensely",
+     "seriously", "amazingly", "unbelievably", "reasonably", "relatively", "increasingly",
+     "surprisingly", "unusually", "exceedingly", "considerably", "significantly",
+     "super", "damn", "insanely", "ridiculously", "fantastically", "notably"}
+)  # fmt: skip
+#: Place adverbs and particles: they complete a verb's construction (*staying away
+#: from*, *be back*, *heard before*, *go somewhere nice*), and only another place word
+#: fills their slot. Hand-written for the same reason.
+PLACE_ADVERBS: frozenset[str] = frozenset(
+    {"back", "up", "down", "out", "off", "away", "on", "over", "around", "before",
+     "somewhere", "anywhere", "nowhere", "everywhere", "ago", "home", "abroad", "outside",
+     "inside", "upstairs", "downstairs", "nearby", "ahead", "aside", "apart", "together",
+     "forward", "forwards", "backward", "backwards", "along", "across", "through",
+     "behind", "underneath", "elsewhere", "overseas", "ashore", "aboard", "indoors",
+     "outdoors", "in", "by", "about", "later", "earlier", "there", "here", "someplace",
+     "anyplace", "north", "south", "east", "west", "northeast", "northwest", "southeast",
+     "southwest", "upstream", "downstream", "uptown", "downtown", "offshore", "inland",
+     "overhead", "below", "above", "beneath", "within", "near", "close", "far"}
+)  # fmt: skip
+
+
+def _degree_slot(original: Sentence, index: int) -> bool:
+    """Whether the adverb at ``index`` works as a degree word: it modifies an adjective,
+    an adverb or a quantity (*too nice*, *pretty well*, *almost 30*), or a degree word
+    modifies it (*very much*); *really* before a verb (*I really like it*) does not."""
+    words = original.words
+    head = words[index].head
+    if head not in ("0", "_") and words[int(head) - 1].upos in ("ADJ", "ADV", "NUM", "DET"):
+        return True
+    me = str(index + 1)
+    return any(d.head == me and d.form.lower() in DEGREE_ADVERBS for d in words)
+
+
+def function_adverb_check(
+    original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
+) -> Check:
+    """An adverb slot held by a degree adverb working as one (:data:`DEGREE_ADVERBS`,
+    :func:`_degree_slot`) or by a place adverb or particle (:data:`PLACE_ADVERBS`)
+    takes another word of the same class. Such a
+    word is part of its construction (*very much*, *too nice*, *heard before*, *staying
+    away from*), and another adverb there breaks it ("help me very **undeniably**",
+    "**dearly** nice", "heard **arguably**", "staying **onwards** from"). Other adverb
+    slots (*often*, *moreover*, *just*) take any adverb the other checks admit. Value:
+    the slots checked; unknown when there are none."""
+    words = original.words
+    checked: list[str] = []
+    bad: list[str] = []
+    for w in changed:
+        if words[w.index].upos != "ADV":
+            continue
+        old, new = w.original.lower(), w.new.lower()
+        kinds: list[tuple[str, frozenset[str]]] = [("place", PLACE_ADVERBS)]
+        if _degree_slot(original, w.index):
+            kinds.insert(0, ("degree", DEGREE_ADVERBS))
+        for kind, members in kinds:
+            if old in members:
+                checked.append(f"{w.original}->{w.new}")
+                if new not in members:
+                    bad.append(f"{w.new} in the slot of the {kind} adverb {w.original}")
+                break
+    return Check(
+        name="function-adverb",
+        level="grammatical",
+        measured="degree- and place-adverb slots and what fills them",
+        value=tuple(checked),
+        passed=None if not checked else not bad,
+        failed=None if not bad else "; ".join(bad),
     )
 
 
