@@ -491,6 +491,10 @@ def test_degree_and_place_adverb_slots_take_their_own_class(lexicon: PosLexicon)
     original, _, changed = pair("nice", {6: "obviously"})  # "I obviously stayed"
     assert function_adverb_check(original, changed, lexicon).passed is None
     assert "very" in DEGREE_ADVERBS and "away" in PLACE_ADVERBS
+    # a particle between the subject and the verb: "I back stayed away"
+    original, _, changed = pair("nice", {6: "back"})
+    check = function_adverb_check(original, changed, lexicon)
+    assert check.passed is False and "before its verb" in str(check.failed)
 
 
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:

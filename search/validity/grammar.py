@@ -356,6 +356,28 @@ def _degree_slot(original: Sentence, index: int) -> bool:
     return any(d.head == me and d.form.lower() in DEGREE_ADVERBS for d in words)
 
 
+#: Place adverbs and particles that follow their verb: one between a subject or an
+#: auxiliary and the verb ("I have **back** checked", "he **away** left") breaks the
+#: clause (*here*, *there*, *later*, *earlier* and the *-where* words may stand earlier).
+_POSTVERBAL = PLACE_ADVERBS - {
+    "here", "there", "later", "earlier", "somewhere", "anywhere", "nowhere", "everywhere",
+    "elsewhere", "someplace", "anyplace", "far", "near", "close", "about", "nearby",
+}  # fmt: skip
+
+
+def _inside_verb_phrase(original: Sentence, index: int) -> bool:
+    """Whether the adverb at ``index`` stands before its verb head with the verb's
+    subject or an auxiliary before it ("I have just checked")."""
+    words = original.words
+    head = words[index].head
+    if head in ("0", "_") or words[int(head) - 1].upos != "VERB" or int(head) - 1 < index:
+        return False
+    return any(
+        d.head == head and d.deprel.split(":")[0] in ("nsubj", "aux") and j < index
+        for j, d in enumerate(words)
+    )
+
+
 def function_adverb_check(
     original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
 ) -> Check:
@@ -365,8 +387,10 @@ def function_adverb_check(
     word is part of its construction (*very much*, *too nice*, *heard before*, *staying
     away from*), and another adverb there breaks it ("help me very **undeniably**",
     "**dearly** nice", "heard **arguably**", "staying **onwards** from"). Other adverb
-    slots (*often*, *moreover*, *just*) take any adverb the other checks admit. Value:
-    the slots checked; unknown when there are none."""
+    slots (*often*, *moreover*, *just*) take any adverb the other checks admit, but a
+    place adverb or particle that follows its verb does not go between the verb and its
+    subject or auxiliary ("I have **back** checked"). Value: the slots checked; unknown
+    when there are none."""
     words = original.words
     checked: list[str] = []
     bad: list[str] = []
@@ -383,6 +407,10 @@ def function_adverb_check(
                 if new not in members:
                     bad.append(f"{w.new} in the slot of the {kind} adverb {w.original}")
                 break
+        else:
+            if new in _POSTVERBAL and _inside_verb_phrase(original, w.index):
+                checked.append(f"{w.original}->{w.new}")
+                bad.append(f"{w.new} before its verb, after its subject or auxiliary")
     return Check(
         name="function-adverb",
         level="grammatical",
