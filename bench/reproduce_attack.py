@@ -30,14 +30,18 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reproduce_common import DEV, TEST, TRAIN, brittle
 from reproduce_papers import write_doc
+
+if TYPE_CHECKING:
+    from brittle.search.quality import QualityMeter
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The figures the page's tables are rendered from, and the page.
@@ -122,19 +126,21 @@ def summary_row(run: Path) -> dict[str, Any]:
     }
 
 
+@functools.cache
+def _meter() -> QualityMeter:
+    """The quality models and the spaCy tagger, loaded once for every run measured."""
+    from brittle.scorers.parsers.base import PARSERS
+    from brittle.search.quality import QualityMeter
+
+    return QualityMeter(parser=PARSERS.get("spacy")())
+
+
 def quality_row(run: Path) -> dict[str, Any]:
     """Surprisal increase, similarity and re-tag agreement of the kept perturbations."""
-    from brittle.scorers.parsers.base import PARSERS
-    from brittle.search.quality import QualityMeter, quality_of_files
+    from brittle.search.quality import quality_of_files
 
-    global _METER
-    if _METER is None:
-        _METER = QualityMeter(parser=PARSERS.get("spacy")())
-    q = quality_of_files(TEST, run / "adversarial.conllu", meter=_METER)
+    q = quality_of_files(TEST, run / "adversarial.conllu", meter=_meter())
     return {"changed": q.changed, **q.summary.to_json()}
-
-
-_METER: Any = None
 
 
 def _task(cell: dict[str, float]) -> str:
