@@ -241,6 +241,8 @@ def attack(
     budget: int = 3,
     candidates: int = 20,
     beam_width: int = 4,
+    guided_batch: int | None = None,
+    guided_warmup: float | None = None,
     check_all: bool = False,
     max_syntax_distance: float = 0.2,
     parser: str = "spacy",
@@ -324,6 +326,8 @@ def attack(
         time_budget=time_budget,
         anytime=anytime,
         target=target,
+        guided_batch=guided_batch,
+        guided_warmup=guided_warmup,
     )
     with contextlib.ExitStack() as stack:
         if out is None:

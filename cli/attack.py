@@ -256,6 +256,20 @@ def run_with_progress(
 @search_option()
 @click.option("--beam-width", default=4, show_default=True, help="Beam width for --search beam.")
 @click.option(
+    "--guided-batch",
+    type=int,
+    default=None,
+    help="--search guided: candidates scored per round (default 8). Smaller rounds follow "
+    "the gradient more closely; larger ones batch better on a GPU.",
+)
+@click.option(
+    "--guided-warmup",
+    type=float,
+    default=None,
+    help="--search guided: share of the query budget spent on single substitutions "
+    "before any is extended (0 to 1, default 0.5; docs/attack.md measures it).",
+)
+@click.option(
     "--budget",
     "-t",
     default="3",
@@ -378,6 +392,8 @@ def attack_command(
     validity: str | None,
     search: str,
     beam_width: int,
+    guided_batch: int | None,
+    guided_warmup: float | None,
     budget: str,
     candidates: int,
     check_all: bool,
@@ -455,6 +471,8 @@ def attack_command(
             time_budget=time_budget,
             anytime=anytime,
             target=target,
+            guided_batch=guided_batch,
+            guided_warmup=guided_warmup,
         )
         for tau in budgets
     }

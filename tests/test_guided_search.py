@@ -418,3 +418,48 @@ def test_without_a_query_budget_only_the_leading_bases_are_extended() -> None:
     out = GuidedSearch().search(problem, rng=np.random.default_rng(0))
     assert 360 < out.evaluated <= 360 + MAX_BASES * 330 < 59_400 // 2
     assert len(out.best.positions) == 2
+
+
+def test_the_guided_options_reach_the_strategy_and_config_json_only_when_given() -> None:
+    """``--guided-batch`` and ``--guided-warmup`` build the strategy; a run that gives
+    neither writes the same ``config.json`` as before they existed; they are refused for
+    another search and out of range, before anything loads."""
+    from brittle.engine.attack import AttackConfig
+    from brittle.engine.attack.config import attack_config
+
+    base = dict(treebank=str(TREEBANK), probes=("p",), method="random", parser="gold")
+    plain = AttackConfig(**base, search="guided")  # type: ignore[arg-type]
+    assert "guided_batch" not in plain.to_dict() and "guided_warmup" not in plain.to_dict()
+    assert STRATEGIES.get("guided")(**plain.strategy_parameters) == GuidedSearch()
+    tuned = attack_config(
+        str(TREEBANK), ["p"], method="random", parser="gold", search="guided",
+        guided_batch=4, guided_warmup=0.25,
+    )  # fmt: skip
+    built = STRATEGIES.get("guided")(**tuned.strategy_parameters)
+    assert built == GuidedSearch(guided_batch=4, guided_warmup=0.25)
+    data = tuned.to_dict()
+    assert (data["guided_batch"], data["guided_warmup"]) == (4, 0.25)
+    assert AttackConfig.from_dict(data) == tuned
+    with pytest.raises(ConfigError, match="apply to --search guided, not beam"):
+        AttackConfig(**base, search="beam", guided_warmup=0.25)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="between 0 and 1"):
+        AttackConfig(**base, search="guided", guided_warmup=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="--guided-batch must be at least 1"):
+        AttackConfig(**base, search="guided", guided_batch=0)  # type: ignore[arg-type]
+
+
+def test_the_cli_refuses_a_guided_option_for_another_search_in_one_line() -> None:
+    from click.testing import CliRunner
+
+    from brittle.cli.main import main
+
+    result = CliRunner().invoke(
+        main,
+        [
+            "attack", str(TREEBANK), "--probe", "p", "--search", "beam", "--guided-warmup",
+            "0.3", "--out", "never-written",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "--guided-batch and --guided-warmup apply to --search guided" in result.output
+    assert "Traceback" not in result.output

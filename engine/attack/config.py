@@ -59,6 +59,10 @@ class AttackConfig:
         anytime: write each row's anytime record (the best admitted damage so far,
             against queries and seconds; its seconds differ from run to run, as the
             row's own).
+        guided_batch, guided_warmup: ``guided``: candidates scored per round and the
+            share of the query budget spent on single substitutions before any is
+            extended (:class:`~brittle.search.strategies.guided.GuidedSearch`; ``None``:
+            its defaults, 8 and 0.5). Recorded in ``config.json`` only when given.
         target: ``parser:NAME``: a registered dependency parser whose attachment score
             the attack lowers too (its column ``parser.uas``; :mod:`brittle.engine.
             targets.parser`), beside the probes' or alone (``probes`` may then be empty).
@@ -88,6 +92,8 @@ class AttackConfig:
     time_budget: float | None = None
     anytime: bool = False
     target: str | None = None
+    guided_batch: int | None = None
+    guided_warmup: float | None = None
 
     def __post_init__(self) -> None:
         if self.target is not None:
@@ -106,6 +112,15 @@ class AttackConfig:
         check_at_least("--limit", self.limit)
         if self.check_all and self.search != "sample":
             raise ConfigError(f"--check-all applies to --search sample, not {self.search}")
+        if (self.guided_batch, self.guided_warmup) != (None, None) and self.search != "guided":
+            raise ConfigError(
+                f"--guided-batch and --guided-warmup apply to --search guided, not {self.search}"
+            )
+        check_at_least("--guided-batch", self.guided_batch)
+        if self.guided_warmup is not None and not 0.0 <= self.guided_warmup <= 1.0:
+            raise ConfigError(
+                f"--guided-warmup must be a share between 0 and 1, got {self.guided_warmup}"
+            )
         check_precision(self.dtype)
         generator = check_generator(self.method, ())
         self.parsed_generator_options()  # with the options --candidates sets refused
@@ -152,11 +167,15 @@ class AttackConfig:
     @property
     def strategy_parameters(self) -> dict[str, object]:
         """The strategy's own parameters, taken from the fields of the same name."""
-        values = {
+        values: dict[str, object] = {
             "candidates": self.candidates,
             "beam_width": self.beam_width,
             "check_all": self.check_all,
         }
+        if self.guided_batch is not None:  # else the strategy's own default
+            values["guided_batch"] = self.guided_batch
+        if self.guided_warmup is not None:
+            values["guided_warmup"] = self.guided_warmup
         return {k: values[k] for k in STRATEGIES.get(self.search).parameters() if k in values}
 
     @property
@@ -188,6 +207,9 @@ class AttackConfig:
             del data["anytime"]
         if self.target is None:  # likewise
             del data["target"]
+        for name in ("guided_batch", "guided_warmup"):  # likewise: given, they are kept
+            if data[name] is None:
+                del data[name]
         return data
 
     @classmethod
@@ -227,6 +249,8 @@ def attack_config(
     time_budget: float | None = None,
     anytime: bool = False,
     target: str | None = None,
+    guided_batch: int | None = None,
+    guided_warmup: float | None = None,
 ) -> AttackConfig:
     """The settings of ``brittle attack`` and :func:`brittle.attack` from their options,
     resolved alike: ``validity``'s preset with the user's constraints and generator
@@ -264,4 +288,6 @@ def attack_config(
         time_budget=time_budget,
         anytime=anytime,
         target=target,
+        guided_batch=guided_batch,
+        guided_warmup=guided_warmup,
     )
