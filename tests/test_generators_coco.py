@@ -436,15 +436,7 @@ def test_rerank_orders_the_pool_by_plain_scores(gpt2_dir: Path, window: int | No
         rerank=False,
         oversample=3,
     )
-    ranked_gen = CoCO(
-        model=model,
-        dtype="float32",
-        pos_filter="none",
-        min_length=1,
-        rerank=True,
-        rerank_window=window,
-        oversample=6,
-    )
+    ranked_gen = replace(pool_gen, rerank=True, rerank_window=window, oversample=6)
     lm = load_lm(str(gpt2_dir), dtype="float32")
     sentences = [make_sentence("cats", CATS), make_sentence("mice", CATS.replace("cats", "mice"))]
     pools = pool_gen.candidates(sentences, top_k=2 * k)

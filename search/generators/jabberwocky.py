@@ -234,13 +234,12 @@ class Jabberwocky(SubstitutionGenerator):
             word = sentence.words[i]
             tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
             proper = self.slots != "content" and proper_adjective(sentence, i)
-            if (
-                self.slots != "content"
-                and not proper
-                and (
-                    tag is None or not common_case(word.form, i) or kept_word(word.lemma, word.form)
-                )
-            ):
+            regular = (
+                tag is not None
+                and common_case(word.form, i)
+                and not kept_word(word.lemma, word.form)
+            )
+            if self.slots != "content" and not (proper or regular):
                 return []
             found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k, proper=proper)
             return [(match_case(word.form, f), stem) for f, stem in found]

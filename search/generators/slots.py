@@ -102,7 +102,8 @@ def proper_adjective(sentence: Sentence, index: int) -> bool:
 def demonym(stem: str) -> str:
     """A stem shaped as a proper adjective: ``-ian`` after it, a final vowel dropped
     (*flurg* -> *flurgian*, *blora* -> *blorian*), as *Iranian*, *Bostonian*."""
-    return stem.rstrip("aeiouy") + "ian" if len(stem.rstrip("aeiouy")) >= 2 else stem + "ian"
+    trimmed = stem.rstrip("aeiouy")
+    return (trimmed if len(trimmed) >= 2 else stem) + "ian"
 
 
 def slot_tag(upos: str, xpos: str, feats: Mapping[str, str], form: str, slots: Slots) -> str | None:
