@@ -12,6 +12,7 @@ from brittle.cli import (  # noqa: F401  (each import registers its sub-command)
     attack,
     bench,
     compare_methods,
+    cut,
     demo,
     evaluate,
     frontier,

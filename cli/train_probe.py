@@ -19,6 +19,7 @@ from brittle.engine.probes.probe_sweep import (
     run_sweep,
 )
 from brittle.engine.probes.probe_training import TrainConfig
+from brittle.scorers.probe_tasks import PROBE_ARCHITECTURES, SENTENCE_WORDS
 from brittle.scorers.representations import BackendRequest
 
 
@@ -100,14 +101,30 @@ def render_sweep(result: SweepResult) -> None:
     show_default=True,
     help="Probe task, e.g. distance or pos (`brittle list probes` shows them all).",
 )
-@click.option("--arch", default="linear", show_default=True, type=click.Choice(["linear", "mlp"]))
+@click.option(
+    "--arch",
+    default="linear",
+    show_default=True,
+    type=click.Choice(list(PROBE_ARCHITECTURES)),
+    help="linear: a map per word; mlp: three hidden layers per word; sentence: La Malfa "
+    "et al.'s network over the whole sentence cut or padded to --words words (cut longer "
+    "sentences first with `brittle cut`).",
+)
+@click.option(
+    "--words",
+    default=None,
+    type=int,
+    help=f"Words the sentence network reads (--arch sentence; default {SENTENCE_WORDS}).",
+)
 @click.option(
     "--rank",
     default=None,
     type=int,
     help="Rank of B (distance, depth, perceptron). Default: the vector size.",
 )
-@click.option("--hidden", default=256, show_default=True, type=int, help="MLP hidden width.")
+@click.option(
+    "--hidden", default=256, show_default=True, type=int, help="Hidden width (mlp, sentence)."
+)
 @click.option("--tagset", default="upos", show_default=True, type=click.Choice(["upos", "xpos"]))
 @click.option(
     "--margin",
@@ -166,6 +183,7 @@ def train_probe_command(
     pooling: str,
     task: str,
     arch: str,
+    words: int | None,
     rank: int | None,
     hidden: int,
     tagset: str,
@@ -226,6 +244,7 @@ def train_probe_command(
         hidden=hidden,
         tagset=tagset,
         margin=margin,
+        words=words,
         config=TrainConfig(
             epochs=epochs,
             patience=patience,

@@ -114,6 +114,14 @@ MAX_PROBE_SIZE = 1 << 16
 #: Most classes of the tree-depth task.
 MAX_TREE_DEPTH_CLASSES = 16
 
+#: Probe architectures (:mod:`brittle.scorers.probe_nets`; named here so a spec checks
+#: without loading torch).
+PROBE_ARCHITECTURES: tuple[str, ...] = ("linear", "mlp", "sentence")
+
+#: Words per sentence the ``sentence`` architecture reads by default (La Malfa et al.
+#: cut or pad every sentence to 20 words).
+SENTENCE_WORDS = 20
+
 
 @dataclass(frozen=True, slots=True)
 class ProbeSpec:
@@ -122,12 +130,13 @@ class ProbeSpec:
     Attributes:
         task: registered task name.
         dim: size of the word vectors it reads.
-        arch: ``linear`` or ``mlp``.
+        arch: ``linear``, ``mlp`` or ``sentence`` (:mod:`brittle.scorers.probe_nets`).
         rank: rank of B for distance/depth/perceptron (default: ``dim``).
-        hidden: hidden width of the MLP.
+        hidden: hidden width of the MLP and sentence networks.
         labels: tag set (pos) or depth classes (tree-depth), learnt from training data.
         tagset: ``upos`` or ``xpos`` (pos task).
         margin: cost per wrong edge in the perceptron loss.
+        words: words per sentence the ``sentence`` network reads (cut or padded to).
     """
 
     task: str
@@ -138,9 +147,10 @@ class ProbeSpec:
     labels: tuple[str, ...] = ()
     tagset: str = "upos"
     margin: float = 1.0
+    words: int = SENTENCE_WORDS
 
     def __post_init__(self) -> None:
-        sizes = {"dim": self.dim, "rank": self.rank, "hidden": self.hidden}
+        sizes = {"dim": self.dim, "rank": self.rank, "hidden": self.hidden, "words": self.words}
         for name, size in sizes.items():
             if size is not None and not 1 <= size <= MAX_PROBE_SIZE:
                 raise ConfigError(
@@ -148,12 +158,13 @@ class ProbeSpec:
                 )
         if not 0 <= self.margin < math.inf:  # also NaN
             raise ConfigError(f"probe margin must be a finite number >= 0, got {self.margin}")
-        if self.arch not in ("linear", "mlp"):
-            raise ConfigError(f"unknown probe architecture {self.arch!r} (known: linear, mlp)")
+        if self.arch not in PROBE_ARCHITECTURES:
+            known = ", ".join(PROBE_ARCHITECTURES)
+            raise ConfigError(f"unknown probe architecture {self.arch!r} (known: {known})")
 
     def to_dict(self) -> dict[str, str | int | float | list[str] | None]:
-        """JSON-ready form."""
-        return {
+        """JSON-ready form (``words`` only for the ``sentence`` architecture)."""
+        out: dict[str, str | int | float | list[str] | None] = {
             "task": self.task,
             "dim": self.dim,
             "arch": self.arch,
@@ -163,6 +174,16 @@ class ProbeSpec:
             "tagset": self.tagset,
             "margin": self.margin,
         }
+        if self.arch == "sentence":
+            out["words"] = self.words
+        return out
+
+    def net(self, out: int, *, bias: bool) -> nn.Module:
+        """A fresh network of this spec's architecture with ``out`` outputs per word."""
+        # deferred: loads torch
+        from brittle.scorers.probe_nets import make_net
+
+        return make_net(self.arch, self.dim, out, hidden=self.hidden, bias=bias, words=self.words)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ProbeSpec:  # Any: decoded JSON
@@ -176,6 +197,7 @@ class ProbeSpec:
             labels=tuple(str(x) for x in data.get("labels", ())),
             tagset=str(data.get("tagset", "upos")),
             margin=float(data.get("margin", 1.0)),
+            words=int(data.get("words", SENTENCE_WORDS)),
         )
 
 
@@ -322,10 +344,7 @@ class _RankMapTask(ProbeTask):
         return spec if spec.rank is not None else replace(spec, rank=spec.dim)
 
     def build(self, spec: ProbeSpec) -> nn.Module:
-        # deferred: loads torch
-        from brittle.scorers.probe_nets import make_net
-
-        return make_net(spec.arch, spec.dim, spec.rank or spec.dim, hidden=spec.hidden, bias=False)
+        return spec.net(spec.rank or spec.dim, bias=False)
 
 
 class _DistanceBase(_RankMapTask):
@@ -517,12 +536,9 @@ class PosTask(ProbeTask):
         return replace(spec, labels=tuple(tags))
 
     def build(self, spec: ProbeSpec) -> nn.Module:
-        # deferred: loads torch
-        from brittle.scorers.probe_nets import make_net
-
         if not spec.labels:
             raise ConfigError("the pos probe needs its tag set (labels)")
-        return make_net(spec.arch, spec.dim, len(spec.labels), hidden=spec.hidden, bias=True)
+        return spec.net(len(spec.labels), bias=True)
 
     def tag_ids(self, golds: Sequence[Gold], spec: ProbeSpec, width: int) -> NDArray[np.int64]:
         """Gold tag ids (b, width); -100 on padding and for tags unseen in training."""
@@ -577,10 +593,7 @@ class RootTask(ProbeTask):
     columns = metric_names
 
     def build(self, spec: ProbeSpec) -> nn.Module:
-        # deferred: loads torch
-        from brittle.scorers.probe_nets import make_net
-
-        return make_net(spec.arch, spec.dim, 1, hidden=spec.hidden, bias=True)
+        return spec.net(1, bias=True)
 
     def log_probs(self, net: nn.Module, batch: PaddedBatch) -> torch.Tensor:
         """Log-probability of each word being the root, (b, n); -inf on padding."""
@@ -634,12 +647,9 @@ class TreeDepthTask(ProbeTask):
         return replace(spec, labels=tuple(str(i) for i in range(k)))
 
     def build(self, spec: ProbeSpec) -> nn.Module:
-        # deferred: loads torch
-        from brittle.scorers.probe_nets import make_net
-
         if not spec.labels:
             raise ConfigError("the tree-depth probe needs its classes (labels)")
-        return make_net(spec.arch, spec.dim, len(spec.labels), hidden=spec.hidden, bias=True)
+        return spec.net(len(spec.labels), bias=True)
 
     def logits(self, net: nn.Module, batch: PaddedBatch) -> torch.Tensor:
         """Class logits of each sentence (b, classes): word logits averaged over words."""

@@ -19,7 +19,7 @@ from brittle.engine.core.resources import data_home
 from brittle.engine.probes.probe_data import encode_split, oov_info, read_treebanks
 from brittle.engine.probes.probe_training import TrainConfig, train_probe
 from brittle.scorers.probe import METADATA
-from brittle.scorers.probe_tasks import PROBE_TASKS, ProbeSpec
+from brittle.scorers.probe_tasks import PROBE_TASKS, SENTENCE_WORDS, ProbeSpec
 from brittle.scorers.repcache import DiskCache
 from brittle.scorers.representations import BackendRequest, check_device, open_backend
 
@@ -106,14 +106,15 @@ class TrainJob:
         dev: development treebank (early stopping and dev metrics).
         out: probe directory to write.
         task: registered probe task.
-        arch: ``linear`` or ``mlp``.
+        arch: ``linear``, ``mlp`` or ``sentence``.
         layer: layer number (negative from the output).
         request: the representation backend asked for.
         backend: backend name or ``auto``.
         rank: rank of B (distance/depth/perceptron); ``None`` is the vector size.
-        hidden: MLP width.
+        hidden: width of the MLP and sentence networks.
         tagset: ``upos`` or ``xpos`` (pos task).
         margin: perceptron margin per wrong edge.
+        words: words per sentence of the ``sentence`` network (``None``: 20).
         config: optimisation settings.
         cache_dir: representation cache directory (``None``: the default).
         use_cache: whether to use the disk cache at all.
@@ -131,6 +132,7 @@ class TrainJob:
     hidden: int = 256
     tagset: str = "upos"
     margin: float = 1.0
+    words: int | None = None
     config: TrainConfig | None = None
     cache_dir: Path | None = None
     use_cache: bool = True
@@ -200,6 +202,10 @@ def check_train_job(job: TrainJob) -> None:
         raise ConfigError(f"--hidden must be at least 1 (got {job.hidden})")
     if not job.margin >= 0:  # also NaN
         raise ConfigError(f"--margin must not be negative (got {job.margin:g})")
+    if job.words is not None and job.arch != "sentence":
+        raise ConfigError(f"--words sets the sentence network's width; --arch is {job.arch}")
+    if job.words is not None and job.words < 1:
+        raise ConfigError(f"--words must be at least 1 (got {job.words})")
     check_device(job.request.device)
     if job.config is not None:
         check_device(job.config.device)
@@ -268,6 +274,7 @@ def train_on_vectors(
         hidden=job.hidden,
         tagset=job.tagset,
         margin=job.margin,
+        words=job.words or SENTENCE_WORDS,
     )
     info: dict[str, object] = {
         "training": {
