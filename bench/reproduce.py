@@ -7,7 +7,8 @@ Runs, in order, with one work directory so that probes are trained once and shar
    hidden state and on GloVe (trains the layer sweeps in ``WORK/sweeps``);
 2. ``reproduce_jabberwocky.py``: plain vs Jabberwocky EWT test (reuses the sweeps);
 3. ``reproduce_fragility.py``: worst-case drops of coPOS, coCO and random words at
-   tau 1-3, MiniLM and GloVe (trains a probe per task);
+   tau 1-3, MiniLM, GloVe and SmolLM2 (trains a probe per task), and MiniLM with La
+   Malfa et al.'s sentence probe on treebanks cut to 20 words;
 4. ``reproduce_attack.py``: the opening tables of docs/attack.md (coPOS attacks with
    today's defaults, three searches, and La Malfa's pool beside today's; the MiniLM
    layer-2 distance and POS probes of step 3);

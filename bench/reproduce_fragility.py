@@ -2,11 +2,13 @@
 
 For each representation (the bundled MiniLM at one hidden state, GloVe, and the bundled
 causal LM SmolLM2-135M at one hidden state, its inputs standardised: ``--smollm2-layer``,
-by default 30, the last, its best for a distance probe in docs/probes.md) and each task
-La Malfa et al. probe (structural distance, depth, POS, root, tree depth):
+by default 30, the last, its best for a distance probe in docs/probes.md; and MiniLM again
+with La Malfa et al.'s own probe, one network over the whole sentence, every treebank
+cut to 20 words: ``minilm2-sentence``) and each task La Malfa et al. probe (structural
+distance, depth, POS, root, tree depth):
 
-1. ``brittle train-probe`` trains a linear probe on LinES train + EWT dev (early
-   stopping on LinES dev);
+1. ``brittle train-probe`` trains a linear probe (the sentence probe for
+   ``minilm2-sentence``) on LinES train + EWT dev (early stopping on LinES dev);
 2. ``brittle attack --search sample --check-all`` runs the paper's Algorithm 3 (per
    task, the worst drop over k = b random perturbations of tau words: "worst of b") for
    coPOS, coCO and random words at tau 1, 2, 3 on the first ``--limit`` sentences of EWT
@@ -30,8 +32,8 @@ output exists are skipped, so a rerun only prints the tables.
 Usage::
 
     python bench/reproduce_fragility.py [--work DIR] [--limit 100] [--coco-limit 20]
-        [--candidates 20] [--layer 2] [--smollm2-layer 30] [--plot fragility.png]
-        [--json OUT.json]
+        [--candidates 20] [--layer 2] [--smollm2-layer 30] [--only NAME,...]
+        [--plot fragility.png] [--json OUT.json]
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,31 +63,82 @@ METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 BUDGETS = (1, 2, 3)
+#: La Malfa et al.'s probe: one fully connected network (three hidden layers) over the
+#: sentence cut or padded to this many words; 1,024 hidden units give about 10-18M
+#: parameters on MiniLM, their "order of 10M".
+SENTENCE_WORDS = 20
+SENTENCE_PROBE: tuple[str, ...] = (
+    "--arch", "sentence", "--words", str(SENTENCE_WORDS), "--hidden", "1024",
+)  # fmt: skip
 
 
-def train_probes(work: Path, models: dict[str, tuple[str, ...]]) -> dict[str, list[Path]]:
-    """Probe directories per representation, trained when missing."""
-    probes: dict[str, list[Path]] = {}
-    for name, model_args in models.items():
-        probes[name] = []
+@dataclass(frozen=True)
+class Representation:
+    """One row group of the tables: what is probed, how, and on which data.
+
+    Attributes:
+        model: ``train-probe`` options naming the representation.
+        probe: ``train-probe`` options of the probe (architecture).
+        cut: sentences cut to this many words in every treebank (0: as they are).
+    """
+
+    model: tuple[str, ...]
+    probe: tuple[str, ...] = ()
+    cut: int = 0
+
+
+@dataclass(frozen=True)
+class Data:
+    """The treebanks of a representation's probes and attacks."""
+
+    train: tuple[Path, ...]
+    dev: Path
+    test: Path
+
+
+def data_for(work: Path, cut: int) -> Data:
+    """The treebanks, cut to ``cut`` words into ``WORK/cut-N`` when ``cut`` (once)."""
+    if not cut:
+        return Data(TRAIN, DEV, TEST)
+    folder = work / f"cut-{cut}"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for source in (*TRAIN, DEV, TEST):
+        target = folder / source.name
+        if not target.exists():
+            brittle("cut", source, "--words", cut, "--out", target)
+        paths.append(target)
+    return Data(tuple(paths[: len(TRAIN)]), paths[-2], paths[-1])
+
+
+def train_probes(
+    work: Path, models: dict[str, Representation]
+) -> dict[str, tuple[Data, list[Path]]]:
+    """Each representation's treebanks and probe directories, trained when missing."""
+    probes: dict[str, tuple[Data, list[Path]]] = {}
+    for name, rep in models.items():
+        data = data_for(work, rep.cut)
+        probes[name] = (data, [])
         for task in TASKS:
             out = work / "probes" / f"{name}-{task}"
             if not (out / "probe.json").exists():
                 brittle(
-                    "train-probe", *TRAIN, "--dev", DEV, *model_args, "--task", task,
-                    "--quiet", "--out", out,
+                    "train-probe", *data.train, "--dev", data.dev, *rep.model, *rep.probe,
+                    "--task", task, "--quiet", "--out", out,
                 )  # fmt: skip
-            probes[name].append(out)
+            probes[name][1].append(out)
     return probes
 
 
-def run_attack(out: Path, probes: Sequence[Path], method: str, limit: int, b: int) -> None:
+def run_attack(
+    out: Path, test: Path, probes: Sequence[Path], method: str, limit: int, b: int
+) -> None:
     """One ``brittle attack`` over every budget, unless every budget's summary exists."""
     if all((out / f"tau={t}" / "summary.json").exists() for t in BUDGETS):
         return
     resume = ("--resume",) if out.exists() else ()
     brittle(
-        "attack", TEST, *[x for p in probes for x in ("--probe", p)], "--method", method,
+        "attack", test, *[x for p in probes for x in ("--probe", p)], "--method", method,
         *METHOD_OPTIONS.get(method, ()),
         "--constraint", "syntax:0.2",  # the tables' constraint
         "--search", "sample", "-b", b, "--check-all",
@@ -173,26 +227,45 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layer", type=int, default=2, help="MiniLM hidden state probed")
     add_smollm2_layer(parser, "MiniLM and GloVe")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument(
+        "--only",
+        default="",
+        help="run only these representations (comma-separated names, e.g. minilm2-sentence)",
+    )
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--plot", type=Path, default=None, help="write the figure here")
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
     args = parser.parse_args(argv)
     work: Path = args.work
     work.mkdir(parents=True, exist_ok=True)
-    models: dict[str, tuple[str, ...]] = {
-        f"minilm{args.layer}": ("--layer", str(args.layer)),
-        "glove": ("--model", "glove"),
+    layer = ("--layer", str(args.layer))
+    models: dict[str, Representation] = {
+        f"minilm{args.layer}": Representation(layer),
+        "glove": Representation(("--model", "glove")),
     }
     if args.smollm2_layer >= 0:
-        models[f"smollm2-{args.smollm2_layer}"] = smollm2_args(args.smollm2_layer)
+        models[f"smollm2-{args.smollm2_layer}"] = Representation(smollm2_args(args.smollm2_layer))
+    # La Malfa et al.'s own probe and data shape: every treebank cut to 20 words
+    models[f"minilm{args.layer}-sentence"] = Representation(
+        layer, SENTENCE_PROBE, cut=SENTENCE_WORDS
+    )
+    only = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = sorted(set(only) - set(models))
+    if unknown:
+        parser.error(f"unknown representation(s) {', '.join(unknown)} (known: {', '.join(models)})")
+    if only:
+        models = {n: r for n, r in models.items() if n in only}
     probes = train_probes(work, models)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     results: dict[str, dict[str, dict[int, Any]]] = {}
     for name in models:
+        data, directories = probes[name]
         for method in methods:
+            if method == "coco" and models[name].cut:
+                continue  # left out: the slowest method, and no claim compares it here
             limit = args.coco_limit if method == "coco" else args.limit
             out = work / "attack" / f"{name}-{method}"
-            run_attack(out, probes[name], method, limit, args.candidates)
+            run_attack(out, data.test, directories, method, limit, args.candidates)
             for tau in BUDGETS:
                 table, summary = tau_table(out, tau, args.resamples)
                 results.setdefault(name, {}).setdefault(method, {})[tau] = {
@@ -250,7 +323,7 @@ def plot(results: dict[str, dict[str, dict[int, Any]]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     names = list(results)
-    methods = list(next(iter(results.values())))
+    methods = list(dict.fromkeys(m for by_method in results.values() for m in by_method))
     fig, axes = plt.subplots(
         len(names),
         len(methods),
@@ -261,6 +334,9 @@ def plot(results: dict[str, dict[str, dict[int, Any]]], path: Path) -> None:
     for i, name in enumerate(names):
         for j, method in enumerate(methods):
             ax = axes[i][j]
+            if method not in results[name]:
+                ax.axis("off")
+                continue
             by_tau = results[name][method]
             taus = sorted(by_tau)
             for col in by_tau[taus[0]]["tasks"]:

@@ -359,6 +359,11 @@ LM_SMOLLM2 = (
     "SmolLM2-135M hidden state 30 (the last; a causal LM, which the paper does not probe), "
     "standardised linear probes, EWT test (first 100); coPOS as theirs"
 )
+LM_SENTENCE = (
+    "MiniLM hidden state 2 (layer -5), La Malfa et al.'s sentence probe: one network of "
+    "3 hidden layers (1,024 units) over the whole sentence cut or padded to 20 words; "
+    "LinES train + EWT dev and EWT test (first 100) cut to 20 words; coPOS as theirs"
+)
 TALE_SET = "mBERT final layer, UD 2.4 EWT, rank/lr/dropout searched"
 TALE_BRITTLE = "MiniLM, LinES train + EWT dev → EWT test, full rank"
 #: SmolLM2's probes, as the probe-vs-parser and Jabberwocky tables train them.
@@ -411,6 +416,19 @@ def on_causal_lm(claim: Claim, method: str) -> Claim:
         claim=f"{claim.claim}, a causal LM",
         brittle=LM_SMOLLM2,
         measure=fragility(method, "distance.uuas", model="smollm2-30"),
+    )
+
+
+def with_sentence_probe(claim: Claim, method: str, column: str) -> Claim:
+    """``claim`` measured with the paper's probe over the sentence cut to 20 words (their
+    Tables 1-2 use it; Table 5's caption says linear probes, so there it is one more
+    setting changed, named in the row)."""
+    return replace(
+        claim,
+        id=f"{claim.id}-sentence",
+        claim=f"{claim.claim}, sentence probe",
+        brittle=LM_SENTENCE,
+        measure=fragility(method, column, model="minilm2-sentence"),
     )
 
 
@@ -981,6 +999,21 @@ CLAIMS: tuple[Claim, ...] = (
         untestable="no masked LM with its MLM head is available offline",
         quotes=("= 0.1", "= 0.5"),
     ),
+)
+
+#: La Malfa et al.'s claims again with their own probe and data shape (the sentence cut or
+#: padded to 20 words), after the rest of their table.
+CLAIMS += tuple(
+    with_sentence_probe(claim, method, column)
+    for claim in CLAIMS
+    for key, method, column in (
+        ("lm-copos-uuas", "copos", "distance.uuas"),
+        ("lm-copos-root", "copos", "root.root_acc"),
+        ("lm-copos-depth", "copos", "tree-depth.tree_depth_acc"),
+        ("lm-random-uuas", "random", "distance.uuas"),
+        ("lm-random-root", "random", "root.root_acc"),
+    )
+    if claim.id == key
 )
 
 #: The papers' text (shared/papers), one file per section.
