@@ -17,6 +17,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import parser_scores as ps  # noqa: E402
 import reproduce_attack as ra  # noqa: E402
 
 BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
@@ -28,8 +29,21 @@ def figures() -> dict[str, Any]:
 
 
 def test_the_page_holds_the_generated_tables() -> None:
+    """The attack tables (docs/attack.json) and the parsers' clean scores
+    (docs/parser-scores.json), each equal to its script's rendering, and no other."""
     page = dict(BLOCK.findall(ra.DOC.read_text(encoding="utf-8")))
-    assert page == ra.blocks(figures())
+    scores = json.loads(ps.MEASURED.read_text(encoding="utf-8"))
+    assert page == {**ra.blocks(figures()), **ps.blocks(scores)}
+
+
+def test_the_parser_scores_cover_both_parsers_on_both_test_sets() -> None:
+    rows = json.loads(ps.MEASURED.read_text(encoding="utf-8"))
+    assert [(r["parser"], r["test"]) for r in rows] == [
+        (p, Path(t).stem) for p in ps.PARSERS for t in ps.TESTS
+    ]
+    for r in rows:  # only the UD-labelled parser has a LAS
+        assert (r["las"] is None) == (r["parser"] == "spacy")
+        assert 0 < r["uas"] < 1 and 0 < r["upos"] < 1
 
 
 def test_the_readme_holds_its_summary_of_them() -> None:
