@@ -1,0 +1,41 @@
+"""docs/constraints.md quotes today's default bounds: its table's last column against
+the constants the constraints use, so a default changed in the code without the page
+fails here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from brittle.search.constraints.fluency import (
+    DEFAULT_MAX_PER_CHANGED,
+    DEFAULT_MAX_SURPRISAL_INCREASE,
+)
+from brittle.search.constraints.judged import DEFAULT_LEVEL
+from brittle.search.constraints.similarity import DEFAULT_MIN_SIMILARITY
+from brittle.search.constraints.word_similarity import DEFAULT_MIN_WORD_SIMILARITY
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "constraints.md"
+
+
+def default_bounds() -> dict[str, str]:
+    """The table's default bound per constraint (its first cell, as written)."""
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("| constraint | value measured per candidate | kept when | default bound |")
+    rows = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+        rows[cells[0]] = cells[-1]
+    return rows
+
+
+def test_the_default_bounds_are_todays() -> None:
+    bounds = default_bounds()
+    assert bounds["`fluency` (bare), `fluency:B,C/changed`"] == (
+        f"B = {DEFAULT_MAX_SURPRISAL_INCREASE:g}, C = {DEFAULT_MAX_PER_CHANGED:g}"
+    )
+    assert bounds["`similarity[:S]`"] == f"{DEFAULT_MIN_SIMILARITY:g}"
+    assert bounds["`word-similarity[:W]`"] == f"{DEFAULT_MIN_WORD_SIMILARITY:g}"
+    assert bounds["`judged[:L]`"] == f"L = {DEFAULT_LEVEL}"
