@@ -2,7 +2,7 @@
 #
 #   make demo   set everything up (first run: a few minutes), then run `brittle demo`
 #   make test   set everything up, then ruff, mypy and the full pytest suite
-#   make reproduce  regenerate the tables of docs/reproductions.md and docs/attack.md (about an hour)
+#   make reproduce  regenerate the tables of docs/reproductions.md, docs/attack.md and docs/frontier.md (about an hour)
 #   make docs   regenerate the docs/ pages built from today's defaults
 #
 # Set-up is idempotent: a stamp file records the last successful install, so a second
@@ -86,9 +86,9 @@ bench: setup
 	$(BIN)/brittle bench
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
-# Every table of docs/reproductions.md and the opening tables of docs/attack.md,
-# regenerated into reproduce/tables (about an hour on 2 cores; an interrupted run
-# continues where it stopped).
+# Every table of docs/reproductions.md, the opening tables of docs/attack.md and the
+# table of docs/frontier.md, regenerated into reproduce/tables and the docs (about an
+# hour on 2 cores; an interrupted run continues where it stopped).
 reproduce: setup
 	$(BIN)/python bench/reproduce.py --work reproduce
 

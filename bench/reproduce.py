@@ -1,5 +1,5 @@
-"""Every table of docs/reproductions.md and the opening tables of docs/attack.md,
-regenerated in one run (``make reproduce``).
+"""Every table of docs/reproductions.md, the opening tables of docs/attack.md and the
+table of docs/frontier.md, regenerated in one run (``make reproduce``).
 
 Runs, in order, with one work directory so that probes are trained once and shared:
 
@@ -12,13 +12,23 @@ Runs, in order, with one work directory so that probes are trained once and shar
 4. ``reproduce_attack.py``: the opening tables of docs/attack.md (coPOS attacks with
    today's defaults, three searches, and La Malfa's pool beside today's; the MiniLM
    layer-2 distance and POS probes of step 3);
-5. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
+5. ``parser_scores.py`` and ``reproduce_frontier.py``: the parsers' clean scores in
+   docs/attack.md (trains ``spacy-ud`` when missing), and docs/frontier.md's table and
+   figure (``brittle frontier`` on the first 60 GUM test sentences with the demo's
+   probes);
+6. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
    MiniLM layer-2 distance and POS probes of step 3, the first 300 sentences);
-6. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
-7. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
-8. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
-   claim, from the JSON of steps 1-7 (writes ``docs/reproductions.json`` and the
+7. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
+8. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
+9. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
+   claim, from the JSON of steps 1-8 (writes ``docs/reproductions.json`` and the
    comparison tables of ``docs/reproductions.md``).
+
+Steps 3-7 write their tables into the docs themselves (``--write-doc``), each from a
+JSON of its figures kept beside the page (``docs/fragility.json``, ``docs/attack.json``,
+``docs/parser-scores.json``, ``docs/frontier.json``, ``docs/word-order-damage.json``,
+``docs/word-order.json``); a test renders every generated block again from that JSON.
+The tables of steps 1 and 2 are still pasted from their output.
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
@@ -39,9 +49,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import parser_scores
 import reproduce_agreement
 import reproduce_attack
 import reproduce_fragility
+import reproduce_frontier
 import reproduce_jabberwocky
 import reproduce_papers
 import reproduce_probe_parser
@@ -55,7 +67,8 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
     tables = work / "tables"
     fragility = work / "fragility"
     probes = fragility / "probes"
-    plot = ["--plot", str(tables / "fragility.png")]
+    # the page's figure is drawn in place
+    plot = ["--plot", str(reproduce_fragility.ROOT / "docs" / "img" / "fragility.png")]
     damage_probes = [
         "--probe",
         str(probes / "minilm2-distance"),
@@ -73,7 +86,14 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         ),
         "fragility": (
             reproduce_fragility.main,
-            ["--work", str(fragility), "--json", str(tables / "fragility.json"), *plot],
+            [
+                "--work",
+                str(fragility),
+                "--json",
+                str(tables / "fragility.json"),
+                *plot,
+                "--write-doc",
+            ],
         ),
         "attack": (
             reproduce_attack.main,
@@ -85,13 +105,26 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
                 "--write-doc",
             ],
         ),
+        "parser_scores": (parser_scores.main, ["--write-doc"]),
+        "frontier": (
+            reproduce_frontier.main,
+            ["--work", str(work / "frontier"), "--write-doc"],
+        ),
         "word_order_damage": (
             reproduce_word_order_damage.main,
-            [str(TEST), "--limit", "300", *damage_probes, "--json", str(tables / "damage.json")],
+            [
+                str(TEST),
+                "--limit",
+                "300",
+                *damage_probes,
+                "--json",
+                str(tables / "damage.json"),
+                "--write-doc",
+            ],
         ),
         "word_order": (
             reproduce_word_order.main,
-            [str(TEST), "--json", str(tables / "word_order.json")],
+            [str(TEST), "--json", str(tables / "word_order.json"), "--write-doc"],
         ),
         "agreement": (
             reproduce_agreement.main,

@@ -48,19 +48,28 @@ from typing import Any
 
 import numpy as np
 from reproduce_common import DEV, TEST, TRAIN, add_smollm2_layer, brittle, smollm2_args
+from reproduce_papers import write_doc
 
 from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
 
+ROOT = Path(__file__).resolve().parents[1]
+#: The figures of the tables, as the last run wrote them (the docs are rendered from it).
+MEASURED = ROOT / "docs" / "fragility.json"
+DOC = ROOT / "docs" / "reproductions.md"
 TASKS = ("distance", "depth", "pos", "root", "tree-depth")
 METHODS = ("copos", "coco", "random")
 #: Each method's options: coPOS draws its synonyms as La Malfa et al. do, from every
 #: WordNet sense of the word and every lemma of each sense (brittle's default chooses
-#: the sense in context and filters the synonyms by use, a far smaller pool).
+#: the sense in context and filters the synonyms by use, a far smaller pool); coCO's
+#: language model runs in float32.
 METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
     "copos": (
         "--sense", "all", "-o", "min_count=0", "-o", "max_senses=0",
         "-o", "max_substitute_senses=0", "-o", "usage_checks=false",
     ),
+    # float32 on every machine: in bfloat16, where the CPU has it, the language model
+    # proposes other words, and the table would depend on the machine
+    "coco": ("-o", "dtype=float32"),
 }  # fmt: skip
 BUDGETS = (1, 2, 3)
 #: La Malfa et al.'s probe: one fully connected network (three hidden layers) over the
@@ -235,7 +244,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--plot", type=Path, default=None, help="write the figure here")
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
+    parser.add_argument(
+        "--measured",
+        type=Path,
+        default=MEASURED,
+        help="the tables' figures, kept for the docs (with --only, the other "
+        "representations' figures stay as they are)",
+    )
+    parser.add_argument(
+        "--render", action="store_true", help="only render from the --measured file"
+    )
+    parser.add_argument(
+        "--write-doc", action="store_true", help="also replace the blocks in docs/reproductions.md"
+    )
     args = parser.parse_args(argv)
+    if args.render:
+        kept = json.loads(args.measured.read_text())
+        print_tables(kept)
+        if args.write_doc:
+            write_doc(DOC, blocks(kept))
+        return 0
     work: Path = args.work
     work.mkdir(parents=True, exist_ok=True)
     layer = ("--layer", str(args.layer))
@@ -276,43 +304,60 @@ def main(argv: list[str] | None = None) -> int:
                     "epsilon_l2": summary["epsilon_l2"],
                     "epsilon_cosine": summary["epsilon_cosine"],
                 }
+    if only and args.measured.exists():  # the other representations' figures stay
+        results = {**json.loads(args.measured.read_text()), **results}
     print_tables(results)
+    text = json.dumps(results, indent=2) + "\n"
+    args.measured.write_text(text)
     if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        args.json.write_text(text)
+    if args.write_doc:
+        write_doc(DOC, blocks(results))
     if args.plot is not None:
         plot(results, args.plot)
     return 0
 
 
-def print_tables(results: dict[str, dict[str, dict[int, Any]]]) -> None:
-    """One Markdown table per representation: a row per method and tau."""
-    for name, by_method in results.items():
-        first = next(iter(next(iter(by_method.values())).values()))
-        cols = list(first["tasks"])
+def render_table(by_method: dict[str, dict[Any, Any]]) -> str:
+    """One representation's Markdown table: a row per method and tau."""
+    first = next(iter(next(iter(by_method.values())).values()))
+    cols = list(first["tasks"])
+    lines = [
+        "| method | tau | n | "
+        + " | ".join(f"{c} clean → drop [CI] (null)" for c in cols)
+        + " | mean relative drop | epsilon L2 / cosine |",
+        "| --- | ---: | ---: |" + " --- |" * len(cols) + " ---: | ---: |",
+    ]
+    for method, by_tau in by_method.items():
+        for tau, r in by_tau.items():
+            cells = []
+            for c in cols:
+                t = r["tasks"][c]
+                ci = f"[{t['ci_low']:.3f}, {t['ci_high']:.3f}]"
+                null = "–" if np.isnan(t["null"]) else f"{t['null']:.3f}"
+                cells.append(f"{t['clean']:.3f} → {t['worst']:.3f} {ci} ({null})")
+            rel = np.nanmean([r["tasks"][c]["relative"] for c in cols])
+            n = r["sentences"] - r["no_eligible"]
+            lines.append(
+                f"| {method} | {tau} | {n} | " + " | ".join(cells) + f" | {rel:.1%} | "
+                f"{r['epsilon_l2']:.1f} / {r['epsilon_cosine']:.3f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def blocks(results: dict[str, dict[str, dict[Any, Any]]]) -> dict[str, str]:
+    """The generated blocks of docs/reproductions.md: ``fragility-NAME`` per representation."""
+    return {f"fragility-{name}": render_table(by_method) for name, by_method in results.items()}
+
+
+def print_tables(results: dict[str, dict[str, dict[Any, Any]]]) -> None:
+    """One Markdown table per representation, each under its generated-block markers."""
+    for name, text in blocks(results).items():
         print(
-            f"\n{name}: worst-case drop per task (task alone; 95% CI over sentences; the "
-            "null: the largest gain among the same draws)\n"
+            f"\n{name.removeprefix('fragility-')}: worst-case drop per task (task alone; 95% "
+            "CI over sentences; the null: the largest gain among the same draws)\n"
         )
-        print(
-            "| method | tau | n | "
-            + " | ".join(f"{c} clean → drop [CI] (null)" for c in cols)
-            + " | mean relative drop | epsilon L2 / cosine |"
-        )
-        print("| --- | ---: | ---: |" + " --- |" * len(cols) + " ---: | ---: |")
-        for method, by_tau in by_method.items():
-            for tau, r in by_tau.items():
-                cells = []
-                for c in cols:
-                    t = r["tasks"][c]
-                    ci = f"[{t['ci_low']:.3f}, {t['ci_high']:.3f}]"
-                    null = "–" if np.isnan(t["null"]) else f"{t['null']:.3f}"
-                    cells.append(f"{t['clean']:.3f} → {t['worst']:.3f} {ci} ({null})")
-                rel = np.nanmean([r["tasks"][c]["relative"] for c in cols])
-                n = r["sentences"] - r["no_eligible"]
-                print(
-                    f"| {method} | {tau} | {n} | " + " | ".join(cells) + f" | {rel:.1%} | "
-                    f"{r['epsilon_l2']:.1f} / {r['epsilon_cosine']:.3f} |"
-                )
+        print(f"<!-- generated: {name} -->\n{text}<!-- end generated -->")
 
 
 def plot(results: dict[str, dict[str, dict[int, Any]]], path: Path) -> None:

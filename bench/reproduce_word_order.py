@@ -39,10 +39,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+from reproduce_papers import write_doc
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.sentence import Sentence
@@ -148,47 +149,92 @@ def measure(
     }
 
 
+#: The two grids, in the page's order, with their titles.
+GRIDS = (
+    ("paper", "Clouatre et al.'s perturbations (their Appendix A)"),
+    ("brittle", "brittle's tree-phrase shuffle and further neighbour-flip rhos"),
+)
+ROOT = Path(__file__).resolve().parents[1]
+#: The rows, as the last run wrote them (the page is rendered from it).
+MEASURED = ROOT / "docs" / "word-order.json"
+DOC = ROOT / "docs" / "reproductions.md"
+
+
+def render(rows: Sequence[Mapping[str, Any]], grid: str) -> str:
+    """The Markdown table of one grid."""
+    lines = [
+        "| perturbation | level | DND (chars) | IDC (chars) | DND (units) | IDC (units) "
+        "| sentences |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        if r["grid"] == grid:
+            lines.append(
+                f"| {r['perturbation']} | {r['level']} | {r['dnd_chars']:.3f} "
+                f"| {r['idc_chars']:.3f} | {r['dnd_units']:.3f} | {r['idc_units']:.3f} "
+                f"| {r['sentences']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def blocks(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The generated blocks of docs/reproductions.md: ``word-order-GRID``."""
+    return {f"word-order-{grid}": render(rows, grid) for grid, _ in GRIDS}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("treebank", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--limit", type=int, help="only the first N sentences")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--measured",
+        type=Path,
+        default=MEASURED,
+        help="where the rows are kept for the page (written unless --render or --limit)",
+    )
+    parser.add_argument(
+        "--render", action="store_true", help="only render from the --measured file"
+    )
+    parser.add_argument(
+        "--write-doc", action="store_true", help="also replace the tables in the page"
+    )
     args = parser.parse_args(argv)
-    sentences = read_conllu(args.treebank)[: args.limit]
-    rows: list[dict[str, object]] = []
-    for config in configurations():
-        for level in config.levels:
-            row: dict[str, object] = {
-                "grid": config.grid,
-                "perturbation": config.label,
-                "method": config.method,
-                "options": dict(config.options),
-                "level": level,
-            }
-            row.update(measure(sentences, config.method, config.options, level, args.seed))
-            rows.append(row)
-    print(f"{args.treebank.name}: {len(sentences)} sentences, seed {args.seed}\n")
-    for grid, title in (
-        ("paper", "Clouatre et al.'s perturbations (their Appendix A)"),
-        ("brittle", "brittle's tree-phrase shuffle and further neighbour-flip rhos"),
-    ):
+    if args.render:
+        data = json.loads(args.measured.read_text())
+    else:
+        sentences = read_conllu(args.treebank)[: args.limit]
+        rows: list[dict[str, object]] = []
+        for config in configurations():
+            for level in config.levels:
+                row: dict[str, object] = {
+                    "grid": config.grid,
+                    "perturbation": config.label,
+                    "method": config.method,
+                    "options": dict(config.options),
+                    "level": level,
+                }
+                row.update(measure(sentences, config.method, config.options, level, args.seed))
+                rows.append(row)
+        data = {
+            "treebank": args.treebank.name,
+            "sentences": len(sentences),
+            "seed": args.seed,
+            "rows": rows,
+        }
+        text = json.dumps(data, indent=1)
+        if args.limit is None:
+            args.measured.write_text(text + "\n")
+        if args.json is not None:
+            args.json.write_text(text)
+    print(f"{data['treebank']}: {data['sentences']} sentences, seed {data['seed']}\n")
+    rendered = blocks(data["rows"])
+    for grid, title in GRIDS:
         print(f"{title}:\n")
-        print(
-            "| perturbation | level | DND (chars) | IDC (chars) "
-            "| DND (units) | IDC (units) | sentences |"
-        )
-        print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-        for r in rows:
-            if r["grid"] == grid:
-                print(
-                    f"| {r['perturbation']} | {r['level']} | {r['dnd_chars']:.3f} "
-                    f"| {r['idc_chars']:.3f} | {r['dnd_units']:.3f} | {r['idc_units']:.3f} "
-                    f"| {r['sentences']} |"
-                )
-        print()
-    if args.json is not None:
-        args.json.write_text(json.dumps({"treebank": str(args.treebank), "rows": rows}, indent=1))
+        print(rendered[f"word-order-{grid}"])
+    if args.write_doc:
+        write_doc(DOC, rendered)
     return 0
 
 

@@ -18,7 +18,12 @@ subword and character reorderings have no word to probe.
 Usage::
 
     python bench/reproduce_word_order_damage.py TREEBANK --probe DIR [--probe DIR ...]
-        [--limit N] [--resamples 1000] [--json OUT.json]
+        [--limit N] [--resamples 1000] [--json OUT.json] [--write-doc]
+    python bench/reproduce_word_order_damage.py --render [--write-doc]
+
+The figures go to ``docs/word-order-damage.json`` (``--measured``); ``--write-doc`` puts
+the three tables into docs/reproductions.md between their ``<!-- generated: damage-*
+-->`` and ``<!-- end generated -->`` lines.
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from reproduce_papers import write_doc
 from reproduce_word_order import configurations
 from scipy.stats import spearmanr
 
@@ -53,15 +60,85 @@ def char_permutation(forms: Sequence[str], order: Sequence[int]) -> np.ndarray:
     return np.concatenate([np.arange(starts[i], starts[i] + lengths[i]) for i in order])
 
 
+ROOT = Path(__file__).resolve().parents[1]
+#: The tables' figures, as the last run wrote them (the page is rendered from it).
+MEASURED = ROOT / "docs" / "word-order-damage.json"
+DOC = ROOT / "docs" / "reproductions.md"
+
+
+def blocks(data: dict[str, Any]) -> dict[str, str]:
+    """The three generated blocks of docs/reproductions.md (``damage-*``)."""
+    names = list(data["spearman"])
+    means = [
+        "| reordering | n | " + " | ".join(names) + " | DND (chars) | IDC (chars) |",
+        "| --- | ---: |" + " ---: |" * (len(names) + 2),
+    ]
+    for g in data["generators"]:
+        cells = [f"{g['damage'][name]:.3f}" for name in names]
+        means.append(
+            f"| {g['reordering']} | {g['n']} | " + " | ".join(cells)
+            + f" | {g['dnd_chars']:.3f} | {g['idc_chars']:.3f} |"
+        )  # fmt: skip
+    measures = list(next(iter(data["spearman"].values())))
+    spearman = [
+        "| damage | " + " | ".join(measures) + " |",
+        "| --- |" + " ---: |" * len(measures),
+    ]
+    for name, row in data["spearman"].items():
+        spearman.append(f"| {name} | " + " | ".join(f"{row[m]:.3f}" for m in measures) + " |")
+    leads = [
+        "| damage | DND - IDC (words) [95% CI] | DND - IDC (chars) [95% CI] |",
+        "| --- | --- | --- |",
+    ]
+    for name, by_unit in data["dnd_minus_idc"].items():
+        cells = [f"{v:+.3f} [{lo:+.3f}, {hi:+.3f}]" for v, lo, hi in by_unit.values()]
+        leads.append(f"| {name} | " + " | ".join(cells) + " |")
+    return {
+        "damage-means": "\n".join(means) + "\n",
+        "damage-spearman": "\n".join(spearman) + "\n",
+        "damage-lead": "\n".join(leads) + "\n",
+    }
+
+
+def show(data: dict[str, Any], *, write: bool) -> None:
+    """Print the tables (and write them into the page with ``write``)."""
+    rendered = blocks(data)
+    print(f"{data['treebank']}: {data['sentences']} sentences, {data['n']} reorderings\n")
+    print("Mean damage per generator:\n")
+    print(rendered["damage-means"])
+    print("Spearman rank correlation of the damage with each order measure (all reorderings):\n")
+    print(rendered["damage-spearman"])
+    print(
+        "DND's lead over IDC (difference of the two correlations), with a 95% paired "
+        f"bootstrap interval over the {data['sentences']} sentences ({data['resamples']} "
+        "resamples):\n"
+    )
+    print(rendered["damage-lead"])
+    if write:
+        write_doc(DOC, rendered)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("treebank", type=Path)
-    parser.add_argument("--probe", type=Path, action="append", required=True)
+    parser.add_argument("treebank", type=Path, nargs="?")
+    parser.add_argument("--probe", type=Path, action="append", default=[])
     parser.add_argument("--limit", type=int, default=None, help="only the first N sentences")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument("--measured", type=Path, default=MEASURED)
+    parser.add_argument(
+        "--render", action="store_true", help="only render from the --measured file"
+    )
+    parser.add_argument(
+        "--write-doc", action="store_true", help="also replace the tables in the page"
+    )
     args = parser.parse_args(argv)
+    if args.render:
+        show(json.loads(args.measured.read_text()), write=args.write_doc)
+        return 0
+    if args.treebank is None or not args.probe:
+        parser.error("a TREEBANK and at least one --probe are needed (or --render)")
     sentences: list[Sentence] = read_conllu(args.treebank)[: args.limit]
 
     # one entry per reordered sentence
@@ -108,28 +185,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             [a[i][metric] - b[k][metric] for k, i in enumerate(source)], dtype=np.float64
         )
 
-    print(f"{args.treebank.name}: {len(sentences)} sentences, {len(reordered)} reorderings\n")
-    print("Mean damage per generator:\n")
     configs = list(dict.fromkeys(config_of))
-    print("| reordering | n | " + " | ".join(drops) + " | DND (chars) | IDC (chars) |")
-    print("| --- | ---: |" + " ---: |" * (len(drops) + 2))
+    generators = []
     for c in configs:
         mask = np.array([x == c for x in config_of])
-        cells = [f"{np.nanmean(d[mask]):.3f}" for d in drops.values()]
-        print(
-            f"| {c} | {int(mask.sum())} | "
-            + " | ".join(cells)
-            + f" | {cd[mask].mean():.3f} | {ci[mask].mean():.3f} |"
+        generators.append(
+            {
+                "reordering": c,
+                "n": int(mask.sum()),
+                "damage": {name: float(np.nanmean(d[mask])) for name, d in drops.items()},
+                "dnd_chars": float(cd[mask].mean()),
+                "idc_chars": float(ci[mask].mean()),
+            }
         )
-    print("\nSpearman rank correlation of the damage with each order measure (all reorderings):\n")
-    print("| damage | " + " | ".join(measures) + " |")
-    print("| --- |" + " ---: |" * len(measures))
     table: dict[str, dict[str, float]] = {}
     for name, d in drops.items():
         ok = ~np.isnan(d)
-        row = {m: float(spearmanr(v[ok], d[ok]).statistic) for m, v in measures.items()}
-        table[name] = row
-        print(f"| {name} | " + " | ".join(f"{r:.3f}" for r in row.values()) + " |")
+        table[name] = {m: float(spearmanr(v[ok], d[ok]).statistic) for m, v in measures.items()}
 
     # DND against IDC: a paired bootstrap over the original sentences (each resampled
     # sentence brings all its reorderings), the same resamples for both measures.
@@ -146,12 +218,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             out[unit] = float(a - b)
         return out
 
-    print(
-        f"\nDND's lead over IDC (difference of the two correlations), with a 95% paired "
-        f"bootstrap interval over the {len(sentences)} sentences ({args.resamples} resamples):\n"
-    )
-    print("| damage | DND - IDC (words) [95% CI] | DND - IDC (chars) [95% CI] |")
-    print("| --- | --- | --- |")
     leads: dict[str, dict[str, list[float]]] = {}
     everything = np.arange(len(sentences), dtype=np.int64)
     for name, d in drops.items():
@@ -165,20 +231,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         nan = (float("nan"), float("nan"))
         leads[name] = {u: [point[u], *interval.get(u, nan)] for u in point}
-        cells = [f"{v:+.3f} [{lo:+.3f}, {hi:+.3f}]" for v, lo, hi in leads[name].values()]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    data = {
+        "treebank": args.treebank.name,
+        "sentences": len(sentences),
+        "resamples": args.resamples,
+        "n": len(reordered),
+        "generators": generators,
+        "spearman": table,
+        "dnd_minus_idc": leads,
+    }
+    text = json.dumps(data, indent=1)
+    args.measured.write_text(text + "\n")
     if args.json is not None:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "treebank": str(args.treebank),
-                    "n": len(reordered),
-                    "spearman": table,
-                    "dnd_minus_idc": leads,
-                },
-                indent=1,
-            )
-        )
+        args.json.write_text(text)
+    show(data, write=args.write_doc)
     return 0
 
 

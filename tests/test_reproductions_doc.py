@@ -21,7 +21,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import reproduce_fragility as rf  # noqa: E402
 import reproduce_papers as rp  # noqa: E402
+import reproduce_word_order as rw  # noqa: E402
+import reproduce_word_order_damage as rd  # noqa: E402
 
 PAPERS = ROOT.parent / "shared" / "papers"
 BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
@@ -42,13 +45,55 @@ def cells(row: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", inner)]
 
 
+def fragility() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(rf.MEASURED.read_text(encoding="utf-8"))
+    return data
+
+
+def word_order() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(rw.MEASURED.read_text(encoding="utf-8"))["rows"]
+    return rows
+
+
 def test_the_page_holds_the_generated_tables() -> None:
-    assert page_blocks() == rp.blocks(measured())
+    """The comparison tables (from docs/reproductions.json) and the data tables whose
+    script keeps its figures in docs/ (fragility, word order, word-order damage), each
+    equal to its script's rendering, and no other."""
+    def kept(script: Any) -> Any:
+        return json.loads(script.MEASURED.read_text(encoding="utf-8"))
+
+    expected = {
+        **rp.blocks(measured()),
+        **rf.blocks(fragility()),
+        **rw.blocks(word_order()),
+        **rd.blocks(kept(rd)),
+    }
+    assert page_blocks() == expected
+
+
+def test_the_fragility_tables_cover_every_representation_method_and_budget() -> None:
+    data = fragility()
+    assert list(data) == ["minilm2", "glove", "smollm2-30", "minilm2-sentence"]
+    for name, by_method in data.items():
+        methods = [m for m in rf.METHODS if not (m == "coco" and name.endswith("-sentence"))]
+        assert list(by_method) == methods, name
+        for by_tau in by_method.values():
+            assert sorted(by_tau) == [str(t) for t in rf.BUDGETS]
+            for row in by_tau.values():
+                assert list(row["tasks"]) == [
+                    "distance.uuas",
+                    "depth.depth_spearman",
+                    "pos.pos_acc",
+                    "root.root_acc",
+                    "tree-depth.tree_depth_acc",
+                ]
 
 
 def test_every_comparison_row_has_the_columns_and_one_verdict() -> None:
     blocks = page_blocks()
-    assert list(blocks) == ["summary", *rp.PAPERS]
+    data = ("fragility-", "word-order-", "damage-")
+    papers = [n for n in blocks if not n.startswith(data)]
+    assert papers == ["summary", *rp.PAPERS]
     header = cells(rp.HEADER.splitlines()[0])
     assert header == [
         "#",
@@ -162,3 +207,4 @@ def test_clouatre_listing_1_is_reproduced_exactly() -> None:
         if claim.id.startswith("cl-listing"):
             assert claim.measure is not None
             assert rp.verdict(claim, claim.measure({}))[0] == rp.REPRODUCED
+
