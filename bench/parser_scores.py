@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from reproduce_common import brittle
+from reproduce_common import add_doc_options, brittle
 from reproduce_papers import write_doc
 
 from brittle.engine.core.conllu import read_conllu
@@ -96,13 +96,7 @@ def blocks(rows: list[dict[str, Any]]) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ud", type=Path, default=UD, help="folder of UD_English-* treebanks")
-    parser.add_argument("--measured", type=Path, default=MEASURED)
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc", action="store_true", help="also replace the table in docs/attack.md"
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.render:
         rows = json.loads(args.measured.read_text())

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reproduce_common import DEV, TEST, TRAIN, brittle
+from reproduce_common import DEV, TEST, TRAIN, add_doc_options, brittle
 from reproduce_papers import write_doc
 
 if TYPE_CHECKING:
@@ -267,13 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce/attack"))
     parser.add_argument("--probes", type=Path, default=Path("reproduce/fragility/probes"))
-    parser.add_argument("--measured", type=Path, default=MEASURED)
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc", action="store_true", help="also replace the blocks in docs/attack.md"
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.render:
         figures = json.loads(args.measured.read_text())

@@ -97,3 +97,22 @@ def sweep_layers(sweep: Path) -> dict[int, tuple[Path, float]]:
     """``{hidden-state index: (probe directory, dev loss)}`` of a sweep."""
     summary = json.loads((sweep / "layers.json").read_text())
     return {int(e["layer"]): (sweep / e["probe"], float(e["dev_loss"])) for e in summary["layers"]}
+
+
+def add_doc_options(parser: argparse.ArgumentParser, measured: Path, page: Path) -> None:
+    """The options of a script whose tables are generated blocks of ``page``:
+    ``--measured`` (the JSON of its figures kept beside the page), ``--render`` (print
+    the tables from that JSON alone, run nothing) and ``--write-doc`` (also replace the
+    blocks in the page)."""
+    parser.add_argument(
+        "--measured",
+        type=Path,
+        default=measured,
+        help=f"the JSON of the figures kept for the page (default {measured.name})",
+    )
+    parser.add_argument(
+        "--render", action="store_true", help="only render from the --measured file"
+    )
+    parser.add_argument(
+        "--write-doc", action="store_true", help=f"also replace the generated blocks in {page.name}"
+    )

@@ -47,7 +47,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from reproduce_common import DEV, TEST, TRAIN, add_smollm2_layer, brittle, smollm2_args
+from reproduce_common import (
+    DEV,
+    TEST,
+    TRAIN,
+    add_doc_options,
+    add_smollm2_layer,
+    brittle,
+    smollm2_args,
+)
 from reproduce_papers import write_doc
 
 from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
@@ -244,19 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--plot", type=Path, default=None, help="write the figure here")
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
-    parser.add_argument(
-        "--measured",
-        type=Path,
-        default=MEASURED,
-        help="the tables' figures, kept for the docs (with --only, the other "
-        "representations' figures stay as they are)",
-    )
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc", action="store_true", help="also replace the blocks in docs/reproductions.md"
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.render:
         kept = json.loads(args.measured.read_text())

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reproduce_common import UD, brittle
+from reproduce_common import UD, add_doc_options, brittle
 from reproduce_papers import write_doc
 
 from brittle.engine.demo import prepare_demo, train_demo_probes
@@ -79,15 +79,7 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce/frontier"))
-    parser.add_argument("--measured", type=Path, default=MEASURED)
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc",
-        action="store_true",
-        help="also replace the table in docs/frontier.md and its figure",
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.render:
         data = json.loads(args.measured.read_text())

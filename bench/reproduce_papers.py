@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from reproduce_common import add_doc_options
 
 from brittle.scorers.order import order_scores_batch
 
@@ -1188,13 +1189,7 @@ def write_doc(doc: Path, rendered: dict[str, str]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce"))
-    parser.add_argument("--measured", type=Path, default=MEASURED)
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc", action="store_true", help="also replace the blocks in docs/reproductions.md"
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.render:
         measured = json.loads(args.measured.read_text())

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+from reproduce_common import add_doc_options
 from reproduce_papers import write_doc
 
 from brittle.engine.core.conllu import read_conllu
@@ -188,18 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--limit", type=int, help="only the first N sentences")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--measured",
-        type=Path,
-        default=MEASURED,
-        help="where the rows are kept for the page (written unless --render or --limit)",
-    )
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc", action="store_true", help="also replace the tables in the page"
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.render:
         data = json.loads(args.measured.read_text())

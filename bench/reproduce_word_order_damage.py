@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from reproduce_common import add_doc_options
 from reproduce_papers import write_doc
 from reproduce_word_order import configurations
 from scipy.stats import spearmanr
@@ -126,13 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
-    parser.add_argument("--measured", type=Path, default=MEASURED)
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc", action="store_true", help="also replace the tables in the page"
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.render:
         show(json.loads(args.measured.read_text()), write=args.write_doc)
