@@ -59,6 +59,7 @@ def test_the_page_holds_the_generated_tables() -> None:
     """The comparison tables (from docs/reproductions.json) and the data tables whose
     script keeps its figures in docs/ (fragility, word order, word-order damage), each
     equal to its script's rendering, and no other."""
+
     def kept(script: Any) -> Any:
         return json.loads(script.MEASURED.read_text(encoding="utf-8"))
 
@@ -207,4 +208,3 @@ def test_clouatre_listing_1_is_reproduced_exactly() -> None:
         if claim.id.startswith("cl-listing"):
             assert claim.measure is not None
             assert rp.verdict(claim, claim.measure({}))[0] == rp.REPRODUCED
-
