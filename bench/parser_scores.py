@@ -15,14 +15,12 @@ generated -->``; ``--render`` prints it from the JSON alone (what the page's tes
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from reproduce_common import add_doc_options, brittle
-from reproduce_papers import write_doc
+from reproduce_common import add_doc_options, brittle, kept_figures, publish
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.resources.ud_parser import ud_parser_dir
@@ -98,16 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ud", type=Path, default=UD, help="folder of UD_English-* treebanks")
     add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
-    if args.render:
-        rows = json.loads(args.measured.read_text())
-    else:
-        rows = measure(args.ud)
-        args.measured.write_text(json.dumps(rows, indent=1) + "\n")
-    rendered = blocks(rows)
-    for name, text in rendered.items():
-        print(f"<!-- generated: {name} -->\n{text}<!-- end generated -->\n")
-    if args.write_doc:
-        write_doc(DOC, rendered)
+    rows = kept_figures(args, lambda: measure(args.ud))
+    publish(blocks(rows), DOC, write=args.write_doc)
     return 0
 
 

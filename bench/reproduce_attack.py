@@ -37,8 +37,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reproduce_common import DEV, TEST, TRAIN, add_doc_options, brittle
-from reproduce_papers import write_doc
+from reproduce_common import (
+    DEV,
+    TEST,
+    TRAIN,
+    add_doc_options,
+    brittle,
+    kept_figures,
+    publish,
+    write_doc,
+)
 
 if TYPE_CHECKING:
     from brittle.search.quality import QualityMeter
@@ -269,16 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--probes", type=Path, default=Path("reproduce/fragility/probes"))
     add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
-    if args.render:
-        figures = json.loads(args.measured.read_text())
-    else:
-        figures = collect(args.work, ensure_probes(args.probes))
-        args.measured.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n")
-    rendered = blocks(figures)
-    for name, text in rendered.items():
-        print(f"<!-- generated: {name} -->\n{text}<!-- end generated -->\n")
+    figures = kept_figures(args, lambda: collect(args.work, ensure_probes(args.probes)))
+    publish(blocks(figures), DOC, write=args.write_doc)
     if args.write_doc:
-        write_doc(DOC, rendered)
         write_doc(README, readme_blocks(figures))
     return 0
 

@@ -1,4 +1,5 @@
-"""What the ``reproduce_*`` scripts share: the treebanks, running brittle, the sweeps.
+"""What the ``reproduce_*`` scripts share: the treebanks, running brittle, the sweeps,
+and the generated blocks of the docs (their options, keeping their figures, writing them).
 
 Every script runs brittle's own commands (printed before they run) on the shared UD
 English treebanks: probes train on LinES train + EWT dev with early stopping on LinES
@@ -11,10 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 UD = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud"
 TRAIN = (
@@ -116,3 +122,40 @@ def add_doc_options(parser: argparse.ArgumentParser, measured: Path, page: Path)
     parser.add_argument(
         "--write-doc", action="store_true", help=f"also replace the generated blocks in {page.name}"
     )
+
+
+def write_doc(doc: Path, rendered: Mapping[str, str]) -> None:
+    """Replace every generated block of ``doc`` by its new text (each must be there)."""
+    text = doc.read_text(encoding="utf-8")
+    for name, body in rendered.items():
+        pattern = re.compile(
+            rf"(<!-- generated: {re.escape(name)} -->\n).*?(<!-- end generated -->)", re.S
+        )
+        if not pattern.search(text):
+            raise SystemExit(f"{doc} has no generated block {name!r}")
+
+        def keep(m: re.Match[str], body: str = body) -> str:
+            return m.group(1) + body + m.group(2)
+
+        text = pattern.sub(keep, text)
+    doc.write_text(text, encoding="utf-8")
+
+
+def kept_figures(args: argparse.Namespace, measure: Callable[[], T]) -> T:
+    """The figures of a script's tables: with ``--render`` those kept in ``--measured``,
+    otherwise ``measure()``'s, kept there (JSON) for the page's test."""
+    if args.render:
+        kept: Any = json.loads(args.measured.read_text())
+        return kept  # type: ignore[no-any-return]
+    figures = measure()
+    args.measured.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n")
+    return figures
+
+
+def publish(rendered: Mapping[str, str], doc: Path, *, write: bool) -> None:
+    """Print each generated block, between its markers; with ``write``, also replace the
+    blocks in ``doc``."""
+    for name, text in rendered.items():
+        print(f"<!-- generated: {name} -->\n{text}<!-- end generated -->\n")
+    if write:
+        write_doc(doc, rendered)

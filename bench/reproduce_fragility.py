@@ -55,8 +55,8 @@ from reproduce_common import (
     add_smollm2_layer,
     brittle,
     smollm2_args,
+    write_doc,
 )
-from reproduce_papers import write_doc
 
 from brittle.engine.evaluate.paired_evaluation import paired_bootstrap
 

@@ -28,8 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reproduce_common import UD, add_doc_options, brittle
-from reproduce_papers import write_doc
+from reproduce_common import UD, add_doc_options, brittle, kept_figures, publish
 
 from brittle.engine.demo import prepare_demo, train_demo_probes
 from brittle.engine.frontier import HEADER, FrontierRow, row_cells
@@ -81,18 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("reproduce/frontier"))
     add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
-    if args.render:
-        data = json.loads(args.measured.read_text())
-    else:
-        data = run(args.work)
-        args.measured.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    rendered = blocks(data)
-    for name, text in rendered.items():
-        print(f"<!-- generated: {name} -->\n{text}<!-- end generated -->\n")
-    if args.write_doc:
-        write_doc(DOC, rendered)
-        if not args.render:
-            shutil.copyfile(args.work / "frontier.png", FIGURE)
+    data = kept_figures(args, lambda: run(args.work))
+    publish(blocks(data), DOC, write=args.write_doc)
+    if args.write_doc and not args.render:
+        shutil.copyfile(args.work / "frontier.png", FIGURE)
     return 0
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from reproduce_common import add_doc_options
+from reproduce_common import add_doc_options, kept_figures, publish
 
 from brittle.scorers.order import order_scores_batch
 
@@ -1169,38 +1168,13 @@ def blocks(measured: dict[str, Measured | None]) -> dict[str, str]:
     return out
 
 
-def write_doc(doc: Path, rendered: dict[str, str]) -> None:
-    """Replace every generated block of ``doc`` by its new text (each must be there)."""
-    text = doc.read_text(encoding="utf-8")
-    for name, body in rendered.items():
-        pattern = re.compile(
-            rf"(<!-- generated: {re.escape(name)} -->\n).*?(<!-- end generated -->)", re.S
-        )
-        if not pattern.search(text):
-            raise SystemExit(f"{doc} has no generated block {name!r}")
-
-        def keep(m: re.Match[str], body: str = body) -> str:
-            return m.group(1) + body + m.group(2)
-
-        text = pattern.sub(keep, text)
-    doc.write_text(text, encoding="utf-8")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce"))
     add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
-    if args.render:
-        measured = json.loads(args.measured.read_text())
-    else:
-        measured = collect(args.work / "tables")
-        args.measured.write_text(json.dumps(measured, indent=1, ensure_ascii=False) + "\n")
-    rendered = blocks(measured)
-    for name, text in rendered.items():
-        print(f"<!-- generated: {name} -->\n{text}<!-- end generated -->\n")
-    if args.write_doc:
-        write_doc(DOC, rendered)
+    measured = kept_figures(args, lambda: collect(args.work / "tables"))
+    publish(blocks(measured), DOC, write=args.write_doc)
     return 0
 
 

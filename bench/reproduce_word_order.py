@@ -43,8 +43,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from reproduce_common import add_doc_options
-from reproduce_papers import write_doc
+from reproduce_common import add_doc_options, write_doc
 
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.sentence import Sentence

@@ -36,8 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from reproduce_common import add_doc_options
-from reproduce_papers import write_doc
+from reproduce_common import add_doc_options, write_doc
 from reproduce_word_order import configurations
 from scipy.stats import spearmanr
 
