@@ -86,12 +86,15 @@ def cut_sentence(sentence: Sentence, words: int) -> Sentence:
     Raises:
         ValueError: ``words`` is below 1.
     """
-    n = len(sentence)
     if words < 1:
         raise ValueError(f"a cut keeps at least one word, got {words}")
-    if n <= words:
+    if len(sentence) <= words:
         return sentence
-    cut = cut_heads(sentence.heads, words)
+    return _with_cut(sentence, cut_heads(sentence.heads, words), words)
+
+
+def _with_cut(sentence: Sentence, cut: CutTree, words: int) -> Sentence:
+    """``sentence`` (longer than ``words``) rewritten over ``cut``, its first words' tree."""
     rows: list[Token] = []
     word = 0
     for tok in sentence.rows:
@@ -107,7 +110,7 @@ def cut_sentence(sentence: Sentence, words: int) -> Sentence:
             word += 1
         rows.append(tok)
     out = Sentence(sentence.sent_id, sentence.comments, tuple(rows), sentence.source, sentence.line)
-    items = {"cut_from": str(n)}
+    items = {"cut_from": str(len(sentence))}
     if "text" in sentence.metadata:
         items = {"text": out.surface_text(), **items}
     return out.with_metadata_items(items)
@@ -139,9 +142,11 @@ def cut_treebank(
     tally = count if count is not None else CutCount()
     for sentence in sentences:
         tally.sentences += 1
-        if len(sentence) > words:
-            cut = cut_heads(sentence.heads, words)
-            tally.cut += 1
-            tally.reattached += int(cut.reattached.sum())
-            tally.new_roots += int(sentence.root_index() >= words)
-        yield cut_sentence(sentence, words)
+        if len(sentence) <= words:
+            yield sentence
+            continue
+        cut = cut_heads(sentence.heads, words)
+        tally.cut += 1
+        tally.reattached += int(cut.reattached.sum())
+        tally.new_roots += int(sentence.root_index() >= words)
+        yield _with_cut(sentence, cut, words)
