@@ -249,6 +249,7 @@ class Probe:
         import torch  # deferred: loads torch
 
         task = task_for(spec.task)
+        _check_declared_size(task, spec, path)
         net = task.build(spec)
         try:
             # weights_only: torch's restricted unpickler, which builds tensors and plain
@@ -313,6 +314,28 @@ class Probe:
                 f"{expect.describe()}: use the same model, layer and pooling "
                 "(or train a probe for this one)"
             )
+
+
+def _check_declared_size(task: ProbeTask, spec: ProbeSpec, path: Path) -> None:
+    """Refuse a ``probe.json`` whose network holds more weights than ``weights.pt`` can.
+
+    A description is read from a user's file: its sizes, each bounded on its own, can
+    still multiply into a network far too large to allocate (a sentence network has
+    ``words * dim * hidden`` input weights). The network is first built on torch's meta
+    device, which allocates nothing, and its float32 weights are set against the size
+    of the weights file that must hold them.
+    """
+    import torch  # deferred: loads torch
+
+    with torch.device("meta"):
+        declared = sum(p.numel() for p in task.build(spec).parameters())
+    size = (path / WEIGHTS).stat().st_size
+    if 4 * declared > size:
+        raise ConfigError(
+            f"{path / WEIGHTS}: cannot load the probe weights ({METADATA} declares a "
+            f"{spec.arch} network of {declared:,} weights, more than the file's {size:,} "
+            "bytes hold)"
+        )
 
 
 @dataclass(frozen=True)

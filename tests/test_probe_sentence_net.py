@@ -130,3 +130,30 @@ def test_train_probe_refuses_a_width_for_a_word_level_network(tmp_path: Path) ->
         assert result.exit_code == 2, result.output
         assert message in result.output
         assert not (tmp_path / "p").exists()
+
+
+def test_a_description_larger_than_its_weights_is_refused_before_allocating(
+    data: tuple[ProbeData, ProbeData], tmp_path: Path
+) -> None:
+    """A probe.json from a user may declare sizes whose product no memory holds (a
+    sentence network of 60,000 words): loading refuses it in one line, and the probe as
+    saved still loads."""
+    import json
+
+    spec = ProbeSpec(task="root", dim=data[0].dim, arch="sentence", words=12, hidden=16)
+    result = train_probe(spec, KEY, *data, config=TrainConfig(epochs=1, seed=0))
+    out = tmp_path / "probe"
+    result.probe.save(out)
+    assert Probe.load(out).spec.words == 12
+    meta = json.loads((out / "probe.json").read_text())
+    meta["spec"]["words"] = 60_000
+    meta["spec"]["hidden"] = 60_000
+    (out / "probe.json").write_text(json.dumps(meta))
+    with pytest.raises(
+        ConfigError,
+        match=(
+            r"weights.pt: cannot load the probe weights \(probe.json declares a sentence "
+            r"network of 183,600,240,000 weights, more than the file's"
+        ),
+    ):
+        Probe.load(out)
