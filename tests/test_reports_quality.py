@@ -18,7 +18,7 @@ from test_attack import config as attack_config
 from brittle.data import default_treebank_path
 from brittle.engine.attack import rerender, run_attack
 from brittle.engine.compare.compare_report import markdown_report, quality_table
-from brittle.engine.compare.compare_run import CompareConfig, compare_sentences
+from brittle.engine.compare.compare_run import CompareConfig, CompareResult, compare_sentences
 from brittle.engine.core.errors import BrittleInputError
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
@@ -239,6 +239,43 @@ def test_compare_methods_reports_quality_per_method(demo: list[Sentence]) -> Non
     data = result.to_dict()
     rows = data["rows"]
     assert isinstance(rows, list) and "mean_similarity" in rows[0]
+
+
+def test_compare_methods_reports_progress_as_each_method_finishes_a_chunk(
+    demo: list[Sentence],
+) -> None:
+    config = CompareConfig(
+        methods=("words", "neighbour-flip"), budgets=(1,), candidates=2, chunk_size=2
+    )
+    from brittle.engine.perturb.perturb_run import make_generator
+
+    done: list[tuple[str, int, int]] = []
+    compare_sentences(
+        demo[:5],
+        config=config,
+        generators={"words": Words(), "neighbour-flip": make_generator("neighbour-flip")},
+        parser=CachedParser(ChainParser()),
+        progress=lambda method, k, total: done.append((method, k, total)),
+    )
+    assert done == [(method, k, 5) for k in (2, 4, 5) for method in ("words", "neighbour-flip")]
+
+
+def test_a_compare_result_reads_back_from_its_json(demo: list[Sentence]) -> None:
+    """``CompareResult.from_dict`` reads what ``to_dict`` wrote (through JSON), so the
+    tables render again from a kept ``compare-methods.json``."""
+    config = CompareConfig(methods=("words",), budgets=(1, 2), candidates=2)
+    result = compare_sentences(
+        demo[:4],
+        config=config,
+        generators={"words": Words(words=("dax",))},
+        parser=CachedParser(ChainParser()),
+        quality=FixedMeter(),
+    )
+    data = json.loads(json.dumps(result.to_dict()))
+    again = CompareResult.from_dict(data)
+    assert again == result
+    assert json.loads(json.dumps(again.to_dict())) == data
+    assert quality_table(again) == quality_table(result) != ""
 
 
 def test_compare_methods_without_quality_has_no_quality_table(demo: list[Sentence]) -> None:

@@ -32,7 +32,7 @@ import math
 import os
 import platform
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -219,6 +219,29 @@ class CompareResult:
             "versions": dict(self.versions),
             "rows": [asdict(r) for r in self.rows],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CompareResult:
+        """The result :meth:`to_dict` wrote (``compare-methods.json``), to render its
+        tables again without measuring.
+
+        The device it ran on is not kept: a result read on another machine must not
+        need that machine's GPU.
+
+        Raises:
+            KeyError, TypeError, ValueError: ``data`` is not such a mapping.
+        """
+        config = dict(data["config"])
+        config["methods"] = tuple(config["methods"])
+        config["budgets"] = tuple(config["budgets"])
+        config["device"] = None
+        return cls(
+            config=CompareConfig(**config),
+            treebank=str(data["treebank"]),
+            rows=tuple(CompareRow(**row) for row in data["rows"]),
+            parser=dict(data.get("parser", {})),
+            versions=dict(data.get("versions", {})),
+        )
 
 
 # ------------------------------------------------------------------ measurement
@@ -431,10 +454,13 @@ def compare_chunk(
     generators: Mapping[str, Generator],
     parser: Parser,
     quality: QualityMeter | None = None,
+    method_done: Callable[[str], None] | None = None,
 ) -> ChunkMeasures:
     """Every method and tau on one chunk: each generator draws for the whole chunk and
     the parser parses each budget's candidates in one call. Every draw is seeded from
-    the seed and the sentence id, so a chunk comes out the same in any process."""
+    the seed and the sentence id, so a chunk comes out the same in any process.
+    ``method_done(method)`` is called as each method finishes the chunk (for progress:
+    one chunk of the slowest method takes minutes)."""
     originals = parser.parse(chunk)
     cells = config.cells()
     tallies = {cell: _Tally() for cell in cells}
@@ -468,6 +494,8 @@ def compare_chunk(
                     quality.measure(originals_of, flat, [p for ps in per_sentence for p in ps])
                 )
             seconds[method, tau] += shared + time.perf_counter() - start
+        if method_done is not None:
+            method_done(method)
     return ChunkMeasures(
         parses=tuple(originals),
         tallies=tuple(tallies[cell] for cell in cells),
@@ -539,8 +567,8 @@ def compare_sentences(
         config: settings (``limit`` is not applied here).
         generators: one generator per name in ``config.methods``.
         parser: parses originals, perturbations and partners.
-        progress: called as ``progress(label, done, total)`` for every method after
-            each chunk.
+        progress: called as ``progress(method, done, total)`` as each method finishes
+            a chunk (``done``: sentences of that method measured).
         treebank: the input path, for the report.
         quality: measures every drawn candidate (one call per chunk and budget;
             ``None``: quality is not measured, whatever ``config.quality`` says). Its
@@ -550,11 +578,26 @@ def compare_sentences(
         raise ConfigError("compare-methods needs at least two sentences")
     parser.prepare()
     parser.parse(sentences)  # every original in one call; the chunks read the cache
-    parts = (
-        compare_chunk(chunk, config=config, generators=generators, parser=parser, quality=quality)
-        for chunk in chunks(sentences, config.chunk_size)
-    )
-    return _merge(sentences, config, parts, progress=progress, treebank=treebank)
+
+    def parts() -> Iterator[ChunkMeasures]:
+        done = 0
+        for chunk in chunks(sentences, config.chunk_size):
+            done += len(chunk)
+
+            def method_done(method: str, done: int = done) -> None:
+                if progress is not None:
+                    progress(method, done, len(sentences))
+
+            yield compare_chunk(
+                chunk,
+                config=config,
+                generators=generators,
+                parser=parser,
+                quality=quality,
+                method_done=method_done,
+            )
+
+    return _merge(sentences, config, parts(), treebank=treebank)
 
 
 def _merge(
@@ -562,7 +605,6 @@ def _merge(
     config: CompareConfig,
     parts: Iterable[ChunkMeasures],
     *,
-    progress: ProgressFn | None,
     treebank: str,
 ) -> CompareResult:
     """The result from the chunks' measures, taken in input order: each row's
@@ -579,9 +621,6 @@ def _merge(
             tallies[cell].extend(tally)
             seconds[cell] += spent
         described = part.parser
-        if progress is not None:
-            for method in config.methods:
-                progress(method, len(originals), len(sentences))
     rows = [tallies[m, tau].row(m, tau, seconds[m, tau]) for m, tau in cells]
     lengths = [len(s) for s in sentences]
     for label, same in ((RANDOM_PAIRS, False), (SAME_LENGTH_PAIRS, True)):
@@ -628,7 +667,7 @@ def _sharded(
                 progress(method, done, len(sentences))
 
     parts = (part for _, part in run_shards(executor, task, shards, on_done=finished))
-    return _merge(sentences, config, parts, progress=None, treebank=treebank)
+    return _merge(sentences, config, parts, treebank=treebank)
 
 
 def compare_methods(
