@@ -17,9 +17,15 @@ prints per table:
 - ``as read``: the share whose grade today is the grade the table records, so a
   change of the judges shows as a change of this column.
 
+The page's agreement table (its ``<!-- generated: agreement -->`` block) is
+:func:`agreement_block` of its reading tables: each pair's recorded grade against its
+reading. A test grades every pair again and requires today's grade to be the recorded
+one, so the table is today's judges' agreement; ``--write-doc`` writes it into the page.
+
 Usage::
 
     python bench/validity_agreement.py [--doc docs/validity.md] [--json OUT.json]
+        [--write-doc]
 """
 
 from __future__ import annotations
@@ -150,10 +156,32 @@ def agreement(rows: Sequence[tuple[ReadPair, str]]) -> dict[str, float]:
     return out
 
 
+def agreement_block(markdown: str) -> str:
+    """The agreement table of docs/validity.md from its reading tables: per table, then
+    over every pair, the pairs and the share whose recorded grade agrees with the
+    reading at each level and at all three (``whole``)."""
+    by_table: dict[str, list[tuple[ReadPair, str]]] = {}
+    for pair in read_tables(markdown):
+        by_table.setdefault(pair.table, []).append((pair, pair.recorded))
+    every = [row for rows in by_table.values() for row in rows]
+    lines = [
+        "| reading table | pairs | tree | grammatical | meaning | whole |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for table, rows in [*by_table.items(), ("every tabled pair", every)]:
+        shares = agreement(rows)
+        cells = " | ".join(f"{shares[k]:.0%}" for k in (*LEVELS, "whole"))
+        lines.append(f"| {table} | {len(rows)} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "validity.md")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures")
+    parser.add_argument(
+        "--write-doc", action="store_true", help="also write the page's agreement table"
+    )
     args = parser.parse_args(argv)
 
     # deferred: the judges' models load only when the script runs
@@ -181,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {table} | {f['pairs']} | {missing.get(table, 0)} | {cells} |")
     if args.json is not None:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    if args.write_doc:
+        # deferred: reproduce_common is bench's, and this script also runs alone
+        sys.path.insert(0, str(Path(__file__).parent))
+        from reproduce_common import write_doc
+
+        write_doc(args.doc, {"agreement": agreement_block(args.doc.read_text(encoding="utf-8"))})
     return 0
 
 

@@ -11,6 +11,7 @@ and the page's grades and figures are updated with it.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -38,6 +39,17 @@ def test_the_tables_parse_into_read_pairs() -> None:
     # agreement of a reading with itself is complete
     same = readings.agreement([(p, p.reading) for p in pairs])
     assert same["whole"] == 1.0 and same["tree"] == 1.0
+
+
+def test_the_agreement_table_is_computed_from_the_reading_tables() -> None:
+    """The page's agreement table is its reading tables' recorded grades against their
+    readings (which the next test holds to today's judges), as the script renders it."""
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"<!-- generated: agreement -->\n(.*?)<!-- end generated -->", text, re.S)
+    assert block is not None
+    assert block.group(1) == readings.agreement_block(text)
+    last = block.group(1).splitlines()[-1]
+    assert last.startswith(f"| every tabled pair | {len(readings.read_tables(text))} |")
 
 
 @pytest.mark.needs("spacy-model", "glove")
