@@ -2,7 +2,7 @@
 #
 #   make demo   set everything up (first run: a few minutes), then run `brittle demo`
 #   make test   set everything up, then ruff, mypy and the full pytest suite
-#   make reproduce  regenerate the tables of docs/reproductions.md, docs/attack.md and docs/frontier.md (about an hour)
+#   make reproduce  regenerate the tables of docs/reproductions.md, attack.md, frontier.md and compare-methods.md (about two hours)
 #   make docs   regenerate the docs/ pages built from today's defaults
 #
 # Set-up is idempotent: a stamp file records the last successful install, so a second
@@ -79,6 +79,7 @@ test: lint typecheck pytest
 # Pages of docs/ generated from today's defaults (tests check the committed ones are).
 docs: setup
 	$(BIN)/python -c "from brittle.search.presets import presets_markdown as m; print(m(), end='')" > docs/presets.md
+	$(BIN)/python bench/reproduce_agreement.py --examples --write-doc > /dev/null
 
 # `brittle bench` measures every stage beside its reference (README, Performance); the
 # scripts in bench/ keep the configurations the docs quote.
@@ -86,9 +87,10 @@ bench: setup
 	$(BIN)/brittle bench
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
-# Every table of docs/reproductions.md, the opening tables of docs/attack.md and the
-# table of docs/frontier.md, regenerated into reproduce/tables and the docs (about an
-# hour on 2 cores; an interrupted run continues where it stopped).
+# Every table of docs/reproductions.md, the opening tables of docs/attack.md, the table
+# of docs/frontier.md and those of docs/compare-methods.md, regenerated into
+# reproduce/tables and the docs (about two hours on 2 cores; an interrupted run
+# continues where it stopped).
 reproduce: setup
 	$(BIN)/python bench/reproduce.py --work reproduce
 

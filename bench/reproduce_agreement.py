@@ -11,9 +11,15 @@ t-test (S(correct) < S(wrong), p < 0.05), experiment 2's accuracy per condition,
 the paper's Table 4 cell (E4, mismatching context) per verb. Steps whose output exists
 are skipped.
 
+``--examples`` prints only docs/agreement.md's two example tables (item 0 of the
+default design, seed 0; no model runs) and, with ``--write-doc``, writes them into the
+page between ``<!-- generated: agreement-exp1-example -->`` / ``agreement-exp2-example``
+and ``<!-- end generated -->`` (``make docs`` does; a test renders them again).
+
 Usage::
 
     python bench/reproduce_agreement.py [--work DIR] [--json OUT.json]
+    python bench/reproduce_agreement.py --examples [--write-doc]
 """
 
 from __future__ import annotations
@@ -24,8 +30,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reproduce_common import brittle
+from reproduce_common import brittle, publish
 
+from brittle.engine.agreement.stimuli import build_sentence, design_frames
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "agreement.md"
 #: The paper's significance level for a condition.
 ALPHA = 0.05
 
@@ -36,11 +46,49 @@ def significant(row: dict[str, Any]) -> bool:
     return isinstance(p, int | float) and p < ALPHA
 
 
+def example_blocks() -> dict[str, str]:
+    """docs/agreement.md's example tables: item 0 of ``is/are`` in experiment 1 (target
+    singular, attractors plural, E0-E4) and of experiment 2 (target plural, E4, every
+    matrix subject), from the default design (``brittle agreement stimuli``, seed 0)."""
+    frames = design_frames(seed=0)
+    exp1 = [
+        f
+        for f in frames
+        if f.experiment == 1
+        and f.verb == "is"
+        and f.item == 0
+        and f.target_number == "sg"
+        and f.numbers[0] == "pl"
+    ]
+    exp2 = [
+        f
+        for f in frames
+        if f.experiment == 2 and f.item == 0 and f.target_number == "pl" and f.depth == 4
+    ]
+    one = ["| depth | item 0 of `is/are`, target sg, attractors pl (seed 0) |", "| --- | --- |"]
+    one += [f"| E{f.depth} | {build_sentence(f).text} |" for f in exp1]
+    two = ["| matrix | item 0, target pl, E4 (seed 0) |", "| --- | --- |"]
+    two += [f"| {f.matrix} | {build_sentence(f).text} |" for f in exp2]
+    return {
+        "agreement-exp1-example": "\n".join(one) + "\n",
+        "agreement-exp2-example": "\n".join(two) + "\n",
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("reproduce-agreement"))
     parser.add_argument("--json", type=Path, default=None, help="write the tables here")
+    parser.add_argument(
+        "--examples", action="store_true", help="only the page's example tables (no model)"
+    )
+    parser.add_argument(
+        "--write-doc", action="store_true", help=f"with --examples, write them into {DOC.name}"
+    )
     args = parser.parse_args(argv)
+    if args.examples:
+        publish(example_blocks(), DOC, write=args.write_doc)
+        return 0
     work: Path = args.work
     work.mkdir(parents=True, exist_ok=True)
     stimuli = work / "agreement.conllu"
