@@ -95,6 +95,24 @@ def test_stage_without_reference_has_no_ratio_and_markdown_says_so() -> None:
     assert lines[2].endswith("| 300 | — | — |")  # kernel use not measured
 
 
+def test_a_bench_report_reads_back_from_its_json() -> None:
+    """``BenchReport.from_dict`` reads ``brittle bench --json``'s file, so the docs'
+    tables render again from a kept run."""
+    timed = StageResult("generator.copos", 12.5, "sentences/s", peak_rss_mb=300.0)
+    ref = StageResult(
+        "parsing", 935.25, "candidates/s", "one call", 324.5, 815.0, "x", 0.75, 126_848
+    )
+    report = BenchReport((timed, ref), Machine(2, None, {"numpy": "2"}), ("no GPU",))
+    data = json.loads(json.dumps(report.to_dict()))
+    again = BenchReport.from_dict(data)
+    assert again == report
+    assert again.markdown() == report.markdown()
+    with pytest.raises(TypeError):
+        BenchReport.from_dict({**data, "stages": []})
+    with pytest.raises(KeyError):
+        BenchReport.from_dict({"stages": {"x": {"unit": "s"}}, "machine": data["machine"]})
+
+
 def test_kernel_use_counts_the_pages_a_block_touches() -> None:
     import ctypes
 

@@ -53,6 +53,11 @@ class StageResult:
     minor_faults: int | None = None
 
     @property
+    def figure(self) -> str:
+        """The throughput as the table writes it (``935 candidates/s``, ``3.20 s``)."""
+        return _rate(self.throughput, self.unit)
+
+    @property
     def ratio(self) -> float | None:
         """``throughput / reference_throughput``, or ``None`` without a reference."""
         if self.reference_throughput is None or self.reference_throughput <= 0:
@@ -72,6 +77,22 @@ class StageResult:
             "minor_faults": self.minor_faults,
             "detail": self.detail,
         }
+
+    @classmethod
+    def from_dict(cls, name: str, data: JSONObject) -> StageResult:
+        """The stage ``name`` as :meth:`to_dict` wrote it (``ratio`` is derived, so it is
+        not read; figures are the JSON's six significant digits)."""
+        return cls(
+            name=name,
+            throughput=_float(data["throughput"]),
+            unit=str(data["unit"]),
+            reference=None if data["reference"] is None else str(data["reference"]),
+            reference_throughput=_optional_float(data["reference_throughput"]),
+            peak_rss_mb=_float(data["peak_rss_mb"]),
+            detail=str(data["detail"]),
+            kernel_s=_optional_float(data["kernel_s"]),
+            minor_faults=None if data["minor_faults"] is None else _int(data["minor_faults"]),
+        )
 
 
 def with_kernel_use(results: tuple[StageResult, ...], used: KernelUse) -> tuple[StageResult, ...]:
@@ -95,6 +116,19 @@ class Machine:
     def to_dict(self) -> JSONObject:
         return {"cores": self.cores, "gpu": self.gpu, "versions": dict(self.versions)}
 
+    @classmethod
+    def from_dict(cls, data: JSONObject) -> Machine:
+        """The machine as :meth:`to_dict` wrote it."""
+        versions = data["versions"]
+        if not isinstance(versions, dict):
+            raise TypeError("machine.versions is not an object")
+        gpu = data["gpu"]
+        return cls(
+            cores=_int(data["cores"]),
+            gpu=None if gpu is None else str(gpu),
+            versions={str(k): str(v) for k, v in versions.items()},
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class BenchReport:
@@ -114,6 +148,26 @@ class BenchReport:
             out["notes"] = list(self.notes)
         return out
 
+    @classmethod
+    def from_dict(cls, data: JSONObject) -> BenchReport:
+        """The report :meth:`to_dict` wrote (``brittle bench --json``), to render its
+        table again without measuring.
+
+        Raises:
+            KeyError, TypeError, ValueError: ``data`` is not such an object.
+        """
+        stages, machine, notes = data["stages"], data["machine"], data.get("notes", [])
+        if not isinstance(stages, dict) or not isinstance(machine, dict):
+            raise TypeError("a bench report has objects 'stages' and 'machine'")
+        if not isinstance(notes, list):
+            raise TypeError("a bench report's notes are a list")
+        rows = []
+        for name, stage in stages.items():
+            if not isinstance(stage, dict):
+                raise TypeError(f"stage {name!r} is not an object")
+            rows.append(StageResult.from_dict(name, stage))
+        return cls(tuple(rows), Machine.from_dict(machine), tuple(str(n) for n in notes))
+
     def markdown(self) -> str:
         """A Markdown table of the stages, then the machine and any notes."""
         lines = [
@@ -130,7 +184,7 @@ class BenchReport:
             kernel = "—" if s.kernel_s is None else f"{s.kernel_s:.2f}"
             faults = "—" if s.minor_faults is None else f"{s.minor_faults:,}"
             lines.append(
-                f"| {s.name} | {_rate(s.throughput, s.unit)} | {ref} | {ref_rate} | {ratio} "
+                f"| {s.name} | {s.figure} | {ref} | {ref_rate} | {ratio} "
                 f"| {s.peak_rss_mb:,.0f} | {kernel} | {faults} |"
             )
         m = self.machine
@@ -151,3 +205,19 @@ def _finite(value: float | None) -> float | None:
     if value is None or not math.isfinite(value):
         return None
     return float(f"{value:.6g}")
+
+
+def _float(value: object) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise TypeError(f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _optional_float(value: object) -> float | None:
+    return None if value is None else _float(value)
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value
