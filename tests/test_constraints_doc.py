@@ -4,7 +4,9 @@ fails here."""
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from pathlib import Path
 
 from brittle.search.constraints.fluency import (
@@ -39,3 +41,23 @@ def test_the_default_bounds_are_todays() -> None:
     assert bounds["`similarity[:S]`"] == f"{DEFAULT_MIN_SIMILARITY:g}"
     assert bounds["`word-similarity[:W]`"] == f"{DEFAULT_MIN_WORD_SIMILARITY:g}"
     assert bounds["`judged[:L]`"] == f"L = {DEFAULT_LEVEL}"
+
+
+def test_the_shares_table_is_the_scripts_rendering_of_todays_rows() -> None:
+    """The table of how many candidates and sentences each constraint keeps is
+    bench/constraint_shares.py's rendering of ``docs/constraint-shares.json``, measured
+    with the rows (and so the default bounds) the script names today."""
+    sys.path.insert(0, str(DOC.parents[1] / "bench"))
+    import constraint_shares as cs
+
+    data = json.loads(cs.MEASURED.read_text(encoding="utf-8"))
+    assert [(r["label"], tuple(r["specs"])) for r in data["rows"]] == list(cs.ROWS)
+    block = re.search(
+        r"<!-- generated: constraint-shares -->\n(.*?)<!-- end generated -->",
+        DOC.read_text(encoding="utf-8"),
+        re.S,
+    )
+    assert block is not None and block.group(1) == cs.blocks(data)["constraint-shares"]
+    # nothing keeps more than coPOS alone offers
+    first = data["rows"][0]
+    assert all(r["sentences"] <= first["sentences"] for r in data["rows"])
