@@ -22,7 +22,12 @@ prints the tables.
 Usage::
 
     python bench/reproduce_probe_parser.py [--work DIR] [--resamples 1000]
-        [--smollm2-layer 30] [--json OUT.json]
+        [--smollm2-layer 30] [--json OUT.json] [--write-doc]
+    python bench/reproduce_probe_parser.py --render [--write-doc]
+
+The figures go to ``docs/probe-parser.json`` (``--measured``); ``--write-doc`` puts the
+table into docs/reproductions.md between its ``<!-- generated: probe-parser -->`` and
+``<!-- end generated -->`` lines.
 """
 
 from __future__ import annotations
@@ -37,10 +42,13 @@ from typing import Any
 from reproduce_common import (
     MODELS,
     TEST,
+    add_doc_options,
     add_smollm2_layer,
     brittle,
     ensure_smollm2_probe,
     ensure_sweep,
+    kept_figures,
+    publish,
     sweep_layers,
 )
 
@@ -54,6 +62,10 @@ from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import golds_of
 from brittle.scorers.representations import reopen_backend
 
+ROOT = Path(__file__).resolve().parents[1]
+#: The table's figures, as the last run wrote them (the page is rendered from it).
+MEASURED = ROOT / "docs" / "probe-parser.json"
+DOC = ROOT / "docs" / "reproductions.md"
 TASKS = ("distance", "perceptron")
 #: The tree metrics compared: UUAS, DSpr and DSpr after Prim + Floyd-Warshall.
 METRICS = ("uuas", "dspr", "dspr_prim")
@@ -108,16 +120,12 @@ def evaluated(out: Path, probes: Sequence[Path]) -> dict[str, Any]:
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("reproduce-probe-parser"))
-    parser.add_argument("--resamples", type=int, default=1000)
-    add_smollm2_layer(parser, "the sweeps")
-    parser.add_argument("--json", type=Path, default=None, help="write the tables here")
-    args = parser.parse_args(argv)
-    work: Path = args.work
+def measure(work: Path, resamples: int, smollm2_layer: int) -> dict[str, Any]:
+    """Train what is missing, evaluate, and return the table's figures: ``sentences``,
+    one row per representation and hidden state (``model``, ``layer``, the probe's and
+    the parser's metrics, the parser's ``lead`` as ``[difference, low, high]`` per
+    metric) and the Path and Majority ``baselines``."""
     work.mkdir(parents=True, exist_ok=True)
-
     sweeps = {(m, t): ensure_sweep(work, m, t) for m in MODELS for t in TASKS}
     report = evaluated(work / "evaluate.json", list(sweeps.values()))
     # per representation and hidden state: (structural probe, perceptron parser)
@@ -127,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         parser_layers = sweep_layers(sweeps[model, "perceptron"])
         pairs[model] = {i: (layers[i][0], parser_layers[i][0]) for i in sorted(layers)}
     reports = [report]
-    if args.smollm2_layer >= 0:
-        n = args.smollm2_layer
+    if smollm2_layer >= 0:
+        n = smollm2_layer
         probe, perceptron = (ensure_smollm2_probe(work, t, n) for t in TASKS)
         pairs["smollm2"] = {n: (probe, perceptron)}
         reports.append(evaluated(work / f"evaluate-smollm2-{n}.json", [probe, perceptron]))
@@ -143,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             d = lead(
                 per_sentence(parser_dir, sentences),
                 per_sentence(probe_dir, sentences),
-                args.resamples,
+                resamples,
             )
             table.append(
                 {
@@ -154,27 +162,47 @@ def main(argv: list[str] | None = None) -> int:
                     "lead": {m: list(v) for m, v in d.items()},
                 }
             )
-    base = report["baselines"]
-    print(f"EWT test ({report['sentences']} sentences); lead = perceptron - structural probe\n")
+    return {"sentences": report["sentences"], "rows": table, "baselines": report["baselines"]}
+
+
+def blocks(data: dict[str, Any]) -> dict[str, str]:
+    """The generated block of docs/reproductions.md (``probe-parser``)."""
     names = {"uuas": "UUAS", "dspr": "DSpr", "dspr_prim": "DSpr P+FW"}
     head = " | ".join(
         f"{names[m]} probe | {names[m]} parser | {names[m]} lead [95% CI]" for m in METRICS
     )
-    print(f"| representation | hidden state | {head} |")
-    print("| --- | ---: |" + " ---: | ---: | --- |" * len(METRICS))
-    for row in table:
+    lines = [
+        f"EWT test ({data['sentences']} sentences); lead = perceptron - structural probe",
+        "",
+        f"| representation | hidden state | {head} |",
+        "| --- | ---: |" + " ---: | ---: | --- |" * len(METRICS),
+    ]
+    for row in data["rows"]:
         p, q, ld = row["probe"], row["parser"], row["lead"]
         cells = []
         for m in METRICS:
             v, lo, hi = ld[m]
             cells.append(f"{p[m]:.3f} | {q[m]:.3f} | {v:+.3f} [{lo:+.3f}, {hi:+.3f}]")
-        print(f"| {row['model']} | {row['layer']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {row['model']} | {row['layer']} | " + " | ".join(cells) + " |")
     for name in ("path", "majority"):
-        b = base[name]
+        b = data["baselines"][name]
         scores = " | ".join(f"{b[m]:.3f} | | " for m in METRICS)
-        print(f"| {name} (baseline) | – | {scores}|")
+        lines.append(f"| {name} (baseline) | – | {scores}|")
+    return {"probe-parser": "\n".join(lines) + "\n"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("reproduce-probe-parser"))
+    parser.add_argument("--resamples", type=int, default=1000)
+    add_smollm2_layer(parser, "the sweeps")
+    parser.add_argument("--json", type=Path, default=None, help="write the tables here")
+    add_doc_options(parser, MEASURED, DOC)
+    args = parser.parse_args(argv)
+    data = kept_figures(args, lambda: measure(args.work, args.resamples, args.smollm2_layer))
+    publish(blocks(data), DOC, write=args.write_doc)
     if args.json is not None:
-        args.json.write_text(json.dumps({"rows": table, "baselines": base}, indent=2) + "\n")
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
     return 0
 
 

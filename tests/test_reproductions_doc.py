@@ -22,7 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import reproduce_fragility as rf  # noqa: E402
+import reproduce_jabberwocky as rj  # noqa: E402
 import reproduce_papers as rp  # noqa: E402
+import reproduce_probe_parser as rpp  # noqa: E402
 import reproduce_word_order as rw  # noqa: E402
 import reproduce_word_order_damage as rd  # noqa: E402
 
@@ -57,19 +59,30 @@ def word_order() -> list[dict[str, Any]]:
 
 def test_the_page_holds_the_generated_tables() -> None:
     """The comparison tables (from docs/reproductions.json) and the data tables whose
-    script keeps its figures in docs/ (fragility, word order, word-order damage), each
-    equal to its script's rendering, and no other."""
+    script keeps its figures in docs/ (Jabberwocky, probe vs parser, fragility, word
+    order, word-order damage), each equal to its script's rendering, and no other."""
 
     def kept(script: Any) -> Any:
         return json.loads(script.MEASURED.read_text(encoding="utf-8"))
 
     expected = {
         **rp.blocks(measured()),
+        **rj.blocks(kept(rj)),
+        **rpp.blocks(kept(rpp)),
         **rf.blocks(fragility()),
         **rw.blocks(word_order()),
         **rd.blocks(kept(rd)),
     }
     assert page_blocks() == expected
+
+
+def test_every_table_of_the_page_is_generated() -> None:
+    """No Markdown table outside a generated block (command examples aside): a figure
+    pasted by hand would never be checked against its script."""
+    text = BLOCK.sub("", rp.DOC.read_text(encoding="utf-8"))
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    pasted = [line for line in text.splitlines() if re.fullmatch(r"\s*\|.*\|\s*", line)]
+    assert pasted == []
 
 
 def test_the_fragility_tables_cover_every_representation_method_and_budget() -> None:
@@ -92,7 +105,7 @@ def test_the_fragility_tables_cover_every_representation_method_and_budget() -> 
 
 def test_every_comparison_row_has_the_columns_and_one_verdict() -> None:
     blocks = page_blocks()
-    data = ("fragility-", "word-order-", "damage-")
+    data = ("jabberwocky-", "probe-parser", "fragility-", "word-order-", "damage-")
     papers = [n for n in blocks if not n.startswith(data)]
     assert papers == ["summary", *rp.PAPERS]
     header = cells(rp.HEADER.splitlines()[0])
