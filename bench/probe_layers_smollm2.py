@@ -24,7 +24,13 @@ Steps whose output exists are skipped.
 Usage::
 
     python bench/probe_layers_smollm2.py [--work reproduce/smollm2] [--train 1000]
-        [--dev 250] [--test 500] [--step 3]
+        [--dev 250] [--test 500] [--step 3] [--write-doc]
+    python bench/probe_layers_smollm2.py --render [--write-doc]
+
+The evaluation (each probe's task, architecture, hidden state and metrics, the
+baselines) goes to ``docs/smollm2-layers.json`` (``--measured``); ``--write-doc`` puts
+the tables into docs/probes.md between ``<!-- generated: smollm2-layers -->`` and
+``<!-- end generated -->``.
 """
 
 from __future__ import annotations
@@ -33,9 +39,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import probes_markdown
-from reproduce_common import UD, brittle
+from reproduce_common import UD, add_doc_options, brittle, kept_figures, publish
 
 from brittle.engine.core.resources import data_home
 
@@ -43,6 +50,10 @@ EWT_DEV = UD / "UD_English-EWT/en_ewt-ud-dev.conllu"
 EWT_TEST = UD / "UD_English-EWT/en_ewt-ud-test.conllu"
 #: SmolLM2-135M: 30 layers, so hidden states 0 (embeddings) to 30.
 LAYERS = 30
+ROOT = Path(__file__).resolve().parents[1]
+#: The evaluation behind the page's tables, as the last run wrote it.
+MEASURED = ROOT / "docs" / "smollm2-layers.json"
+DOC = ROOT / "docs" / "probes.md"
 
 
 def blocks(path: Path) -> list[str]:
@@ -63,24 +74,18 @@ def model_dir() -> Path:
     return data_home() / "models" / "smollm2-135m"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("reproduce/smollm2"))
-    parser.add_argument("--train", type=int, default=1000, help="EWT dev sentences to train on")
-    parser.add_argument("--dev", type=int, default=250, help="last EWT dev sentences (dev loss)")
-    parser.add_argument("--test", type=int, default=500, help="EWT test sentences scored")
-    parser.add_argument("--step", type=int, default=3, help="every STEP-th hidden state")
-    args = parser.parse_args(argv)
-    work: Path = args.work
+def measure(work: Path, train_n: int, dev_n: int, test_n: int, step: int) -> dict[str, Any]:
+    """Train and evaluate what is missing; the evaluation's figures (each probe's
+    ``path`` made relative to ``work``, the sweep it belongs to)."""
     work.mkdir(parents=True, exist_ok=True)
     n_dev = len(blocks(EWT_DEV))
-    if args.train + args.dev > n_dev:
-        parser.error(f"--train + --dev must not exceed the {n_dev} sentences of EWT dev")
-    train = write_subset(EWT_DEV, work / "train.conllu", 0, args.train)
-    dev = write_subset(EWT_DEV, work / "dev.conllu", n_dev - args.dev, None)
-    test = write_subset(EWT_TEST, work / "test.conllu", 0, args.test)
+    if train_n + dev_n > n_dev:
+        raise SystemExit(f"--train + --dev must not exceed the {n_dev} sentences of EWT dev")
+    train = write_subset(EWT_DEV, work / "train.conllu", 0, train_n)
+    dev = write_subset(EWT_DEV, work / "dev.conllu", n_dev - dev_n, None)
+    test = write_subset(EWT_TEST, work / "test.conllu", 0, test_n)
     model = model_dir()
-    layers = ",".join(str(n) for n in range(0, LAYERS + 1, args.step))
+    layers = ",".join(str(n) for n in range(0, LAYERS + 1, step))
     common = (train, "--dev", dev, "--model", model, "--quiet")
     probes = []
     for task in ("distance", "depth"):
@@ -100,7 +105,39 @@ def main(argv: list[str] | None = None) -> int:
             "evaluate", test, *[x for p in probes for x in ("--probe", p)],
             "--quiet", "--json", report,
         )  # fmt: skip
-    print(probes_markdown.layer_tables([json.loads(report.read_text())]), end="")
+    data: dict[str, Any] = json.loads(report.read_text())
+    kept = ("task", "architecture", "representation", "metrics")
+    return {
+        "sentences": data["sentences"],
+        "probes": {
+            name: {
+                **{k: p[k] for k in kept},
+                "path": str(Path(p["path"]).resolve().relative_to(work.resolve())),
+            }
+            for name, p in data["probes"].items()
+        },
+        "baselines": data["baselines"],
+    }
+
+
+def blocks_of(data: dict[str, Any]) -> dict[str, str]:
+    """The generated block of docs/probes.md (``smollm2-layers``): the layer curves."""
+    return {"smollm2-layers": probes_markdown.layer_tables([data])}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("reproduce/smollm2"))
+    parser.add_argument("--train", type=int, default=1000, help="EWT dev sentences to train on")
+    parser.add_argument("--dev", type=int, default=250, help="last EWT dev sentences (dev loss)")
+    parser.add_argument("--test", type=int, default=500, help="EWT test sentences scored")
+    parser.add_argument("--step", type=int, default=3, help="every STEP-th hidden state")
+    add_doc_options(parser, MEASURED, DOC)
+    args = parser.parse_args(argv)
+    data = kept_figures(
+        args, lambda: measure(args.work, args.train, args.dev, args.test, args.step)
+    )
+    publish(blocks_of(data), DOC, write=args.write_doc)
     return 0
 
 

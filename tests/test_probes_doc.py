@@ -1,0 +1,48 @@
+"""docs/probes.md: its layer tables are their scripts' output.
+
+The MiniLM layer table (``bench/layer_linear_info.py``) and SmolLM2's layer curves
+(``bench/probe_layers_smollm2.py``) are rendered again from the JSON each script keeps
+in docs/ and must equal the page's generated blocks byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import layer_linear_info as lli  # noqa: E402
+import probe_layers_smollm2 as pls  # noqa: E402
+
+BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
+DOC = ROOT / "docs" / "probes.md"
+
+
+def kept(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_the_page_holds_the_scripts_tables() -> None:
+    page = dict(BLOCK.findall(DOC.read_text(encoding="utf-8")))
+    assert page == {**lli.blocks(kept(lli.MEASURED)), **pls.blocks_of(kept(pls.MEASURED))}
+
+
+def test_the_layer_table_covers_every_hidden_state_of_minilm() -> None:
+    data = kept(lli.MEASURED)
+    assert data["sentences"] == 600 and data["treebank"] == "en_lines-ud-dev.conllu"
+    assert [r["layer"] for r in data["layers"]] == list(range(7))
+    assert [r["from_out"] for r in data["layers"]] == list(range(-7, 0))
+
+
+def test_the_smollm2_curves_are_every_third_hidden_state() -> None:
+    probes = kept(pls.MEASURED)["probes"].values()
+    std = sorted(
+        int(p["representation"]["layer"]) for p in probes if p["path"].startswith("smollm2-depth")
+    )
+    assert std == list(range(0, pls.LAYERS + 1, 3))
