@@ -25,9 +25,20 @@ import types
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+import numba
 import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
+
+# The parallel loop below is brittle's only one. Numba's OpenMP threading layer leaves
+# its worker threads competing with torch's own OpenMP pool once the loop has run:
+# coCO's language model then ran 20 times slower in the same process (`brittle bench`'s
+# generator.coco after tree_edit_distance: 0.10 sentences/s against 2.1). The workqueue
+# layer parks its threads between loops. A layer the user chose
+# (NUMBA_THREADING_LAYER) is kept.
+# (numba.config sets its attributes from the environment at run time: no stubs)
+if numba.config.THREADING_LAYER == "default":  # type: ignore[attr-defined]
+    numba.config.THREADING_LAYER = "workqueue"  # type: ignore[attr-defined]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
