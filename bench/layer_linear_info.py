@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from reproduce_common import add_doc_options, kept_figures, publish
@@ -53,7 +53,9 @@ def r_squared(x: np.ndarray, y: np.ndarray, split: int) -> float:
     return float(1.0 - ((pred - y[split:]) ** 2).mean() / y[split:].var())
 
 
-def measure(treebank: Path, model: str | None, n: int, pooling: str) -> dict[str, Any]:
+def measure(
+    treebank: Path, model: str | None, n: int, pooling: Literal["first", "mean", "last"]
+) -> dict[str, Any]:
     """Every hidden state's figures: ``{"model", "treebank", "sentences", "layers":
     [{"layer", "from_out", "cos", "norm", "r2_position", "r2_depth"}]}``."""
     from brittle.engine.core.conllu import read_conllu

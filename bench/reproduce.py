@@ -1,5 +1,7 @@
-"""Every table of docs/reproductions.md, the opening tables of docs/attack.md and the
-table of docs/frontier.md, regenerated in one run (``make reproduce``).
+"""Every table of docs/reproductions.md, the opening tables of docs/attack.md, the
+table of docs/frontier.md, those of docs/compare-methods.md, the constraint shares of
+docs/constraints.md and the bench tables of docs/performance.md and the README,
+regenerated in one run (``make reproduce``).
 
 Runs, in order, with one work directory so that probes are trained once and shared:
 
@@ -16,24 +18,34 @@ Runs, in order, with one work directory so that probes are trained once and shar
    docs/attack.md (trains ``spacy-ud`` when missing), and docs/frontier.md's table and
    figure (``brittle frontier`` on the first 60 GUM test sentences with the demo's
    probes);
-6. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
+6. ``reproduce_compare.py``: docs/compare-methods.md's tables and figure
+   (``brittle compare-methods`` with today's defaults on the first 100 EWT test
+   sentences, about 35 minutes);
+7. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
    MiniLM layer-2 distance and POS probes of step 3, the first 300 sentences);
-7. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
-8. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
-9. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
-   claim, from the JSON of steps 1-8 (writes ``docs/reproductions.json`` and the
-   comparison tables of ``docs/reproductions.md``).
+8. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
+9. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
+10. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
+    claim, from the JSON of steps 1-9 (writes ``docs/reproductions.json`` and the
+    comparison tables of ``docs/reproductions.md``);
+11. ``constraint_shares.py``: docs/constraints.md's table of the candidates and
+    sentences each constraint keeps (coPOS on the first 200 EWT test sentences);
+12. ``reproduce_bench.py``: docs/performance.md's bench tables and the README's
+    summary (three full ``brittle bench`` runs on EWT test; run it with nothing else
+    running).
 
-Steps 3-7 write their tables into the docs themselves (``--write-doc``), each from a
-JSON of its figures kept beside the page (``docs/fragility.json``, ``docs/attack.json``,
-``docs/parser-scores.json``, ``docs/frontier.json``, ``docs/word-order-damage.json``,
-``docs/word-order.json``); a test renders every generated block again from that JSON.
-The tables of steps 1 and 2 are still pasted from their output.
+Steps 1-8, 11 and 12 write their tables into the docs themselves (``--write-doc``),
+each from a JSON of its figures kept beside the page (``docs/probe-parser.json``,
+``docs/jabberwocky.json``, ``docs/fragility.json``, ``docs/attack.json``,
+``docs/parser-scores.json``, ``docs/frontier.json``, ``docs/compare-methods.json``,
+``docs/word-order-damage.json``, ``docs/word-order.json``,
+``docs/constraint-shares.json``, ``docs/bench.json``); a test renders every
+generated block again from that JSON.
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
 interrupted run continues where it stopped; delete ``WORK`` to start over. From
-scratch it takes about an hour on a 2-core machine.
+scratch it takes about two hours on a 2-core machine.
 
 Usage::
 
@@ -49,9 +61,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import constraint_shares
 import parser_scores
 import reproduce_agreement
 import reproduce_attack
+import reproduce_bench
+import reproduce_compare
 import reproduce_fragility
 import reproduce_frontier
 import reproduce_jabberwocky
@@ -78,11 +93,23 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
     return {
         "probe_parser": (
             reproduce_probe_parser.main,
-            ["--work", str(work), "--json", str(tables / "probe_parser.json")],
+            [
+                "--work",
+                str(work),
+                "--json",
+                str(tables / "probe_parser.json"),
+                "--write-doc",
+            ],
         ),
         "jabberwocky": (
             reproduce_jabberwocky.main,
-            ["--work", str(work), "--json", str(tables / "jabberwocky.json")],
+            [
+                "--work",
+                str(work),
+                "--json",
+                str(tables / "jabberwocky.json"),
+                "--write-doc",
+            ],
         ),
         "fragility": (
             reproduce_fragility.main,
@@ -110,6 +137,10 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
             reproduce_frontier.main,
             ["--work", str(work / "frontier"), "--write-doc"],
         ),
+        "compare": (
+            reproduce_compare.main,
+            ["--work", str(work / "compare"), "--write-doc"],
+        ),
         "word_order_damage": (
             reproduce_word_order_damage.main,
             [
@@ -131,6 +162,11 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
             ["--work", str(work / "agreement"), "--json", str(tables / "agreement.json")],
         ),
         "papers": (reproduce_papers.main, ["--work", str(work), "--write-doc"]),
+        "constraint_shares": (constraint_shares.main, ["--write-doc"]),
+        "bench": (
+            reproduce_bench.main,
+            ["--work", str(work / "bench"), "--write-doc"],
+        ),
     }
 
 

@@ -1,0 +1,52 @@
+"""docs/performance.md's bench tables and the README's summary are ``brittle bench``'s
+own, from the runs ``bench/reproduce_bench.py`` keeps.
+
+The tables are rendered again from ``docs/bench.json`` (the runs' ``--json`` reports,
+read back with :meth:`BenchReport.from_dict`) and must equal the pages' generated
+blocks byte for byte; the kept runs measured the same workload in each stage and
+every stage the command runs by default.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import reproduce_bench as rb  # noqa: E402
+
+from brittle.engine.bench.records import BenchReport  # noqa: E402
+
+BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
+
+
+def kept() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(rb.MEASURED.read_text(encoding="utf-8"))
+    return data
+
+
+def test_the_pages_hold_the_benchs_tables() -> None:
+    rendered = rb.blocks(kept())
+    page = dict(BLOCK.findall(rb.DOC.read_text(encoding="utf-8")))
+    readme = dict(BLOCK.findall(rb.README.read_text(encoding="utf-8")))
+    assert {k: page[k] for k in page if k.startswith("bench-")} == {
+        k: v for k, v in rendered.items() if k != "bench-summary"
+    }
+    assert readme["bench-summary"] == rendered["bench-summary"]
+
+
+def test_the_runs_cover_every_stage_on_an_unmoving_workload() -> None:
+    runs = kept()["runs"]
+    assert len(runs) >= 3
+    names = [list(r["stages"]) for r in runs]
+    assert all(n == names[0] for n in names)
+    assert set(rb.SUMMARY) <= set(names[0])
+    # the attack stage scores the same recorded candidates in every run
+    reports = [BenchReport.from_dict(r) for r in runs]
+    counts = {rb.scored(next(s for s in r.stages if s.name == "end_to_end")) for r in reports}
+    assert len(counts) == 1 and counts.pop() > 0
