@@ -83,15 +83,9 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
 
 
 def _median_run(reports: Sequence[BenchReport]) -> BenchReport:
-    """The run whose ``end_to_end`` ratio is the median (the lower middle one of an
-    even count)."""
-
-    def key(report: BenchReport) -> float:
-        ratio = _stage(report, "end_to_end").ratio
-        return 0.0 if ratio is None else ratio
-
-    ranked = sorted(reports, key=key)
-    return ranked[(len(ranked) - 1) // 2]
+    """The run whose ``end_to_end`` ratio is the median (:func:`_median_stage`)."""
+    middle = _median_stage(reports, "end_to_end")
+    return next(r for r in reports if _stage(r, "end_to_end") is middle)
 
 
 def scored(stage: StageResult) -> int:
