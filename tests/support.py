@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,3 +49,18 @@ def train_static_probe(base: Path) -> Path:
     result = CliRunner(env={"BRITTLE_HOME": str(base / "home")}).invoke(main, args)
     assert result.exit_code == 0, result.output
     return out
+
+
+#: A generated block of a page: ``<!-- generated: NAME -->`` ... ``<!-- end generated -->``.
+GENERATED_BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
+
+
+def generated_blocks(text: str) -> dict[str, str]:
+    """The generated blocks of a Markdown page, by name."""
+    return dict(GENERATED_BLOCK.findall(text))
+
+
+def tables_outside_blocks(text: str) -> list[str]:
+    """The Markdown table rows of a page outside its generated blocks and code fences."""
+    rest = re.sub(r"```.*?```", "", GENERATED_BLOCK.sub("", text), flags=re.S)
+    return [line for line in rest.splitlines() if re.fullmatch(r"\s*\|.*\|\s*", line)]

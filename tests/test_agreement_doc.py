@@ -9,20 +9,19 @@ that moves item 0 fails here until ``make docs`` writes the page again.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
+
+from support import generated_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import reproduce_agreement as ra  # noqa: E402
 
-BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
-
 
 def test_the_example_tables_are_the_default_designs_item_0() -> None:
-    page = dict(BLOCK.findall(ra.DOC.read_text(encoding="utf-8")))
+    page = generated_blocks(ra.DOC.read_text(encoding="utf-8"))
     assert page == ra.example_blocks()
 
 

@@ -10,12 +10,13 @@ configuration on the documented subset.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+
+from support import generated_blocks, tables_outside_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -25,8 +26,6 @@ import reproduce_compare as rc  # noqa: E402
 from brittle.cli.main import main  # noqa: E402
 from brittle.engine.compare.compare_run import CompareConfig  # noqa: E402
 
-BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
-
 
 def kept() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(rc.MEASURED.read_text(encoding="utf-8"))
@@ -34,7 +33,7 @@ def kept() -> dict[str, Any]:
 
 
 def test_the_page_holds_the_commands_tables() -> None:
-    page = dict(BLOCK.findall(rc.DOC.read_text(encoding="utf-8")))
+    page = generated_blocks(rc.DOC.read_text(encoding="utf-8"))
     assert page == rc.blocks(kept())
 
 
@@ -57,7 +56,4 @@ def test_the_run_is_todays_default_configuration() -> None:
 
 def test_every_table_of_the_page_is_generated() -> None:
     """No Markdown table outside a generated block (command examples aside)."""
-    text = BLOCK.sub("", rc.DOC.read_text(encoding="utf-8"))
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
-    rows = [line for line in text.splitlines() if re.fullmatch(r"\s*\|.*\|\s*", line)]
-    assert rows == []
+    assert tables_outside_blocks(rc.DOC.read_text(encoding="utf-8")) == []

@@ -10,10 +10,11 @@ every stage the command runs by default.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from support import generated_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -21,8 +22,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 import reproduce_bench as rb  # noqa: E402
 
 from brittle.engine.bench.records import BenchReport  # noqa: E402
-
-BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
 
 
 def kept() -> dict[str, Any]:
@@ -32,8 +31,8 @@ def kept() -> dict[str, Any]:
 
 def test_the_pages_hold_the_benchs_tables() -> None:
     rendered = rb.blocks(kept())
-    page = dict(BLOCK.findall(rb.DOC.read_text(encoding="utf-8")))
-    readme = dict(BLOCK.findall(rb.README.read_text(encoding="utf-8")))
+    page = generated_blocks(rb.DOC.read_text(encoding="utf-8"))
+    readme = generated_blocks(rb.README.read_text(encoding="utf-8"))
     assert {k: page[k] for k in page if k.startswith("bench-")} == {
         k: v for k, v in rendered.items() if k != "bench-summary"
     }

@@ -8,10 +8,11 @@ in docs/ and must equal the page's generated blocks byte for byte.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from support import generated_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -19,7 +20,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 import layer_linear_info as lli  # noqa: E402
 import probe_layers_smollm2 as pls  # noqa: E402
 
-BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
 DOC = ROOT / "docs" / "probes.md"
 
 
@@ -29,7 +29,7 @@ def kept(path: Path) -> dict[str, Any]:
 
 
 def test_the_page_holds_the_scripts_tables() -> None:
-    page = dict(BLOCK.findall(DOC.read_text(encoding="utf-8")))
+    page = generated_blocks(DOC.read_text(encoding="utf-8"))
     assert page == {**lli.blocks(kept(lli.MEASURED)), **pls.blocks_of(kept(pls.MEASURED))}
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from support import generated_blocks, tables_outside_blocks
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -29,11 +31,10 @@ import reproduce_word_order as rw  # noqa: E402
 import reproduce_word_order_damage as rd  # noqa: E402
 
 PAPERS = ROOT.parent / "shared" / "papers"
-BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
 
 
 def page_blocks() -> dict[str, str]:
-    return dict(BLOCK.findall(rp.DOC.read_text(encoding="utf-8")))
+    return generated_blocks(rp.DOC.read_text(encoding="utf-8"))
 
 
 def measured() -> dict[str, Any]:
@@ -79,10 +80,7 @@ def test_the_page_holds_the_generated_tables() -> None:
 def test_every_table_of_the_page_is_generated() -> None:
     """No Markdown table outside a generated block (command examples aside): a figure
     pasted by hand would never be checked against its script."""
-    text = BLOCK.sub("", rp.DOC.read_text(encoding="utf-8"))
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
-    pasted = [line for line in text.splitlines() if re.fullmatch(r"\s*\|.*\|\s*", line)]
-    assert pasted == []
+    assert tables_outside_blocks(rp.DOC.read_text(encoding="utf-8")) == []
 
 
 def test_the_fragility_tables_cover_every_representation_method_and_budget() -> None:
