@@ -11,6 +11,10 @@ renders, with the command's own writer (:meth:`BenchReport.markdown`):
   each run (its workload is recorded, so the count must not move);
 - ``bench-targets``: the engine's targets (:data:`TARGETS`) against each stage's median
   over the runs and its range;
+- ``bench-grading``: each grading stage's attack rate in the median run and grading's
+  share of the attack's time in every run (the spread table leaves them out);
+- ``bench-anytime``: each strategy's mean drop within each time and query point, the
+  median over the runs;
 - ``bench-summary`` (README.md): per stage, the rate and ratio of the run where its
   ratio is the median, with the range of the ratio over the runs.
 
@@ -112,9 +116,81 @@ def _stage(report: BenchReport, name: str) -> StageResult:
     return stage
 
 
+#: The grading stages, and the anytime stages' strategies, in their tables' order.
+GRADING = ("grading", "grading.tree", "grading.meaning")
+ANYTIME = ("sample", "greedy", "beam", "guided")
+
+
+def anytime_curve(stage: StageResult) -> tuple[dict[str, float], dict[str, float], float]:
+    """An anytime stage's curve from its detail line: the mean drop within each number
+    of seconds and within each number of queries (keyed as written, ``"0.25"``,
+    ``"10"``), and the strategy's whole run in seconds."""
+    found = re.search(
+        r"\(([\d.]+) s in all\); mean drop within (.*?); within (.*?) queries$", stage.detail
+    )
+    if found is None:
+        raise ValueError(f"{stage.name}: no anytime curve in {stage.detail!r}")
+
+    def pairs(text: str, unit: str) -> dict[str, float]:
+        items = (item.rsplit(" ", 1) for item in text.split(", "))
+        return {at.removesuffix(unit): float(v) for at, v in items}
+
+    return pairs(found.group(2), " s"), pairs(found.group(3), ""), float(found.group(1))
+
+
+def _grading_table(reports: Sequence[BenchReport]) -> list[str]:
+    """Each grading stage: the attack's rate without grading in the median run, and
+    grading's share of the attack's time in every run and its median (the stage's
+    reference rate over its own: grading's seconds over the attack's)."""
+    n = len(reports)
+    lines = [
+        "| stage | attack without grading (median run) | "
+        + " | ".join(f"grading's share, run {k}" for k in range(1, n + 1))
+        + " | median |",
+        "| --- | ---: |" + " ---: |" * (n + 1),
+    ]
+    for name in GRADING:
+        stage = _median_stage(reports, name)
+        shares = [
+            (s.reference_throughput or 0.0) / s.throughput
+            for s in (_stage(r, name) for r in reports)
+        ]
+        ref = stage.reference_throughput or 0.0
+        lines.append(
+            f"| {name} | {ref:,.3g} {stage.unit} | "
+            + " | ".join(f"{v:.0%}" for v in shares)
+            + f" | {statistics.median(shares):.0%} |"
+        )
+    return lines
+
+
+def _anytime_table(reports: Sequence[BenchReport]) -> list[str]:
+    """Each strategy's mean drop within each time and query point and its whole run:
+    the median over the runs of each cell (the query points are the same in every run:
+    the search does not depend on the clock)."""
+    curves = {s: [anytime_curve(_stage(r, f"anytime.{s}")) for r in reports] for s in ANYTIME}
+    times, queries, _ = curves[ANYTIME[0]][0]
+    lines = [
+        "| strategy | "
+        + " | ".join(f"{t} s" for t in times)
+        + " | "
+        + " | ".join(f"{q} queries" for q in queries)
+        + " | whole run |",
+        "| --- |" + " ---: |" * (len(times) + len(queries) + 1),
+    ]
+    for search in ANYTIME:
+        runs = curves[search]
+        cells = [f"{statistics.median(c[0][t] for c in runs):.4f}" for t in times]
+        cells += [f"{statistics.median(c[1][q] for c in runs):.4f}" for q in queries]
+        cells.append(f"{statistics.median(c[2] for c in runs):.1f} s")
+        lines.append(f"| {search} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def blocks(data: dict[str, Any]) -> dict[str, str]:
-    """The generated blocks: ``bench-latest``, ``bench-spread`` and ``bench-targets`` of
-    docs/performance.md, ``bench-summary`` of the README."""
+    """The generated blocks: ``bench-latest``, ``bench-spread``, ``bench-targets``,
+    ``bench-grading`` and ``bench-anytime`` of docs/performance.md, ``bench-summary``
+    of the README."""
     reports = [BenchReport.from_dict(r) for r in data["runs"]]
     median = _median_run(reports)
     n = len(reports)
@@ -124,6 +200,8 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
         "| --- |" + " ---: |" * (n + 2),
     ]  # fmt: skip
     for stage in median.stages:
+        if stage.name in GRADING:  # their own table gives grading's share run by run
+            continue
         runs = [_stage(r, stage.name) for r in reports]
         ratios = [s.ratio for s in runs]
         if any(r is None for r in ratios):
@@ -175,6 +253,8 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
         "bench-latest": median.markdown() + "\n",
         "bench-spread": "\n".join(spread) + "\n",
         "bench-targets": "\n".join(targets) + "\n",
+        "bench-grading": "\n".join(_grading_table(reports)) + "\n",
+        "bench-anytime": "\n".join(_anytime_table(reports)) + "\n",
         "bench-summary": "\n".join(summary) + "\n",
     }
 

@@ -49,3 +49,31 @@ def test_the_runs_cover_every_stage_on_an_unmoving_workload() -> None:
     reports = [BenchReport.from_dict(r) for r in runs]
     counts = {rb.scored(next(s for s in r.stages if s.name == "end_to_end")) for r in reports}
     assert len(counts) == 1 and counts.pop() > 0
+
+
+def test_the_anytime_curves_by_queries_do_not_depend_on_the_clock() -> None:
+    """The searches are the same in every run: only their time points may move."""
+    reports = [BenchReport.from_dict(r) for r in kept()["runs"]]
+    for search in rb.ANYTIME:
+        curves = [
+            rb.anytime_curve(next(s for s in r.stages if s.name == f"anytime.{search}"))
+            for r in reports
+        ]
+        assert all(c[1] == curves[0][1] for c in curves)
+        assert list(curves[0][1]) == ["10", "25", "50", "100"]
+
+
+def test_an_anytime_curve_is_read_back_from_its_detail_line() -> None:
+    from brittle.engine.bench.records import StageResult
+
+    stage = StageResult(
+        "anytime.beam", 0.1, "drop in 1 s", None, None, 100.0,
+        "beam on 6 sentences over a pool, tau 2, query budget 100, warm, lock-step rounds "
+        "(9.0 s in all); mean drop within 0.25 s 0.0000, 1 s 0.0158; within 10 0.0035, "
+        "100 0.0925 queries",
+    )  # fmt: skip
+    assert rb.anytime_curve(stage) == (
+        {"0.25": 0.0, "1": 0.0158},
+        {"10": 0.0035, "100": 0.0925},
+        9.0,
+    )
