@@ -61,3 +61,31 @@ def test_the_shares_table_is_the_scripts_rendering_of_todays_rows() -> None:
     # nothing keeps more than coPOS alone offers
     first = data["rows"][0]
     assert all(r["sentences"] <= first["sentences"] for r in data["rows"])
+
+
+def test_the_labelled_pairs_table_is_the_scripts_rendering_of_the_fixtures() -> None:
+    """bench/labelled_pairs.py's rendering of ``docs/labelled-pairs.json``, measured on
+    every pair of the fixtures, in their order; the default fluency bound rejects every
+    bad pair as measured."""
+    sys.path.insert(0, str(DOC.parents[1] / "bench"))
+    import labelled_pairs as lp
+
+    from brittle.engine.core.conllu import read_conllu
+
+    data = json.loads(lp.MEASURED.read_text(encoding="utf-8"))
+    fixtures = read_conllu(lp.FIXTURES / "quality_original.conllu")
+    assert [(r["label"], r["text"]) for r in data["pairs"]] == [
+        (s.metadata["quality"], s.text) for s in fixtures
+    ]
+    block = re.search(
+        r"<!-- generated: labelled-pairs -->\n(.*?)<!-- end generated -->",
+        DOC.read_text(encoding="utf-8"),
+        re.S,
+    )
+    assert block is not None and block.group(1) == lp.blocks(data)["labelled-pairs"]
+    for r in data["pairs"]:
+        if r["label"] == "bad":
+            assert (
+                r["bits_per_word"] > DEFAULT_MAX_SURPRISAL_INCREASE
+                or r["bits_per_changed_word"] > DEFAULT_MAX_PER_CHANGED
+            )
