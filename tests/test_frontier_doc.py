@@ -9,10 +9,11 @@ rerun, fails here.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from support import generated_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -21,8 +22,6 @@ import reproduce_frontier as rf  # noqa: E402
 
 from brittle.engine.reports.report import LEVELS  # noqa: E402
 
-BLOCK = re.compile(r"<!-- generated: (\S+) -->\n(.*?)<!-- end generated -->", re.S)
-
 
 def figures() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(rf.MEASURED.read_text(encoding="utf-8"))
@@ -30,7 +29,7 @@ def figures() -> dict[str, Any]:
 
 
 def test_the_page_holds_the_generated_table() -> None:
-    page = dict(BLOCK.findall(rf.DOC.read_text(encoding="utf-8")))
+    page = generated_blocks(rf.DOC.read_text(encoding="utf-8"))
     assert page == rf.blocks(figures())
 
 
