@@ -1,38 +1,51 @@
-"""Guided search against beam and greedy search at equal query budgets.
+"""Guided search against beam, greedy and sample search at equal query budgets.
 
-The table of docs/attack.md's "Guided search" section: the first 60 sentences of EWT
+The tables of docs/attack.md's "Beam and greedy against sample" and "Guided search"
+sections: the first 60 sentences of EWT
 test, La Malfa et al.'s every-sense coPOS pool as recorded in
 ``data/bench-pool-tables.json`` (20 options per position), tau 2, spaCy syntax check at
 0.2, the demo's MiniLM layer -5 distance and POS probes, the objective their mean
-drop, no grading. Each strategy runs at query budgets of 60, 100 and 200; guided search
+drop, no grading. Beam, greedy and guided search run at query budgets of 60, 100 and
+200, sample at 100 (b = 100 draws); guided search
 also without its gradient estimates (the same search on the generator's own ranking),
 which says what the gradient adds, and without its warm-up (a first batch of 8 like the
 others), which says what that adds; and at 60 and 100 queries with two oracles in place of
 the estimates, which say what a better estimate could add at most: each option's damage
 as the probes score it, and each position's mean of those damages (scored by a pass of
-their own, not counted as queries). Runs one after the other in one process, models
-loaded and every code path run once on 4 sentences before the first is timed.
+their own, not counted as queries). Every row keeps its anytime record, and for each
+search at 100 queries the second table gives the mean best damage found within 10, 25,
+50 and 100 queries. Runs one after the other in one process, models loaded and every
+code path run once on 4 sentences before the first is timed.
 
-Run: ``python bench/guided_search.py [--ewt PATH] [--sentences 60]`` (about 7 minutes
-on 2 cores).
+Usage::
+
+    python bench/guided_search.py [--ewt PATH] [--sentences 60] [--write-doc]
+    python bench/guided_search.py --render [--write-doc]
+
+(about 7 minutes on 2 cores). The figures go to ``docs/guided-search.json``
+(``--measured``); ``--write-doc`` puts the tables into docs/attack.md's generated
+blocks ``guided-search`` and ``anytime-queries``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from record_tables import EWT_TEST
+from reproduce_common import add_doc_options, kept_figures, publish
 
 from brittle.data import bench_pool_tables_path
 from brittle.engine.attack import AttackConfig, build_components, run_attack
+from brittle.engine.bench.stages import ANYTIME_QUERY_GRID, mean_drop_by
 from brittle.engine.bench.workload import EVERY_SENSE_OPTIONS
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
@@ -42,6 +55,10 @@ from brittle.search.problem import Estimates
 from brittle.search.scoring import CachedScorer, Objective, TaskEvaluator
 from brittle.search.strategies import GuidedSearch
 from brittle.search.table import SubstitutionTable
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT / "docs" / "guided-search.json"
+DOC = ROOT / "docs" / "attack.md"
 
 #: What guided search ranks by: the probes' gradient ("gradient"; "no warm-up": with a
 #: first batch of 8 like the others, ``guided_warmup=0``), nothing ("none"), or an
@@ -54,7 +71,9 @@ RUNS: tuple[tuple[str, str, int, Guide], ...] = (
     ("beam", "beam", 100, "gradient"),
     ("beam", "beam", 200, "gradient"),
     ("greedy", "greedy", 60, "gradient"),
+    ("greedy", "greedy", 100, "gradient"),
     ("greedy", "greedy", 200, "gradient"),
+    ("sample (b = 100)", "sample", 100, "gradient"),
     ("guided", "guided", 60, "gradient"),
     ("guided", "guided", 100, "gradient"),
     ("guided", "guided", 200, "gradient"),
@@ -108,15 +127,15 @@ class ScoredEstimates:
         return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ewt", type=Path, default=EWT_TEST, help="EWT test CoNLL-U")
-    parser.add_argument("--sentences", type=int, default=60)
-    args = parser.parse_args()
+def measure(ewt: Path, sentences: int) -> dict[str, Any]:
+    """Every run of :data:`RUNS` on the first ``sentences`` of ``ewt``: per run its
+    label, strategy, query budget and guide, and the means over the sentences of the
+    UUAS drop, the POS accuracy drop, the damage and the queries spent, with its wall
+    time in seconds."""
     plan = prepare_demo()
     train_demo_probes(plan)
     base = AttackConfig(
-        treebank=str(args.ewt),
+        treebank=str(ewt),
         probes=tuple(str(p) for p in plan.probes),
         method="recorded",
         generator_options=(f"tables={bench_pool_tables_path()}",),
@@ -124,17 +143,19 @@ def main() -> None:
         candidates=EVERY_SENSE_OPTIONS,
         parser="spacy",
         constraints=("syntax:0.2",),
-        limit=args.sentences,
+        limit=sentences,
+        anytime=True,
     )
-    print(
-        "| search | query budget | mean UUAS drop | mean POS drop | mean damage "
-        "| queries / sentence | seconds |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    out: list[dict[str, Any]] = []
     comps = None
     with tempfile.TemporaryDirectory() as tmp:
         for k, (label, search, queries, guide) in enumerate(RUNS):
-            config = dataclasses.replace(base, search=search, query_budget=queries)
+            config = dataclasses.replace(
+                base,
+                search=search,
+                query_budget=queries,
+                candidates=queries if search == "sample" else base.candidates,
+            )
             comps = build_components(config, reuse=comps)
             used = comps
             if guide == "no warm-up":
@@ -152,16 +173,68 @@ def main() -> None:
             seconds = time.perf_counter() - start
             rows = list(read_rows(Path(tmp) / str(k) / "results.jsonl"))
             n = len(rows)
-            uuas = sum(r.tasks["distance.uuas"].drop or 0.0 for r in rows) / n
-            pos = sum(r.tasks["pos.pos_acc"].drop or 0.0 for r in rows) / n
-            damage = sum(r.damage for r in rows) / n
-            spent = sum(r.queries for r in rows) / n
-            print(
-                f"| {label} | {queries} | {uuas:.4f} | {pos:.4f} | {damage:.4f} "
-                f"| {spent:.1f} | {seconds:.0f} |",
-                flush=True,
+            out.append(
+                {
+                    "label": label,
+                    "search": search,
+                    "query_budget": queries,
+                    "guide": guide,
+                    "sentences": n,
+                    "uuas_drop": sum(r.tasks["distance.uuas"].drop or 0.0 for r in rows) / n,
+                    "pos_drop": sum(r.tasks["pos.pos_acc"].drop or 0.0 for r in rows) / n,
+                    "damage": sum(r.damage for r in rows) / n,
+                    "queries": sum(r.queries for r in rows) / n,
+                    "seconds": round(seconds, 2),
+                    "within_queries": {
+                        str(q): mean_drop_by([r.anytime or () for r in rows], q, axis=0)
+                        for q in ANYTIME_QUERY_GRID
+                        if q <= queries
+                    },
+                }
             )
+            print(f"{label} at {queries}: done in {seconds:.0f} s", file=sys.stderr, flush=True)
+    return {"treebank": ewt.name, "sentences": sentences, "runs": out}
+
+
+def blocks(data: dict[str, Any]) -> dict[str, str]:
+    """The generated blocks of docs/attack.md: every run (``guided-search``) and, for
+    each search at a query budget of 100, the mean best damage found within 10, 25, 50
+    and 100 queries (``anytime-queries``)."""
+    lines = [
+        "| search | query budget | mean UUAS drop | mean POS drop | mean damage "
+        "| queries / sentence | seconds |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in data["runs"]:
+        lines.append(
+            f"| {r['label']} | {r['query_budget']} | {r['uuas_drop']:.4f} | {r['pos_drop']:.4f} "
+            f"| {r['damage']:.4f} | {r['queries']:.1f} | {r['seconds']:.0f} |"
+        )
+    grid = [str(q) for q in ANYTIME_QUERY_GRID]
+    curve = [
+        "| search | " + " | ".join(f"{q} queries" for q in grid) + " |",
+        "| --- |" + " ---: |" * len(grid),
+    ]
+    for r in data["runs"]:
+        if r["query_budget"] == max(ANYTIME_QUERY_GRID) and r["guide"] == "gradient":
+            cells = " | ".join(f"{r['within_queries'][q]:.4f}" for q in grid)
+            curve.append(f"| {r['label']} | {cells} |")
+    return {
+        "guided-search": "\n".join(lines) + "\n",
+        "anytime-queries": "\n".join(curve) + "\n",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ewt", type=Path, default=EWT_TEST, help="EWT test CoNLL-U")
+    parser.add_argument("--sentences", type=int, default=60)
+    add_doc_options(parser, MEASURED, DOC)
+    args = parser.parse_args(argv)
+    data = kept_figures(args, lambda: measure(args.ewt, args.sentences))
+    publish(blocks(data), DOC, write=args.write_doc)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

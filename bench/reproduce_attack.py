@@ -151,7 +151,8 @@ def quality_row(run: Path) -> dict[str, Any]:
     return {"changed": q.changed, **q.summary.to_json()}
 
 
-def _task(cell: dict[str, float]) -> str:
+def task_cell(cell: dict[str, float]) -> str:
+    """A task's clean and perturbed score with its mean drop and spread."""
     return (
         f"{cell['clean']:.3f} → {cell['perturbed']:.3f} "
         f"({cell['mean_drop']:.3f} ± {cell['std_drop']:.3f})"
@@ -178,7 +179,8 @@ def searches_table(rows: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
             t = r["tasks"]
             l2, cos = r["epsilon"]
             lines.append(
-                f"| {search} | {tau} | {_task(t['distance.uuas'])} | {_task(t['pos.pos_acc'])} "
+                f"| {search} | {tau} | {task_cell(t['distance.uuas'])} "
+                f"| {task_cell(t['pos.pos_acc'])} "
                 f"| {t['distance.dspr']['mean_drop']:.3f} | {r['objective']:.3f} "
                 f"| {r['success']:.2f} | {r['no_eligible']} | {r['queries']:.1f} "
                 f"| {l2:.1f} / {cos:.3f} | {_shares(r)} |"
