@@ -2,7 +2,7 @@
 #
 #   make demo   set everything up (first run: a few minutes), then run `brittle demo`
 #   make test   set everything up, then ruff, mypy and the full pytest suite
-#   make reproduce  regenerate the tables of docs/reproductions.md, attack.md, frontier.md and compare-methods.md (about two hours)
+#   make reproduce  measure again and regenerate the generated tables of docs/ and the README (about two hours)
 #   make docs   regenerate the docs/ pages built from today's defaults
 #
 # Set-up is idempotent: a stamp file records the last successful install, so a second
@@ -87,10 +87,9 @@ bench: setup
 	$(BIN)/brittle bench
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
-# Every table of docs/reproductions.md, the opening tables of docs/attack.md, the table
-# of docs/frontier.md and those of docs/compare-methods.md, regenerated into
-# reproduce/tables and the docs (about two hours on 2 cores; an interrupted run
-# continues where it stopped).
+# The measured tables of docs/ and the README (bench/reproduce.py lists its steps and
+# pages), regenerated into reproduce/tables and the docs (about two hours on 2 cores;
+# an interrupted run continues where it stopped).
 reproduce: setup
 	$(BIN)/python bench/reproduce.py --work reproduce
 

@@ -9,7 +9,17 @@ spaCy tagger still tags with their gold UPOS (retag), words changed, DND/IDC, an
 many sentences were perturbed. ``--before DIR`` measures a second directory of
 ``METHOD-TAU.conllu`` files (for example written by an earlier version) beside it.
 
-Run: ``python bench/quality_table.py --out /tmp/quality-after --before /tmp/quality-before``.
+Usage::
+
+    python bench/quality_table.py --out DIR [--write-doc]
+    python bench/quality_table.py --out DIR --before DIR --methods shuffle,coco --budgets 1,2,3
+    python bench/quality_table.py --render [--write-doc]
+
+By default the page's methods (copos, random, neighbours, jabberwocky) at tau 2.
+
+The figures go to ``docs/quality.json`` (``--measured``); ``--write-doc`` puts today's
+rows (not the ``--before`` ones) into docs/substitutions.md's generated block
+``quality``.
 """
 
 from __future__ import annotations
@@ -19,9 +29,14 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT / "docs" / "quality.json"
+DOC = ROOT / "docs" / "substitutions.md"
 sys.path.insert(0, str(ROOT / "tests"))
+
+from reproduce_common import add_doc_options, kept_figures, publish  # noqa: E402
 
 from brittle.engine.perturb.perturb_run import (  # noqa: E402
     PerturbConfig,
@@ -33,16 +48,10 @@ from brittle.search.quality import QualityMeter, quality_of_files  # noqa: E402
 
 from support import EWT_TEST  # noqa: E402
 
-METHODS = (
-    "copos",
-    "coco",
-    "random",
-    "neighbours",
-    "jabberwocky",
-    "shuffle",
-    "phrase-shuffle",
-    "neighbour-flip",
-)
+#: The methods and budget of the page's table (the defaults of ``--methods`` and
+#: ``--budgets``); any registered method can be asked for.
+METHODS = ("copos", "random", "neighbours", "jabberwocky")
+BUDGETS = "2"
 
 
 def produce(treebank: Path, out: Path, method: str, tau: int, limit: int) -> Path:
@@ -59,15 +68,21 @@ def _cell(x: object, digits: int = 3) -> str:
     return "–" if x is None else f"{x:.{digits}f}" if isinstance(x, float) else str(x)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--treebank", type=Path, default=EWT_TEST)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--before", type=Path)
-    parser.add_argument("--limit", type=int, default=300)
-    parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--budgets", default="1,2,3")
-    args = parser.parse_args()
+#: The measures of the full table, in its order.
+KEYS = (
+    "mean_surprisal_increase",
+    "mean_similarity",
+    "retag_agreement",
+    "mean_words_changed",
+    "mean_dnd",
+    "mean_idc",
+)
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Every method and budget asked, perturbed (or reused) and measured."""
+    if args.out is None:
+        raise SystemExit("--out is needed unless --render")
     args.out.mkdir(parents=True, exist_ok=True)
     meter = QualityMeter(parser=PARSERS.get("spacy")())
     rows = []
@@ -89,24 +104,59 @@ def main() -> None:
                         **q.summary.to_json(),
                     }
                 )
-                print(json.dumps(rows[-1]), flush=True)
-    (args.out / "quality.json").write_text(json.dumps(rows, indent=1) + "\n")
-    keys = [
-        "mean_surprisal_increase",
-        "mean_similarity",
-        "retag_agreement",
-        "mean_words_changed",
-        "mean_dnd",
-        "mean_idc",
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    print(f"{time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return {"treebank": args.treebank.name, "limit": args.limit, "rows": rows}
+
+
+def full_table(rows: list[dict[str, Any]]) -> str:
+    """Every row and measure, ``--before`` rows included."""
+    lines = [
+        "| method | tau | version | perturbed | " + " | ".join(KEYS) + " |",
+        "| --- | ---: | --- | ---: | " + " | ".join("---:" for _ in KEYS) + " |",
     ]
-    print("\n| method | tau | version | perturbed | " + " | ".join(keys) + " |")
-    print("| --- | ---: | --- | ---: | " + " | ".join("---:" for _ in keys) + " |")
     for r in rows:
-        cells = " | ".join(_cell(r.get(k)) for k in keys)
-        done = f"{r['changed']}/{r['sentences']}"
-        print(f"| {r['method']} | {r['tau']} | {r['version']} | {done} | {cells} |")
-    print(f"\n{time.perf_counter() - start:.0f} s")
+        cells = " | ".join(_cell(r.get(k)) for k in KEYS)
+        lines.append(
+            f"| {r['method']} | {r['tau']} | {r['version']} | {r['changed']}/{r['sentences']} "
+            f"| {cells} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def blocks(data: dict[str, Any]) -> dict[str, str]:
+    """docs/substitutions.md's block ``quality``: today's rows (no ``--before``)."""
+    lines = [
+        "| method | tau | sentences perturbed | surprisal increase (bits/word) | similarity "
+        "| re-tag agreement | words changed |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in data["rows"]:
+        if r["version"] != "after":
+            continue
+        lines.append(
+            f"| {r['method']} | {r['tau']} | {r['changed']}/{r['sentences']} "
+            f"| {r['mean_surprisal_increase']:+.3f} | {r['mean_similarity']:.3f} "
+            f"| {r['retag_agreement']:.1%} | {r['mean_words_changed']:.2f} |"
+        )
+    return {"quality": "\n".join(lines) + "\n"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--treebank", type=Path, default=EWT_TEST)
+    parser.add_argument("--out", type=Path, help="the perturbed files (reused when there)")
+    parser.add_argument("--before", type=Path)
+    parser.add_argument("--limit", type=int, default=300)
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--budgets", default=BUDGETS)
+    add_doc_options(parser, MEASURED, DOC)
+    args = parser.parse_args(argv)
+    data = kept_figures(args, lambda: measure(args))
+    print(full_table(data["rows"]))
+    publish(blocks(data), DOC, write=args.write_doc)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,5 @@
-"""Every table of docs/reproductions.md, the opening tables of docs/attack.md, the
-table of docs/frontier.md, those of docs/compare-methods.md, the constraint shares of
-docs/constraints.md and the bench tables of docs/performance.md and the README,
-regenerated in one run (``make reproduce``).
+"""The measured tables of docs/ and the README, regenerated in one run (``make
+reproduce``).
 
 Runs, in order, with one work directory so that probes are trained once and shared:
 
@@ -14,8 +12,9 @@ Runs, in order, with one work directory so that probes are trained once and shar
 4. ``reproduce_attack.py``: the opening tables of docs/attack.md (coPOS attacks with
    today's defaults, three searches, and La Malfa's pool beside today's; the MiniLM
    layer-2 distance and POS probes of step 3);
-5. ``parser_scores.py`` and ``reproduce_frontier.py``: the parsers' clean scores in
-   docs/attack.md (trains ``spacy-ud`` when missing), and docs/frontier.md's table and
+5. ``parser_scores.py``, ``reproduce_parser_attack.py`` and ``reproduce_frontier.py``:
+   the parsers' clean scores in docs/attack.md (trains ``spacy-ud`` when missing), each
+   parser attacked under the presets that keep the tree, and docs/frontier.md's table and
    figure (``brittle frontier`` on the first 60 GUM test sentences with the demo's
    probes);
 6. ``reproduce_compare.py``: docs/compare-methods.md's tables and figure
@@ -28,19 +27,29 @@ Runs, in order, with one work directory so that probes are trained once and shar
 10. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
     claim, from the JSON of steps 1-9 (writes ``docs/reproductions.json`` and the
     comparison tables of ``docs/reproductions.md``);
-11. ``constraint_shares.py``: docs/constraints.md's table of the candidates and
-    sentences each constraint keeps (coPOS on the first 200 EWT test sentences);
-12. ``reproduce_bench.py``: docs/performance.md's bench tables and the README's
+11. ``constraint_shares.py`` and ``labelled_pairs.py``: docs/constraints.md's tables of
+    the candidates and sentences each constraint keeps (coPOS on the first 200 EWT test
+    sentences) and of what the model constraints measure on the labelled pairs;
+12. ``guided_search.py``: docs/attack.md's tables of the searches at equal query
+    budgets and of the damage each finds within a number of queries (beam, greedy,
+    sample and guided search on La Malfa's recorded pool, 60 EWT test sentences);
+13. ``sense_choice.py`` and ``quality_table.py``: docs/substitutions.md's tables of how
+    well each way of choosing coPOS synonyms keeps the sense (400 WordNet example
+    cases) and of how natural each method's perturbations read (300 EWT test
+    sentences);
+14. ``reproduce_workers.py``: the README's table of one attack in one process, on two
+    local workers and on two Ray actors (run it with nothing else running);
+15. ``reproduce_bench.py``: docs/performance.md's bench tables and the README's
     summary (three full ``brittle bench`` runs on EWT test; run it with nothing else
     running).
 
-Steps 1-8, 11 and 12 write their tables into the docs themselves (``--write-doc``),
-each from a JSON of its figures kept beside the page (``docs/probe-parser.json``,
-``docs/jabberwocky.json``, ``docs/fragility.json``, ``docs/attack.json``,
-``docs/parser-scores.json``, ``docs/frontier.json``, ``docs/compare-methods.json``,
-``docs/word-order-damage.json``, ``docs/word-order.json``,
-``docs/constraint-shares.json``, ``docs/bench.json``); a test renders every
-generated block again from that JSON.
+Every step writes its tables into the docs itself (``--write-doc``), each from a JSON
+of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
+``jabberwocky``, ``fragility``, ``attack``, ``parser-scores``, ``parser-attack``,
+``frontier``, ``compare-methods``, ``word-order-damage``, ``word-order``,
+``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
+``guided-search``, ``sense-choice``, ``quality``, ``workers``,
+``bench``); a test renders every generated block again from that JSON.
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
@@ -62,7 +71,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import constraint_shares
+import guided_search
+import labelled_pairs
 import parser_scores
+import quality_table
 import reproduce_agreement
 import reproduce_attack
 import reproduce_bench
@@ -71,9 +83,12 @@ import reproduce_fragility
 import reproduce_frontier
 import reproduce_jabberwocky
 import reproduce_papers
+import reproduce_parser_attack
 import reproduce_probe_parser
 import reproduce_word_order
 import reproduce_word_order_damage
+import reproduce_workers
+import sense_choice
 from reproduce_common import TEST
 
 
@@ -133,6 +148,10 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
             ],
         ),
         "parser_scores": (parser_scores.main, ["--write-doc"]),
+        "parser_attack": (
+            reproduce_parser_attack.main,
+            ["--work", str(work / "parser-attack"), "--probes", str(probes), "--write-doc"],
+        ),
         "frontier": (
             reproduce_frontier.main,
             ["--work", str(work / "frontier"), "--write-doc"],
@@ -159,10 +178,24 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         ),
         "agreement": (
             reproduce_agreement.main,
-            ["--work", str(work / "agreement"), "--json", str(tables / "agreement.json")],
+            [
+                "--work",
+                str(work / "agreement"),
+                "--json",
+                str(tables / "agreement.json"),
+                "--write-doc",
+            ],
         ),
         "papers": (reproduce_papers.main, ["--work", str(work), "--write-doc"]),
         "constraint_shares": (constraint_shares.main, ["--write-doc"]),
+        "labelled_pairs": (labelled_pairs.main, ["--write-doc"]),
+        "searches": (guided_search.main, ["--write-doc"]),
+        "sense_choice": (sense_choice.main, ["--write-doc"]),
+        "quality": (quality_table.main, ["--out", str(work / "quality"), "--write-doc"]),
+        "workers": (
+            reproduce_workers.main,
+            ["--work", str(work / "workers"), "--write-doc"],
+        ),
         "bench": (
             reproduce_bench.main,
             ["--work", str(work / "bench"), "--write-doc"],

@@ -20,7 +20,15 @@ prior of weight lambda (``context``; brittle's default lambda is 0.05), and the 
 the substituted sentences by sentence similarity and by the bundled causal LM's
 log-probability (slow: ``--lm-cases`` limits it).
 
-Run: ``python bench/bench_sense.py [--cases 400] [--lm-cases 40]``.
+Usage::
+
+    python bench/sense_choice.py [--cases 400] [--lm-cases 40] [--write-doc]
+    python bench/sense_choice.py --render [--write-doc]
+
+The figures go to ``docs/sense-choice.json`` (``--measured``); ``--write-doc`` puts the
+table, each method named as docs/substitutions.md names it (:data:`LABELS`, the
+default's row in bold), into the page's generated block ``sense-choice``. A test holds
+the default's row to coPOS's default options.
 """
 
 from __future__ import annotations
@@ -28,12 +36,15 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from reproduce_common import add_doc_options, kept_figures, publish
 
 from brittle.engine.core.resources import load_wordnet
 from brittle.search.generators.copos import CoPOS
@@ -51,6 +62,70 @@ MAX_SENSES = (6, 10, 12, 15)  # 12: the default
 MIN_LEADS = (0.05, 0.1, 0.2)
 DEFAULT_MAX_SENSES = 12
 DEFAULT_NAME = f"context, lambda {DEFAULT_LAMBDA}, min_count 1, max_senses {DEFAULT_MAX_SENSES}"
+#: coPOS's default options, as the default's row measures them.
+DEFAULTS = {
+    "sense": "context",
+    "prior_weight": DEFAULT_LAMBDA,
+    "min_count": 1,
+    "max_senses": DEFAULT_MAX_SENSES,
+    "max_substitute_senses": 12,
+    "min_lead": 0.1,
+    "min_sense_count": 0,
+}
+#: The row of coPOS's defaults (bold in the page).
+DEFAULT_ROW = f"{DEFAULT_NAME}, max_substitute_senses 12, min_lead 0.1"
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT / "docs" / "sense-choice.json"
+DOC = ROOT / "docs" / "substitutions.md"
+#: Each method's name in the page, in the page's order.
+LABELS: tuple[tuple[str, str], ...] = (
+    ("all (WordNet order)", "`all`: every sense, WordNet order"),
+    ("first sense", "`first`: first sense only"),
+    ("context, lambda 0.0", "gloss choice, no frequency prior"),
+    ("context, lambda 0.02", "gloss choice, prior weight 0.02"),
+    (
+        "context, lambda 0.05",
+        "`context` sense choice: gloss choice, prior weight 0.05, every lemma of the sense "
+        "(`-o min_count=0 -o max_senses=0 -o max_substitute_senses=0`)",
+    ),
+    (
+        DEFAULT_NAME,
+        "the same, only synonyms SemCor tags in the sense (`min_count` 1), words of at most "
+        "12 senses (`max_senses` 12)",
+    ),
+    ("context, lambda 0.05, min_count 1", "the same, `min_count` 1 alone (no cap)"),
+    ("context, lambda 0.05, min_count 1, max_senses 6", "the same, `min_count` 1, `max_senses` 6"),
+    (
+        "context, lambda 0.05, min_count 1, max_senses 10",
+        "the same, `min_count` 1, `max_senses` 10",
+    ),
+    (
+        "context, lambda 0.05, min_count 1, max_senses 15",
+        "the same, `min_count` 1, `max_senses` 15",
+    ),
+    (
+        f"{DEFAULT_NAME}, max_substitute_senses 12",
+        "the same, `min_count` 1, `max_senses` 12, synonyms of at most 12 senses "
+        "(`max_substitute_senses` 12)",
+    ),
+    (f"{DEFAULT_NAME}, max_substitute_senses 12, min_lead 0.05", "the same, and `min_lead` 0.05"),
+    (DEFAULT_ROW, "`context` default: the same, and `min_lead` 0.1"),
+    (f"{DEFAULT_NAME}, max_substitute_senses 12, min_lead 0.2", "the same, and `min_lead` 0.2"),
+    (
+        f"{DEFAULT_NAME}, max_substitute_senses 12, min_lead 0.1, min_sense_count 1",
+        "the default, and `min_sense_count` 1",
+    ),
+    ("context, lambda 0.1", "gloss choice, prior weight 0.1"),
+    ("context, lambda 0.2", "gloss choice, prior weight 0.2"),
+    (
+        "rank by sentence similarity",
+        "all senses ranked by sentence similarity of the substituted sentence",
+    ),
+    (
+        "rank by causal LM",
+        "all senses ranked by the causal LM's log-probability of the substituted sentence",
+    ),
+)
 _TOKEN = re.compile(r"[A-Za-z']+|[^\sA-Za-z']")
 
 
@@ -186,37 +261,68 @@ def _without(sense: Sense, example: str) -> Sense:
     return replace(sense, gloss="; ".join(parts))
 
 
-def table(found: dict[str, list[tuple[list[str], Case]]]) -> str:
-    """The Markdown table of the measures named in the module docstring."""
-    lines = [
-        "| method | cases | cover | P@1 | P@1 freq | right share |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ]
+def measures(found: dict[str, list[tuple[list[str], Case]]]) -> list[dict[str, Any]]:
+    """Per method, the measures named in the module docstring."""
+    out = []
     for name, rows in found.items():
         offered = [(o, c) for o, c in rows if o]
-        cover = len(offered) / len(rows)
-        p1 = float(np.mean([o[0] in c.right for o, c in offered]))
         weights = np.array([c.count + 0.5 for _, c in offered])
-        p1w = float(
-            np.sum([(o[0] in c.right) * w for (o, c), w in zip(offered, weights, strict=True)])
-            / weights.sum()
+        hits = np.array([o[0] in c.right for o, c in offered], dtype=float)
+        out.append(
+            {
+                "method": name,
+                "cases": len(rows),
+                "cover": len(offered) / len(rows),
+                "p1": float(hits.mean()),
+                "p1_freq": float((hits * weights).sum() / weights.sum()),
+                "right_share": float(
+                    np.mean([np.mean([w in c.right for w in o]) for o, c in offered])
+                ),
+            }
         )
-        share = float(np.mean([np.mean([w in c.right for w in o]) for o, c in offered]))
-        lines.append(f"| {name} | {len(rows)} | {cover:.3f} | {p1:.3f} | {p1w:.3f} | {share:.3f} |")
-    return "\n".join(lines)
+    return out
 
 
-def main() -> None:
+def blocks(data: dict[str, Any]) -> dict[str, str]:
+    """The generated block of docs/substitutions.md (``sense-choice``): every method
+    of :data:`LABELS`, in its order, the default's row and its precisions in bold."""
+    by_name = {r["method"]: r for r in data["methods"]}
+    lines = [
+        "| method | cases | offers anything | P@1 | P@1, frequency-weighted "
+        "| right share of offers |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, label in LABELS:
+        r = by_name[name]
+        bold = "**" if name == DEFAULT_ROW else ""
+        lines.append(
+            f"| {bold}{label}{bold} | {r['cases']} | {r['cover']:.3f} "
+            f"| {bold}{r['p1']:.3f}{bold} | {bold}{r['p1_freq']:.3f}{bold} "
+            f"| {bold}{r['right_share']:.3f}{bold} |"
+        )
+    return {"sense-choice": "\n".join(lines) + "\n"}
+
+
+def measure(n: int, lm_cases: int, seed: int) -> dict[str, Any]:
+    """Every method's measures on ``n`` cases drawn with ``seed``."""
+    start = time.perf_counter()
+    cases = find_cases(n, seed)
+    methods = measures(run(cases, lm_cases))
+    print(f"{len(cases)} cases, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return {"cases": len(cases), "lm_cases": lm_cases, "seed": seed, "methods": methods}
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=400)
     parser.add_argument("--lm-cases", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    start = time.perf_counter()
-    cases = find_cases(args.cases, args.seed)
-    print(table(run(cases, args.lm_cases)))
-    print(f"\n{len(cases)} cases, {time.perf_counter() - start:.0f} s")
+    add_doc_options(parser, MEASURED, DOC)
+    args = parser.parse_args(argv)
+    data = kept_figures(args, lambda: measure(args.cases, args.lm_cases, args.seed))
+    publish(blocks(data), DOC, write=args.write_doc)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

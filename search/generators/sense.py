@@ -11,7 +11,7 @@ the log of the sense's relative frequency for that word (WordNet's SemCor counts
 add-one smoothed), and keeps the senses within ``margin`` of the best one. Only their
 synonyms are then offered.
 
-Why glosses: on WordNet's own sense-tagged example sentences (``bench/bench_sense.py``,
+Why glosses: on WordNet's own sense-tagged example sentences (``bench/sense_choice.py``,
 with each test sentence left out of the gloss it is compared with), choosing the sense
 by its gloss puts a right-sense synonym first far more often than WordNet's sense order
 or ranking the substituted sentences by a causal LM's probability or by their sentence
