@@ -78,12 +78,16 @@ Install TextAttack beside the project, not into it (nothing downloads a model)::
         OpenHowNet anytree
 
 Run: ``PYTHONPATH=/tmp/ta-site .venv/bin/python bench/textattack_loop.py [--ewt PATH]
-[--sentences 60] [--repeats 2] [--no-syntax] [--probe DIR ...] [--device cuda]``
-(about 6 minutes on 2 cores with the defaults, once the demo's probes are trained: the
-first run trains them). ``--no-syntax`` gives both loops brittle's cheap ``budget``
-constraint in place of the syntax check (an empty constraint list would mean the
-default, ``syntax:0.2``), so that what is compared is the search loop and its scoring
-alone.
+[--sentences 60] [--repeats 2] [--no-syntax] [--probe DIR ...] [--device cuda]
+[--write-doc]`` (about 12 minutes on 2 cores with the defaults, once the demo's probes
+are trained: the first run trains them). Each run compares the loops twice: with the
+syntax check, and with brittle's cheap ``budget`` constraint in its place (an empty
+constraint list would mean the default, ``syntax:0.2``), so that what is compared is
+the search loop and its scoring alone; ``--no-syntax`` runs only the second. The
+figures go to ``docs/textattack.json`` (``--measured``; ``--render`` prints the tables
+from it and runs nothing) and ``--write-doc`` writes the table into
+docs/performance.md's generated block ``textattack``: run it with nothing else
+running, the figures are the machine's.
 """
 
 from __future__ import annotations
@@ -100,12 +104,15 @@ import tempfile
 import time
 import types
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from record_tables import EWT_TEST
+from reproduce_common import add_doc_options, kept_figures, publish
+from textattack_table import DOC, MEASURED, MODES, Measured, blocks
 
 from brittle.data import bench_pool_tables_path
 from brittle.engine.attack import AttackComponents, AttackConfig, build_components, run_attack
@@ -403,35 +410,6 @@ class BrittleConstraints(Constraint):
         return bool(self._check_constraint_many([transformed_text], reference_text))
 
 
-@dataclass(frozen=True)
-class Measured:
-    """One loop's run.
-
-    Attributes:
-        sentences: sentences attacked.
-        candidates: distinct sentences the probes' model evaluated, clean ones included.
-        seconds: wall-clock seconds of the run.
-        uuas: mean UUAS drop of the perturbations kept.
-        damage: mean damage (the objective) of the perturbations kept.
-        best_scored: mean of each sentence's most damaging candidate scored (TextAttack;
-            ``None`` for brittle, which keeps it).
-        checked: candidates whose constraints were checked.
-        own_queries: TextAttack's own query count (cache hits and duplicates included;
-            ``None`` for brittle, whose own count is ``candidates``).
-        left_out: table options the TextAttack transformation could not offer.
-    """
-
-    sentences: int
-    candidates: int
-    seconds: float
-    uuas: float
-    damage: float
-    best_scored: float | None = None
-    checked: int = 0
-    own_queries: int | None = None
-    left_out: int = 0
-
-
 def run_brittle(config: AttackConfig, components: AttackComponents, out: Path) -> Measured:
     """``run_attack`` with ``components``, timed, and what its rows say."""
     start = time.perf_counter()
@@ -546,7 +524,74 @@ def markdown(results: dict[str, dict[str, Measured]]) -> list[str]:
     return [*lines, "", *notes]
 
 
-def main() -> None:
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Both loops on both searches under each constraint setting asked for (module
+    docstring), as ``{"sentences", "cores", "device", "modes": {mode: {search: {loop:
+    Measured as a dict}}}}``."""
+    probes: list[Path] = args.probe
+    if not probes:
+        plan = prepare_demo()
+        train_demo_probes(plan)
+        probes = list(plan.probes)
+    modes = {"budget only": MODES["budget only"]} if args.no_syntax else MODES
+    out: dict[str, Any] = {}
+    components: dict[str, AttackComponents] = {}
+    for mode, constraints in modes.items():
+        base = AttackConfig(
+            treebank=str(args.ewt),
+            probes=tuple(str(p) for p in probes),
+            method="recorded",
+            generator_options=(f"tables={bench_pool_tables_path()}",),
+            budget=2,
+            candidates=EVERY_SENSE_OPTIONS,
+            parser="spacy",
+            constraints=constraints,
+            limit=args.sentences,
+            query_budget=100,
+        )
+        sentences = list(stream_sentences(base))
+        configs = {s: replace(base, search=s) for s in ("beam", "greedy")}
+        for search, config in configs.items():
+            components[search] = build_components(
+                config, reuse=components.get("beam"), device=args.device
+            )
+        runs: dict[str, dict[str, list[Measured]]] = {
+            s: {loop: [] for loop in LOOPS} for s in configs
+        }
+        with tempfile.TemporaryDirectory() as tmp:
+            warm = replace(configs["beam"], limit=4)
+            run_brittle(warm, components["beam"], Path(tmp) / "warm")
+            run_textattack(warm, components["beam"], sentences[:4])
+            k = 0
+            for repeat in range(args.repeats):
+                order = LOOPS if repeat % 2 == 0 else LOOPS[::-1]
+                for search, config in configs.items():
+                    for loop in order:
+                        k += 1
+                        if loop == "brittle":
+                            measured = run_brittle(config, components[search], Path(tmp) / str(k))
+                        else:
+                            measured = run_textattack(config, components[search], sentences)
+                        runs[search][loop].append(measured)
+                        print(
+                            f"{mode}, {search} {loop}: {measured.candidates:,} candidates "
+                            f"in {measured.seconds:.1f} s",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+        out[mode] = {
+            s: {loop: asdict(median_run(r)) for loop, r in loops.items()}
+            for s, loops in runs.items()
+        }
+    return {
+        "sentences": args.sentences,
+        "cores": os.cpu_count(),
+        "device": args.device or "cpu",
+        "modes": out,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ewt", type=Path, default=EWT_TEST, help="EWT test CoNLL-U")
     parser.add_argument("--sentences", type=int, default=60)
@@ -554,7 +599,7 @@ def main() -> None:
     parser.add_argument(
         "--no-syntax",
         action="store_true",
-        help="both loops with the cheap budget check in place of the syntax check (the "
+        help="only the runs with the cheap budget check in place of the syntax check (the "
         "search loops and their scoring alone)",
     )
     parser.add_argument(
@@ -565,56 +610,17 @@ def main() -> None:
         help="a probe directory (repeatable; default: the demo's two, trained if missing)",
     )
     parser.add_argument("--device", default=None, help="torch device of the probes' model")
-    args = parser.parse_args()
-    probes: list[Path] = args.probe
-    if not probes:
-        plan = prepare_demo()
-        train_demo_probes(plan)
-        probes = list(plan.probes)
-    base = AttackConfig(
-        treebank=str(args.ewt),
-        probes=tuple(str(p) for p in probes),
-        method="recorded",
-        generator_options=(f"tables={bench_pool_tables_path()}",),
-        budget=2,
-        candidates=EVERY_SENSE_OPTIONS,
-        parser="spacy",
-        constraints=("budget",) if args.no_syntax else ("syntax:0.2",),
-        limit=args.sentences,
-        query_budget=100,
-    )
-    sentences = list(stream_sentences(base))
-    configs = {s: replace(base, search=s) for s in ("beam", "greedy")}
-    components: dict[str, AttackComponents] = {}
-    for search, config in configs.items():
-        components[search] = build_components(
-            config, reuse=components.get("beam"), device=args.device
-        )
-    runs: dict[str, dict[str, list[Measured]]] = {s: {loop: [] for loop in LOOPS} for s in configs}
-    with tempfile.TemporaryDirectory() as tmp:
-        warm = replace(configs["beam"], limit=4)
-        run_brittle(warm, components["beam"], Path(tmp) / "warm")
-        run_textattack(warm, components["beam"], sentences[:4])
-        k = 0
-        for repeat in range(args.repeats):
-            order = LOOPS if repeat % 2 == 0 else LOOPS[::-1]
-            for search, config in configs.items():
-                for loop in order:
-                    k += 1
-                    if loop == "brittle":
-                        measured = run_brittle(config, components[search], Path(tmp) / str(k))
-                    else:
-                        measured = run_textattack(config, components[search], sentences)
-                    runs[search][loop].append(measured)
-                    print(
-                        f"{search} {loop}: {measured.candidates:,} candidates "
-                        f"in {measured.seconds:.1f} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-    results = {s: {loop: median_run(r) for loop, r in loops.items()} for s, loops in runs.items()}
-    print("\n".join(markdown(results)))
+    add_doc_options(parser, MEASURED, DOC)
+    args = parser.parse_args(argv)
+    data = kept_figures(args, lambda: measure(args))
+    for mode, searches in data["modes"].items():
+        results = {
+            s: {loop: Measured(**m) for loop, m in loops.items()} for s, loops in searches.items()
+        }
+        print(f"{mode}:\n" + "\n".join(markdown(results)) + "\n")
+    publish(blocks(data), DOC, write=args.write_doc)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from support import generated_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,4 +78,23 @@ def test_an_anytime_curve_is_read_back_from_its_detail_line() -> None:
         {"0.25": 0.0, "1": 0.0158},
         {"10": 0.0035, "100": 0.0925},
         9.0,
+    )
+
+
+def test_the_textattack_table_is_the_scripts_rendering_of_its_runs() -> None:
+    """bench/textattack_loop.py's table (rendered by bench/textattack_table.py) from
+    ``docs/textattack.json``: both searches under both constraint settings; with the
+    budget check only (no constraint placement to tell them apart) both loops' beam
+    searches score the same candidates within 1%."""
+    import textattack_table as ta
+
+    data = json.loads(ta.MEASURED.read_text(encoding="utf-8"))
+    page = generated_blocks(ta.DOC.read_text(encoding="utf-8"))
+    assert page["textattack"] == ta.blocks(data)["textattack"]
+    assert list(data["modes"]) == list(ta.MODES)
+    for searches in data["modes"].values():
+        assert list(searches) == ["beam", "greedy"]
+    beam = data["modes"]["budget only"]["beam"]
+    assert beam["brittle"]["candidates"] == pytest.approx(
+        beam["TextAttack"]["candidates"], rel=0.01
     )

@@ -1,0 +1,69 @@
+"""The table of bench/textattack_loop.py's runs in docs/performance.md, kept apart from
+the loop so that it renders (and its test runs) without TextAttack installed.
+
+``docs/textattack.json`` holds, per constraint setting and search, each loop's median
+run (:class:`Measured`); :func:`blocks` renders the page's generated block
+``textattack``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT / "docs" / "textattack.json"
+DOC = ROOT / "docs" / "performance.md"
+
+#: The constraint settings compared: the syntax check, and the cheap budget check in its
+#: place (an empty constraint list would mean the default, ``syntax:0.2``).
+MODES: dict[str, tuple[str, ...]] = {"syntax:0.2": ("syntax:0.2",), "budget only": ("budget",)}
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One loop's run.
+
+    Attributes:
+        sentences: sentences attacked.
+        candidates: distinct sentences the probes' model evaluated, clean ones included.
+        seconds: wall-clock seconds of the run.
+        uuas: mean UUAS drop of the perturbations kept.
+        damage: mean damage (the objective) of the perturbations kept.
+        best_scored: mean of each sentence's most damaging candidate scored (TextAttack;
+            ``None`` for brittle, which keeps it).
+        checked: candidates whose constraints were checked.
+        own_queries: TextAttack's own query count (cache hits and duplicates included;
+            ``None`` for brittle, whose own count is ``candidates``).
+        left_out: table options the TextAttack transformation could not offer.
+    """
+
+    sentences: int
+    candidates: int
+    seconds: float
+    uuas: float
+    damage: float
+    best_scored: float | None = None
+    checked: int = 0
+    own_queries: int | None = None
+    left_out: int = 0
+
+
+def blocks(data: dict[str, Any]) -> dict[str, str]:
+    """docs/performance.md's block ``textattack``: per constraint setting and search,
+    both loops' candidates per second, their ratio and their mean UUAS drops."""
+    lines = [
+        "| constraint | search | brittle candidates/s | TextAttack candidates/s "
+        "| brittle / TextAttack | brittle UUAS drop | TextAttack UUAS drop |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for mode, searches in data["modes"].items():
+        for search, loops in searches.items():
+            b, t = Measured(**loops["brittle"]), Measured(**loops["TextAttack"])
+            b_rate, t_rate = b.candidates / b.seconds, t.candidates / t.seconds
+            lines.append(
+                f"| `{mode}` | {search} | {b_rate:,.0f} | {t_rate:,.0f} "
+                f"| {b_rate / t_rate:.2f}x | {b.uuas:.4f} | {t.uuas:.4f} |"
+            )
+    return {"textattack": "\n".join(lines) + "\n"}
