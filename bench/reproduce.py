@@ -33,10 +33,12 @@ Runs, in order, with one work directory so that probes are trained once and shar
 12. ``guided_search.py``: docs/attack.md's tables of the searches at equal query
     budgets and of the damage each finds within a number of queries (beam, greedy,
     sample and guided search on La Malfa's recorded pool, 60 EWT test sentences);
-13. ``sense_choice.py`` and ``quality_table.py``: docs/substitutions.md's tables of how
-    well each way of choosing coPOS synonyms keeps the sense (400 WordNet example
-    cases) and of how natural each method's perturbations read (300 EWT test
-    sentences);
+13. ``sense_choice.py``, ``probe_results.py`` and ``quality_table.py``:
+    docs/substitutions.md's table of how well each way of choosing coPOS synonyms keeps
+    the sense (400 WordNet example cases), docs/probes.md's results of every probe task
+    on MiniLM, GloVe and the random control (reusing the sweeps of step 1 and the probes
+    of step 3), and docs/substitutions.md's table of how natural each method's
+    perturbations read (300 EWT test sentences);
 14. ``reproduce_workers.py``: the README's table of one attack in one process, on two
     local workers and on two Ray actors (run it with nothing else running);
 15. ``reproduce_bench.py``: docs/performance.md's bench tables and the README's
@@ -48,7 +50,7 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``jabberwocky``, ``fragility``, ``attack``, ``parser-scores``, ``parser-attack``,
 ``frontier``, ``compare-methods``, ``word-order-damage``, ``word-order``,
 ``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
-``guided-search``, ``sense-choice``, ``quality``, ``workers``,
+``guided-search``, ``sense-choice``, ``probe-results``, ``quality``, ``workers``,
 ``bench``); a test renders every generated block again from that JSON.
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
@@ -74,6 +76,7 @@ import constraint_shares
 import guided_search
 import labelled_pairs
 import parser_scores
+import probe_results
 import quality_table
 import reproduce_agreement
 import reproduce_attack
@@ -191,6 +194,7 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         "labelled_pairs": (labelled_pairs.main, ["--write-doc"]),
         "searches": (guided_search.main, ["--write-doc"]),
         "sense_choice": (sense_choice.main, ["--write-doc"]),
+        "probe_results": (probe_results.main, ["--work", str(work), "--write-doc"]),
         "quality": (quality_table.main, ["--out", str(work / "quality"), "--write-doc"]),
         "workers": (
             reproduce_workers.main,

@@ -1,6 +1,7 @@
-"""docs/probes.md: its layer tables are their scripts' output.
+"""docs/probes.md: its results and layer tables are their scripts' output.
 
-The MiniLM layer table (``bench/layer_linear_info.py``) and SmolLM2's layer curves
+The results on UD English (``bench/probe_results.py``), the MiniLM layer table
+(``bench/layer_linear_info.py``) and SmolLM2's layer curves
 (``bench/probe_layers_smollm2.py``) are rendered again from the JSON each script keeps
 in docs/ and must equal the page's generated blocks byte for byte.
 """
@@ -19,6 +20,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import layer_linear_info as lli  # noqa: E402
 import probe_layers_smollm2 as pls  # noqa: E402
+import probe_results as pr  # noqa: E402
 
 DOC = ROOT / "docs" / "probes.md"
 
@@ -30,7 +32,20 @@ def kept(path: Path) -> dict[str, Any]:
 
 def test_the_page_holds_the_scripts_tables() -> None:
     page = generated_blocks(DOC.read_text(encoding="utf-8"))
-    assert page == {**lli.blocks(kept(lli.MEASURED)), **pls.blocks_of(kept(pls.MEASURED))}
+    assert page == {
+        **pr.blocks(kept(pr.MEASURED)),
+        **lli.blocks(kept(lli.MEASURED)),
+        **pls.blocks_of(kept(pls.MEASURED)),
+    }
+
+
+def test_the_results_cover_every_task_on_every_representation_on_ewt_test() -> None:
+    data = kept(pr.MEASURED)
+    assert data["treebank"] == "en_ewt-ud-test.conllu" and data["sentences"] == 2077
+    assert [(r["representation"], r["task"], r["architecture"]) for r in data["rows"]] == [
+        (row.representation, row.task, row.architecture) for row in pr.ROWS
+    ]
+    assert set(data["baselines"]) == {"path", "majority"}
 
 
 def test_the_layer_table_covers_every_hidden_state_of_minilm() -> None:
