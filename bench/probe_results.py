@@ -128,7 +128,7 @@ def measure(work: Path) -> dict[str, Any]:
             }
         )
     return {
-        "treebank": results["treebank"],
+        "treebank": Path(results["treebank"]).name,
         "sentences": results["sentences"],
         "rows": rows,
         "baselines": results["baselines"],
