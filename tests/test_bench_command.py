@@ -179,6 +179,16 @@ def test_the_startup_floor_child_imports_the_libraries_and_reports() -> None:
     assert lines[-2] == "['nltk', 'numba', 'spacy', 'torch']"
 
 
+def test_grading_cost_is_the_difference_but_never_below_the_floor() -> None:
+    from brittle.engine.bench.stages import GRADING_FLOOR, grading_cost
+
+    assert grading_cost(2.0, 2.5) == pytest.approx(0.5)
+    # equal or faster graded runs are noise: the floor, not a division by nothing
+    assert grading_cost(1.9, 1.9) == pytest.approx(GRADING_FLOOR * 1.9)
+    assert grading_cost(1.9, 1.7) == pytest.approx(GRADING_FLOOR * 1.9)
+    assert 16 / grading_cost(1.9, 1.7) < 16 / 1.9 / GRADING_FLOOR + 1e-9
+
+
 def test_mean_drop_by_takes_each_sentences_best_within_the_limit() -> None:
     from brittle.engine.bench.stages import mean_drop_by
 

@@ -686,6 +686,13 @@ GRADING_MEANING_SENTENCES = (16, 4)
 GRADING_FLOOR = 0.005
 
 
+def grading_cost(plain_s: float, graded_s: float) -> float:
+    """Seconds grading adds to an attack of ``plain_s`` seconds that took ``graded_s``
+    graded, at least :data:`GRADING_FLOOR` of ``plain_s`` (a smaller or negative
+    difference is the timing's noise, and dividing by it would report any rate)."""
+    return max(graded_s - plain_s, GRADING_FLOOR * plain_s)
+
+
 def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
     """What grading adds to an attack (``attack --grade``, the default): each attack
     timed with and without grading its kept perturbations (spaCy re-parse, LM surprisal,
@@ -752,9 +759,7 @@ def _grading(ctx: BenchContext) -> tuple[StageResult, ...]:
             kept = validity["graded"] if validity is not None else 0
             count = config.limit or 0
             plain_s, graded_s = statistics.median(plain), statistics.median(graded)
-            # below the timing's noise a difference of two medians means nothing (it
-            # was 1.9 s against 1.9 s): such a cost is reported as GRADING_FLOOR
-            cost = max(graded_s - plain_s, GRADING_FLOOR * plain_s)
+            cost = grading_cost(plain_s, graded_s)
             shares = [max(g - p, 0.0) / p for p, g in zip(plain, graded, strict=True)]
             detail = (
                 f"{what} on {count} sentences, {kept} kept perturbations graded (median of "
