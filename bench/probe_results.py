@@ -139,6 +139,16 @@ def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _baseline_rows(base: dict[str, dict[str, float]], metrics: tuple[str, ...]) -> list[str]:
+    """The Path and Majority trees' rows of a table showing ``metrics``."""
+    return [
+        f"| *{name.capitalize()} baseline* | tree | "
+        + " | ".join(f"{base[name][k]:.3f}" for k in metrics)
+        + " |"
+        for name in ("path", "majority")
+    ]
+
+
 def blocks(data: dict[str, Any]) -> dict[str, str]:
     """docs/probes.md's blocks: ``probe-structure`` (distance and perceptron; UUAS in
     bold where it beats both tree baselines), ``probe-depth`` and ``probe-other`` (root,
@@ -167,12 +177,7 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
                 f"| {label} | {r['task']} ({r['architecture']}) | {uuas} | {_f(m.get('dspr'))} "
                 f"| {_f(m.get('dspr_prim'))} | {_f(m.get('sdr'))} |"
             )
-    for name in ("path", "majority"):
-        m = base[name]
-        structure.append(
-            f"| *{name.capitalize()} baseline* | tree | {m['uuas']:.3f} | {m['dspr']:.3f} "
-            f"| {m['dspr_prim']:.3f} | {m['sdr']:.3f} |"
-        )
+    structure += _baseline_rows(base, ("uuas", "dspr", "dspr_prim", "sdr"))
     depth = [
         "| representation | probe | depth_spearman | depth_acc | root_acc |",
         "| --- | --- | ---: | ---: | ---: |",
@@ -183,12 +188,7 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
             f"| {r['representation']} | depth ({r['architecture']}) "
             f"| {m['depth_spearman']:.3f} | {m['depth_acc']:.3f} | {m['root_acc']:.3f} |"
         )
-    for name in ("path", "majority"):
-        m = base[name]
-        depth.append(
-            f"| *{name.capitalize()} baseline* | tree | {m['depth_spearman']:.3f} "
-            f"| {m['depth_acc']:.3f} | {m['root_acc']:.3f} |"
-        )
+    depth += _baseline_rows(base, ("depth_spearman", "depth_acc", "root_acc"))
     other = [
         "| representation | probe | root_acc | | probe | pos_acc | | probe | tree_depth_acc "
         "| tree_depth_mae |",

@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reproduce_common import brittle, kept_figures, publish
+from reproduce_common import add_doc_options, brittle, kept_figures, publish
 
 from brittle.engine.agreement.stimuli import build_sentence, design_frames
 
@@ -167,18 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--examples", action="store_true", help="only the page's example tables (no model)"
     )
-    parser.add_argument(
-        "--measured",
-        type=Path,
-        default=MEASURED,
-        help=f"the JSON of the figures kept for the page (default {MEASURED.name})",
-    )
-    parser.add_argument(
-        "--render", action="store_true", help="only render from the --measured file"
-    )
-    parser.add_argument(
-        "--write-doc", action="store_true", help=f"also replace the generated blocks in {DOC.name}"
-    )
+    add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
     if args.examples:
         publish(example_blocks(), DOC, write=args.write_doc)
