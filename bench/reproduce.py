@@ -23,7 +23,10 @@ Runs, in order, with one work directory so that probes are trained once and shar
 7. ``reproduce_word_order_damage.py``: which of DND and IDC predicts the damage (the
    MiniLM layer-2 distance and POS probes of step 3, the first 300 sentences);
 8. ``reproduce_word_order.py``: DND and IDC of every reordering at every level;
-9. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2;
+9. ``reproduce_agreement.py``: Chaves & Richter's experiments 1 and 2 under SmolLM2,
+   the beam and random searches over their grammar (16 cells, about 12 minutes) and a
+   MiniLM structural probe on their stimuli (trained on the sweeps' data with early
+   stopping on GUM dev, about 9 minutes);
 10. ``reproduce_papers.py``: each paper's numbers beside brittle's, with a verdict per
     claim, from the JSON of steps 1-9 (writes ``docs/reproductions.json`` and the
     comparison tables of ``docs/reproductions.md``);
