@@ -46,7 +46,13 @@ Runs, in order, with one work directory so that probes are trained once and shar
     local workers and on two Ray actors (run it with nothing else running);
 15. ``reproduce_bench.py``: docs/performance.md's bench tables and the README's
     summary (three full ``brittle bench`` runs on EWT test; run it with nothing else
-    running).
+    running);
+16. ``perturb_memory.py``: docs/performance.md's table of ``perturb``'s peak memory on
+    the first 100 sentences of EWT test and on all of them (run it with nothing else
+    running);
+17. ``reproduce_bench_attack.py``: docs/attack.md's speed table (``bench_attack.py``'s
+    engine against the bare model forward on the first 20 and the first 60 sentences of
+    EWT test; run it with nothing else running).
 
 Every step writes its tables into the docs itself (``--write-doc``), each from a JSON
 of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
@@ -54,7 +60,8 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``frontier``, ``compare-methods``, ``word-order-damage``, ``word-order``,
 ``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
 ``guided-search``, ``sense-choice``, ``probe-results``, ``quality``, ``workers``,
-``bench``); a test renders every generated block again from that JSON.
+``bench``, ``perturb-memory``, ``bench-attack``); a test renders every generated block
+again from that JSON.
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
@@ -79,11 +86,13 @@ import constraint_shares
 import guided_search
 import labelled_pairs
 import parser_scores
+import perturb_memory
 import probe_results
 import quality_table
 import reproduce_agreement
 import reproduce_attack
 import reproduce_bench
+import reproduce_bench_attack
 import reproduce_compare
 import reproduce_fragility
 import reproduce_frontier
@@ -206,6 +215,14 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         "bench": (
             reproduce_bench.main,
             ["--work", str(work / "bench"), "--write-doc"],
+        ),
+        "perturb_memory": (
+            perturb_memory.main,
+            ["--work", str(work / "perturb-memory"), "--write-doc"],
+        ),
+        "bench_attack": (
+            reproduce_bench_attack.main,
+            ["--work", str(work / "bench-attack"), "--write-doc"],
         ),
     }
 

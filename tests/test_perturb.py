@@ -373,6 +373,24 @@ def test_same_seed_gives_byte_identical_output(small: list[Sentence], tmp_path: 
     assert paths[0].read_bytes() != paths[2].read_bytes()
 
 
+def test_each_chunk_starts_with_an_empty_parse_cache(small: list[Sentence]) -> None:
+    """What a run holds does not grow with the treebank: the parser's cache keeps only
+    the last chunk's parses, and the output is the one of a run in a single chunk."""
+    parser = CachedParser(ChainParser())
+    chunked = PerturbConfig(
+        method="fixed", budget=2, candidates=6, seed=3, parser="chain", chunk_size=2
+    )
+    result = perturb_sentences(small, config=chunked, generator=FixedWords(), parser=parser)
+    assert len(parser) <= 2 * (1 + 6) < len(small)  # the last chunk's originals and candidates
+    parsed = parser.stats.parsed
+    parser.parse([small[-1]])  # in the last chunk: answered by the cache
+    assert parser.stats.parsed == parsed
+    parser.parse([small[0]])  # in the first chunk: parsed again
+    assert parser.stats.parsed == parsed + 1
+    whole = _run(small, seed=3)
+    assert [s.to_conllu() for s in result.sentences] == [s.to_conllu() for s in whole.sentences]
+
+
 def test_reorderings_keep_the_gold_tree_and_validate(small: list[Sentence], tmp_path: Path) -> None:
     config = PerturbConfig(method="neighbour-flip", budget=2, candidates=8, parser="gold")
     result = perturb_sentences(

@@ -79,6 +79,7 @@ from brittle.search.generators.base import GENERATORS, Generator, stable_hash
 from brittle.search.generators.options import parse_options
 from brittle.search.presets import MEANING_CONSTRAINTS
 from brittle.search.quality import PairQuality, QualityMeter
+from brittle.search.sentence_models import forget_texts
 from brittle.search.validity.grade import Grader, run_grader
 
 __all__ = [
@@ -812,7 +813,14 @@ def perturb_chunk(
     generator sees the whole chunk and the parser parses it in one call; every draw and
     tie-break is seeded from the run's seed and the sentence's id, so a chunk comes out
     the same in any process. With a ``grader`` the chosen perturbations are graded (one
-    call for the chunk) and their changed words marked ``Validity=LEVEL``."""
+    call for the chunk) and their changed words marked ``Validity=LEVEL``.
+
+    The parser's cache and the shared models' text caches are emptied first: a chunk's
+    candidates do not come back in a later chunk, so keeping them would only make what
+    a run holds grow with the treebank (and a chunk then computes what it needs alone,
+    as it does on a worker)."""
+    parser.clear()
+    forget_texts()
     drawn = generator.perturb(list(chunk), b=config.candidates, seed=config.seed, tau=config.budget)
     if len(drawn) != len(chunk):
         raise RuntimeError(

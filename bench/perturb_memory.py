@@ -1,0 +1,152 @@
+"""docs/performance.md's perturb memory table: the peak memory of one ``perturb`` run on
+the first 100 sentences of EWT test and on all of them.
+
+``brittle perturb en_ewt-ud-test.conllu --method copos --budget 2`` (its default
+constraints, quality and grading), run as a whole command, once with ``--limit 100``
+and once on the whole file, one after the other. Each command's peak resident memory
+is the kernel's account of that child process (``ru_maxrss`` from ``os.wait4``, which
+counts the largest resident set it ever had, not a sampled one); its wall time is
+timed around it. The run streams the treebank a chunk at a time, so the target is a
+peak that does not grow with the number of sentences: the whole file within 10% of
+the first 100. The first 100 sentences of the whole run's output are checked to be the
+100-sentence run's, byte for byte.
+
+Each run's output and figures are kept under ``--work``; a run with its figures is not
+run again. The figures go to ``docs/perturb-memory.json`` (``--measured``);
+``--write-doc`` puts the table into docs/performance.md's generated block
+``perturb-memory``. Run it with nothing else running.
+
+Usage::
+
+    python bench/perturb_memory.py [--work reproduce/perturb-memory] [--write-doc]
+    python bench/perturb_memory.py --render [--write-doc]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TypedDict
+
+from reproduce_common import TEST, add_doc_options, kept_figures, publish
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT / "docs" / "perturb-memory.json"
+DOC = ROOT / "docs" / "performance.md"
+#: The command's options, but for the limit and the output.
+OPTIONS: tuple[str, ...] = ("--method", "copos", "--budget", "2")
+#: The runs, by the number of sentences they perturb (``None``: the whole treebank).
+LIMITS: tuple[int | None, ...] = (100, None)
+#: The target: the whole treebank's peak within this factor of the first 100's.
+TARGET = 1.10
+
+
+class Run(TypedDict):
+    """One timed command."""
+
+    sentences: int
+    peak_bytes: int
+    seconds: float
+
+
+class Figures(TypedDict):
+    """What :func:`measure` keeps."""
+
+    treebank: str
+    command: str
+    runs: list[Run]
+    same_start: bool
+
+
+def _sentences(path: Path) -> list[str]:
+    """The sentences of a CoNLL-U file, each as its block of lines."""
+    return path.read_text(encoding="utf-8").strip().split("\n\n")
+
+
+def run_once(limit: int | None, out: Path) -> Run:
+    """One ``perturb`` run, its peak resident memory and wall time."""
+    cmd = [str(Path(sys.executable).parent / "brittle"), "perturb", str(TEST), *OPTIONS]
+    if limit is not None:
+        cmd += ["--limit", str(limit)]
+    cmd += ["--quiet", "--out", str(out)]
+    print("$ " + shlex.join(["brittle", *cmd[1:]]), file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    child = subprocess.Popen(cmd)
+    # wait4 gives this child's own peak, not the largest of every child so far
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise subprocess.CalledProcessError(child.returncode, cmd)
+    return {
+        "sentences": len(_sentences(out)),
+        "peak_bytes": usage.ru_maxrss * 1024,  # Linux counts kibibytes
+        "seconds": round(seconds, 2),
+    }
+
+
+def measure(work: Path) -> Figures:
+    """Every run of :data:`LIMITS` (skipped where its figures are kept)."""
+    work.mkdir(parents=True, exist_ok=True)
+    runs: list[Run] = []
+    outputs: list[Path] = []
+    for limit in LIMITS:
+        name = f"perturb-{limit or 'all'}"
+        out, kept = work / f"{name}.conllu", work / f"{name}.json"
+        if not kept.exists():
+            kept.write_text(json.dumps(run_once(limit, out)) + "\n", encoding="utf-8")
+        runs.append(json.loads(kept.read_text(encoding="utf-8")))
+        outputs.append(out)
+    first = _sentences(outputs[0])
+    return {
+        "treebank": TEST.name,
+        "command": shlex.join(["brittle", "perturb", TEST.name, *OPTIONS]),
+        "runs": runs,
+        "same_start": _sentences(outputs[-1])[: len(first)] == first,
+    }
+
+
+def blocks(data: Figures) -> dict[str, str]:
+    """docs/performance.md's generated block ``perturb-memory``."""
+    first = data["runs"][0]["peak_bytes"]
+    lines = [
+        f"| `{data['command']}` | peak memory | against the first "
+        f"{data['runs'][0]['sentences']} | wall time |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for run in data["runs"]:
+        lines.append(
+            f"| {run['sentences']:,} sentences | {run['peak_bytes'] / 1e9:.2f} GB "
+            f"| {run['peak_bytes'] / first:.2f}x | {run['seconds']:.0f} s |"
+        )
+    whole = data["runs"][-1]["peak_bytes"] / first
+    verdict = "within" if whole <= TARGET else "above"
+    start = "the same" if data["same_start"] else "not the same"
+    lines += [
+        "",
+        f"The whole file's peak is {whole:.2f} times the first {data['runs'][0]['sentences']}'s: "
+        f"{verdict} the target of {TARGET:.2f}. The first "
+        f"{data['runs'][0]['sentences']} sentences of its output are {start} as the "
+        "shorter run's, byte for byte.",
+    ]
+    return {"perturb-memory": "\n".join(lines) + "\n"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("reproduce/perturb-memory"))
+    add_doc_options(parser, MEASURED, DOC)
+    args = parser.parse_args(argv)
+    data: Figures = kept_figures(args, lambda: measure(args.work))
+    publish(blocks(data), DOC, write=args.write_doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
