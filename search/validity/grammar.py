@@ -65,11 +65,20 @@ __all__ = [
 
 #: Dependents that make a singular noun phrase complete without an article.
 _DETERMINERS = frozenset({"det", "det:poss", "nmod:poss", "nummod", "det:predet"})
-#: Relations of the bare nouns the count check reads: core arguments and predicates.
+#: Adjectives that complete a bare singular time noun as a determiner would ("*last*
+#: month's blasts", "*next* week"): another adjective leaves the noun bare ("of
+#: **early** month's").
+DEICTIC_ADJECTIVES = frozenset({"last", "next"})
+#: Relations of the bare nouns the count check reads: core arguments and predicates,
+#: and noun phrases that modify without a preposition ("by 4:30 *today*", "*tomorrow*
+#: we leave": a bare singular there is a time word, never a count noun).
 #: Conjuncts share the first conjunct's determiner ("the origins and consequences"),
 #: and nouns after a preposition form many bare idioms ("in case", "by hand", "lack of
 #: proof"), so those are left alone, as are compounds and names.
-_COUNT_CHECKED = frozenset({"root", "nsubj", "nsubj:pass", "obj", "iobj", "xcomp"})
+_COUNT_CHECKED = frozenset(
+    {"root", "nsubj", "nsubj:pass", "obj", "iobj", "xcomp"}
+    | {f"{r}:{k}" for r in ("obl", "nmod") for k in ("unmarked", "tmod", "npmod")}
+)
 #: A noun whose plural is less than this many times rarer than its singular (GloVe
 #: frequency ranks) is taken for a count noun only, one that cannot stand bare in the
 #: singular: "subplot" 1.3, "report" 2.7, "description" 3.1, "case" 2.8, "car" 2.2
@@ -154,6 +163,23 @@ def _clause_too(original: Sentence, index: int) -> bool:
     return any(w.head == head and w.deprel == "ccomp" for w in original.words)
 
 
+def _reduced_passive(original: Sentence, index: int) -> bool:
+    """Whether the word at ``index`` is a past participle heading an adverbial clause or
+    modifying a noun, with no auxiliary, copula or subject of its own: a reduced
+    passive ("if *needed*", "once *approved*", "the *revised* report"), whose verb must
+    take an object ("if **interrogated**", the **grouped** group; not "the **died**
+    report"). An intransitive verb's participle that does go before a noun ("fallen
+    leaves") is refused too: WordNet's frames do not tell those verbs apart."""
+    word = original.words[index]
+    if word.xpos != "VBN" or word.deprel.split(":")[0] not in ("advcl", "amod"):
+        return False
+    head = str(index + 1)
+    return not any(
+        w.head == head and w.deprel.split(":")[0] in ("aux", "cop", "nsubj", "expl")
+        for w in original.words
+    )
+
+
 def _particles(original: Sentence, index: int) -> list[str]:
     """The verb particles (``compound:prt``) of the word at ``index``, lowercased."""
     head = str(index + 1)
@@ -166,8 +192,10 @@ def verb_frame_check(
     lexicon: PosLexicon,
     wordnet: WordNetCorpusReader,
 ) -> Check:
-    """Each new verb in a ``VERB`` slot allows the slot's use in the gold tree, and keeps
-    a phrasal verb with the slot's particle when the original's is one WordNet lists.
+    """Each new verb in a ``VERB`` slot allows the slot's use in the gold tree (a past
+    participle heading an adverbial clause or modifying a noun with no auxiliary or
+    subject of its own is passive: :func:`_reduced_passive`), and keeps a phrasal verb
+    with the slot's particle when the original's is one WordNet lists.
 
     Value: the use of each verb slot. Unknown when no changed word is a verb WordNet
     knows, or no slot's use can be judged.
@@ -179,7 +207,7 @@ def verb_frame_check(
     for w in changed:
         if words[w.index].upos != "VERB":
             continue
-        use = verb_use(original, w.index)
+        use = "transitive" if _reduced_passive(original, w.index) else verb_use(original, w.index)
         predicative = _predicative(original, w.index)
         uses.append(f"{w.new}:{'predicative' if predicative else use}")
         lemma = w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, "VERB")
@@ -326,7 +354,10 @@ DEGREE_ADVERBS: frozenset[str] = frozenset(
      "absolutely", "entirely", "fully", "utterly", "deeply", "hugely", "immensely",
      "seriously", "amazingly", "unbelievably", "reasonably", "relatively", "increasingly",
      "surprisingly", "unusually", "exceedingly", "considerably", "significantly",
-     "super", "damn", "insanely", "ridiculously", "fantastically", "notably"}
+     "super", "damn", "insanely", "ridiculously", "fantastically", "notably",
+     "tremendously", "enormously", "vastly", "overly", "excessively", "mildly",
+     "moderately", "marginally", "supremely", "intensely", "astonishingly",
+     "strikingly", "dreadfully", "frightfully", "outrageously", "infinitely"}
 )  # fmt: skip
 #: Place adverbs and particles: they complete a verb's construction (*staying away
 #: from*, *be back*, *heard before*, *go somewhere nice*), and only another place word
@@ -421,18 +452,36 @@ def function_adverb_check(
     )
 
 
+def _bare_noun(original: Sentence, head: str) -> bool:
+    """Whether word ``head`` (1-based, as a string) is a singular noun without a
+    determiner or possessor of its own."""
+    if head in ("0", "_", ""):
+        return False
+    noun = original.words[int(head) - 1]
+    if noun.upos != "NOUN" or noun.xpos == "NNS":
+        return False
+    return not any(d.head == head and d.deprel in _DETERMINERS for d in original.words)
+
+
 def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon) -> Check:
     """A singular slot where only a count noun can stand (after *a*, *an*, *another*,
     *each*, *every*: :func:`~brittle.search.generators.usage.count_use`) takes a noun
     that has a plural in use (:func:`~brittle.search.generators.usage.is_countable`:
     not "an ammunition"); a bare singular noun slot (no determiner or possessor) that
-    held a mass noun takes a noun that can be a mass noun. Value: the slots checked;
-    unknown when there are none."""
+    held a mass noun takes a noun that can be a mass noun; *last* or *next* before a
+    bare singular noun (:data:`DEICTIC_ADJECTIVES`) takes one of them. Value: the slots
+    checked; unknown when there are none."""
     words = original.words
     checked: list[str] = []
     bad: list[str] = []
     for w in changed:
         tok = words[w.index]
+        if tok.upos == "ADJ" and w.original.lower() in DEICTIC_ADJECTIVES:
+            if _bare_noun(original, tok.head):
+                checked.append(w.new)
+                if w.new.lower() not in DEICTIC_ADJECTIVES:
+                    bad.append(f"{w.new} cannot stand for the determiner {w.original}")
+            continue
         if tok.upos != "NOUN":
             continue
         new = w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, "NOUN")
@@ -449,16 +498,18 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
         if any(d.head == head and d.deprel in _DETERMINERS for d in words):
             continue
         old = tok.lemma if tok.lemma not in ("_", "") else w.original
-        if count_only(old):
-            continue  # a count noun standing bare already (a headline, a fixed phrase)
+        if count_only(old) or w.original.isupper():
+            # a count noun standing bare already (a headline, a fixed phrase), or an
+            # abbreviation (02:45 PM)
+            continue
         checked.append(w.new)
         if new != "_" and count_only(new):
             bad.append(f"{w.new} is a count noun without a determiner")
     return Check(
         name="count-noun",
         level="grammatical",
-        measured="count-noun slots filled by mass nouns, and bare singular slots of mass "
-        "nouns filled by count nouns",
+        measured="count-noun slots filled by mass nouns, bare singular slots of mass "
+        "nouns filled by count nouns, and the adjectives that complete a bare noun",
         value=tuple(checked),
         passed=None if not checked else not bad,
         failed=None if not bad else "; ".join(bad),
