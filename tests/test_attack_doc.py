@@ -1,11 +1,12 @@
 """docs/attack.md and the README: their attack tables are bench/reproduce_attack.py's,
-bench/parser_scores.py's, bench/reproduce_parser_attack.py's and bench/guided_search.py's
-output.
+bench/parser_scores.py's, bench/reproduce_parser_attack.py's, bench/guided_search.py's
+and bench/reproduce_bench_attack.py's output.
 
 The tables are rendered again from ``docs/attack.json``, ``docs/parser-scores.json``,
-``docs/parser-attack.json`` and ``docs/guided-search.json`` (what ``make reproduce``
-last wrote) and must equal the page's generated blocks byte for byte, so a table
-edited by hand, or a change of a script's format without a rerun, fails here.
+``docs/parser-attack.json``, ``docs/guided-search.json`` and ``docs/bench-attack.json``
+(what ``make reproduce`` last wrote) and must equal the page's generated blocks byte for
+byte, so a table edited by hand, or a change of a script's format without a rerun,
+fails here.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import guided_search as gs  # noqa: E402
 import parser_scores as ps  # noqa: E402
 import reproduce_attack as ra  # noqa: E402
+import reproduce_bench_attack as rba  # noqa: E402
 import reproduce_parser_attack as rpa  # noqa: E402
 
 
@@ -35,17 +37,19 @@ def figures() -> dict[str, Any]:
 
 def test_the_page_holds_the_generated_tables() -> None:
     """The attack tables (docs/attack.json), the parsers' clean scores
-    (docs/parser-scores.json) and the searches' (docs/guided-search.json), each equal to
-    its script's rendering, and no other."""
+    (docs/parser-scores.json), the searches' (docs/guided-search.json) and the speed
+    table (docs/bench-attack.json), each equal to its script's rendering, and no other."""
     page = generated_blocks(ra.DOC.read_text(encoding="utf-8"))
     scores = json.loads(ps.MEASURED.read_text(encoding="utf-8"))
     searches = json.loads(gs.MEASURED.read_text(encoding="utf-8"))
     attacked = json.loads(rpa.MEASURED.read_text(encoding="utf-8"))
+    speed = json.loads(rba.MEASURED.read_text(encoding="utf-8"))
     assert page == {
         **ra.blocks(figures()),
         **ps.blocks(scores),
         **gs.blocks(searches),
         **rpa.blocks(attacked),
+        **rba.blocks(speed),
     }
 
 
