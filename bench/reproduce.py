@@ -52,7 +52,10 @@ Runs, in order, with one work directory so that probes are trained once and shar
     running);
 17. ``reproduce_bench_attack.py``: docs/attack.md's speed table (``bench_attack.py``'s
     engine against the bare model forward on the first 20 and the first 60 sentences of
-    EWT test; run it with nothing else running).
+    EWT test; run it with nothing else running);
+18. ``coco_rerank.py``: docs/performance.md's table of coCO's re-rank (the generator
+    alone without a re-rank, with one word of right context and with the whole
+    sentence, on the first 16 sentences of GUM test; run it with nothing else running).
 
 Every step writes its tables into the docs itself (``--write-doc``), each from a JSON
 of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
@@ -60,8 +63,8 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``frontier``, ``compare-methods``, ``word-order-damage``, ``word-order``,
 ``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
 ``guided-search``, ``sense-choice``, ``probe-results``, ``quality``, ``workers``,
-``bench``, ``perturb-memory``, ``bench-attack``); a test renders every generated block
-again from that JSON.
+``bench``, ``perturb-memory``, ``bench-attack``, ``coco-rerank``); a test renders every
+generated block again from that JSON.
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
@@ -82,6 +85,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import coco_rerank
 import constraint_shares
 import guided_search
 import labelled_pairs
@@ -224,6 +228,7 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
             reproduce_bench_attack.main,
             ["--work", str(work / "bench-attack"), "--write-doc"],
         ),
+        "coco_rerank": (coco_rerank.main, ["--write-doc"]),
     }
 
 
