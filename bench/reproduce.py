@@ -55,7 +55,10 @@ Runs, in order, with one work directory so that probes are trained once and shar
     EWT test; run it with nothing else running);
 18. ``coco_rerank.py``: docs/performance.md's table of coCO's re-rank (the generator
     alone without a re-rank, with one word of right context and with the whole
-    sentence, on the first 16 sentences of GUM test; run it with nothing else running).
+    sentence, on the first 16 sentences of GUM test; run it with nothing else running);
+19. ``workers_evaluate_compare.py``: docs/performance.md's table of ``evaluate`` and
+    ``compare-methods`` in one process and on two local workers (EWT test; run it with
+    nothing else running).
 
 Every step writes its tables into the docs itself (``--write-doc``), each from a JSON
 of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
@@ -63,7 +66,8 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``frontier``, ``compare-methods``, ``word-order-damage``, ``word-order``,
 ``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
 ``guided-search``, ``sense-choice``, ``probe-results``, ``quality``, ``workers``,
-``bench``, ``perturb-memory``, ``bench-attack``, ``coco-rerank``); a test renders every
+``bench``, ``perturb-memory``, ``bench-attack``, ``coco-rerank``,
+``workers-evaluate-compare``); a test renders every
 generated block again from that JSON.
 
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
@@ -108,6 +112,7 @@ import reproduce_word_order
 import reproduce_word_order_damage
 import reproduce_workers
 import sense_choice
+import workers_evaluate_compare
 from reproduce_common import TEST
 
 
@@ -229,6 +234,10 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
             ["--work", str(work / "bench-attack"), "--write-doc"],
         ),
         "coco_rerank": (coco_rerank.main, ["--write-doc"]),
+        "workers_evaluate_compare": (
+            workers_evaluate_compare.main,
+            ["--work", str(work / "workers-evaluate-compare"), "--write-doc"],
+        ),
     }
 
 
