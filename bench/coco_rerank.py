@@ -36,8 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict
 
-from reproduce_bench_attack import busy_cpu_seconds
-from reproduce_common import UD, add_doc_options, kept_figures, publish
+from reproduce_common import UD, add_doc_options, busy_cpu_seconds, kept_figures, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = ROOT / "docs" / "coco-rerank.json"

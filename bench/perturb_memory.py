@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import TypedDict
 
-from reproduce_common import TEST, add_doc_options, kept_figures, publish
+from reproduce_common import TEST, add_doc_options, child_usage, kept_figures, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = ROOT / "docs" / "perturb-memory.json"
@@ -77,13 +75,8 @@ def run_once(limit: int | None, out: Path) -> Run:
     cmd += ["--quiet", "--out", str(out)]
     print("$ " + shlex.join(["brittle", *cmd[1:]]), file=sys.stderr, flush=True)
     start = time.perf_counter()
-    child = subprocess.Popen(cmd)
-    # wait4 gives this child's own peak, not the largest of every child so far
-    _, status, usage = os.wait4(child.pid, 0)
+    usage = child_usage(cmd)
     seconds = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise subprocess.CalledProcessError(child.returncode, cmd)
     return {
         "sentences": len(_sentences(out)),
         "peak_bytes": usage.ru_maxrss * 1024,  # Linux counts kibibytes

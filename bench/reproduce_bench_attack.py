@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import textwrap
 import time
@@ -35,7 +34,14 @@ from pathlib import Path
 from typing import TypedDict
 
 from bench_attack import Measurement
-from reproduce_common import TEST, add_doc_options, kept_figures, publish
+from reproduce_common import (
+    TEST,
+    add_doc_options,
+    busy_cpu_seconds,
+    child_usage,
+    kept_figures,
+    publish,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = ROOT / "docs" / "bench-attack.json"
@@ -67,16 +73,6 @@ class Figures(TypedDict):
     runs: list[Run]
 
 
-def busy_cpu_seconds() -> float:
-    """CPU seconds the machine has spent on every process since it booted (Linux's
-    ``/proc/stat``: user, nice, system, irq, softirq and steal time; idle and iowait
-    left out)."""
-    with open("/proc/stat", encoding="ascii") as stat:
-        fields = stat.readline().split()
-    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-
-
 def run_once(sentences: int, out: Path) -> Run:
     """One bench_attack.py run on the first ``sentences`` of EWT test, its figures kept
     in ``out``."""
@@ -87,14 +83,9 @@ def run_once(sentences: int, out: Path) -> Run:
     load_before = os.getloadavg()[0]
     busy, start = busy_cpu_seconds(), time.perf_counter()
     # its report goes to stderr: stdout carries the generated block
-    child = subprocess.Popen(cmd, stdout=sys.stderr)
-    # wait4 gives this child's own CPU time (its threads and children included)
-    _, status, usage = os.wait4(child.pid, 0)
+    usage = child_usage(cmd, stdout=sys.stderr)
     wall, busy = time.perf_counter() - start, busy_cpu_seconds() - busy
     load_after = os.getloadavg()[0]
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise subprocess.CalledProcessError(child.returncode, cmd)
     measured: Measurement = json.loads(out.read_text(encoding="utf-8"))
     return {
         **measured,

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 T = TypeVar("T")
 
@@ -44,6 +46,28 @@ def brittle(*args: object) -> None:
     cmd = [str(Path(sys.executable).parent / "brittle"), *map(str, args)]
     print("$ " + shlex.join(["brittle", *cmd[1:]]), file=sys.stderr, flush=True)
     subprocess.run(cmd, check=True)
+
+
+def child_usage(cmd: list[str], *, stdout: IO[str] | None = None) -> resource.struct_rusage:
+    """Run ``cmd`` to its end and return its own resource usage (``os.wait4``: its peak
+    resident memory and CPU time, its threads and children included, not the largest
+    of every child this process has had); fail loudly when it fails."""
+    child = subprocess.Popen(cmd, stdout=stdout)
+    _, status, usage = os.wait4(child.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise subprocess.CalledProcessError(code, cmd)
+    return usage
+
+
+def busy_cpu_seconds() -> float:
+    """CPU seconds the machine has spent on every process since it booted (Linux's
+    ``/proc/stat``: user, nice, system, irq, softirq and steal time; idle and iowait
+    left out)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = stat.readline().split()
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def ensure_sweep(work: Path, model: str, task: str) -> Path:
