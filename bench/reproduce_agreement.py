@@ -81,36 +81,33 @@ PROBE_DEV = UD / "UD_English-GUM/en_gum-ud-dev.conllu"
 PROBE_ARGS = ("--layer", -5, "--task", "distance", "--epochs", 15)
 
 
-class ConditionRow(TypedDict):
+class ScoredCell(TypedDict):
+    """What ``agreement score``'s ``summary.json`` gives each cell it scores: the model,
+    the experiment, the items, the accuracy, the mean surprisals of the right and the
+    wrong form and their margin, and the t-test."""
+
+    model: str
+    experiment: str
+    n: int
+    accuracy: float
+    s_correct: float
+    s_wrong: float
+    margin: float
+    t: float | None
+    df: int | None
+    p: float | None
+
+
+class ConditionRow(ScoredCell):
     """One condition of ``agreement score``'s ``summary.json`` (``by_condition``)."""
 
-    model: str
-    experiment: str
     condition: str
-    n: int
-    accuracy: float
-    s_correct: float
-    s_wrong: float
-    margin: float
-    t: float | None
-    df: int | None
-    p: float | None
 
 
-class HardestRow(TypedDict):
+class HardestRow(ScoredCell):
     """One verb's cell of the paper's Table 4 (``summary.json``'s ``hardest``)."""
 
-    model: str
-    experiment: str
     verb: str
-    n: int
-    accuracy: float
-    s_correct: float
-    s_wrong: float
-    margin: float
-    t: float | None
-    df: int | None
-    p: float | None
 
 
 class AttackItem(TypedDict):
