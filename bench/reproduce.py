@@ -70,6 +70,13 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``workers-evaluate-compare``); a test renders every
 generated block again from that JSON.
 
+Two scripts are not steps, for what they need beside this machine: ``textattack_loop.py``
+(TextAttack installed beside the project; docs/performance.md's and the README's
+comparison with a plain TextAttack loop, kept in ``docs/textattack.json``) and
+``reproduce_bench_gpu.py`` (a CUDA device; the GPU rows of docs/performance.md and the
+README, kept in ``docs/bench-gpu.json``). Each renders its kept figures with
+``--render --write-doc``.
+
 Each script's tables go to ``WORK/tables/NAME.md`` (and its JSON beside them); the
 brittle commands they run are printed on stderr. Every step skips what exists, so an
 interrupted run continues where it stopped; delete ``WORK`` to start over. From

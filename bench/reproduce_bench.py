@@ -86,10 +86,10 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
     return {"treebank": TEST.name, "runs": reports}
 
 
-def _median_run(reports: Sequence[BenchReport]) -> BenchReport:
-    """The run whose ``end_to_end`` ratio is the median (:func:`_median_stage`)."""
-    middle = _median_stage(reports, "end_to_end")
-    return next(r for r in reports if _stage(r, "end_to_end") is middle)
+def median_run(reports: Sequence[BenchReport]) -> BenchReport:
+    """The run whose ``end_to_end`` ratio is the median (:func:`median_stage`)."""
+    middle = median_stage(reports, "end_to_end")
+    return next(r for r in reports if stage_named(r, "end_to_end") is middle)
 
 
 def scored(stage: StageResult) -> int:
@@ -100,18 +100,18 @@ def scored(stage: StageResult) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def _median_stage(reports: Sequence[BenchReport], name: str) -> StageResult:
+def median_stage(reports: Sequence[BenchReport], name: str) -> StageResult:
     """Stage ``name`` of the run where its ratio (or, without a reference, its
     throughput) is the median (the lower middle one of an even count)."""
 
     def key(stage: StageResult) -> float:
         return stage.throughput if stage.ratio is None else stage.ratio
 
-    ranked = sorted((_stage(r, name) for r in reports), key=key)
+    ranked = sorted((stage_named(r, name) for r in reports), key=key)
     return ranked[(len(ranked) - 1) // 2]
 
 
-def _stage(report: BenchReport, name: str) -> StageResult:
+def stage_named(report: BenchReport, name: str) -> StageResult:
     (stage,) = (s for s in report.stages if s.name == name)
     return stage
 
@@ -150,10 +150,10 @@ def _grading_table(reports: Sequence[BenchReport]) -> list[str]:
         "| --- | ---: |" + " ---: |" * (n + 1),
     ]
     for name in GRADING:
-        stage = _median_stage(reports, name)
+        stage = median_stage(reports, name)
         shares = [
             (s.reference_throughput or 0.0) / s.throughput
-            for s in (_stage(r, name) for r in reports)
+            for s in (stage_named(r, name) for r in reports)
         ]
         ref = stage.reference_throughput or 0.0
         lines.append(
@@ -164,11 +164,11 @@ def _grading_table(reports: Sequence[BenchReport]) -> list[str]:
     return lines
 
 
-def _anytime_table(reports: Sequence[BenchReport]) -> list[str]:
+def anytime_table(reports: Sequence[BenchReport]) -> list[str]:
     """Each strategy's mean drop within each time and query point and its whole run:
     the median over the runs of each cell (the query points are the same in every run:
     the search does not depend on the clock)."""
-    curves = {s: [anytime_curve(_stage(r, f"anytime.{s}")) for r in reports] for s in ANYTIME}
+    curves = {s: [anytime_curve(stage_named(r, f"anytime.{s}")) for r in reports] for s in ANYTIME}
     times, queries, _ = curves[ANYTIME[0]][0]
     lines = [
         "| strategy | "
@@ -187,12 +187,11 @@ def _anytime_table(reports: Sequence[BenchReport]) -> list[str]:
     return lines
 
 
-def blocks(data: dict[str, Any]) -> dict[str, str]:
-    """The generated blocks: ``bench-latest``, ``bench-spread``, ``bench-targets``,
-    ``bench-grading`` and ``bench-anytime`` of docs/performance.md, ``bench-summary``
-    of the README."""
-    reports = [BenchReport.from_dict(r) for r in data["runs"]]
-    median = _median_run(reports)
+def spread_table(reports: Sequence[BenchReport]) -> list[str]:
+    """Every stage's ratio in each run (those with a reference; the grading stages, whose
+    own table gives their share run by run, left out), the median and the spread (largest
+    over smallest, minus one), and the candidates ``end_to_end`` scored in each run."""
+    median = median_run(reports)
     n = len(reports)
     spread = [
         "| stage | " + " | ".join(f"run {k}" for k in range(1, n + 1))
@@ -202,7 +201,7 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
     for stage in median.stages:
         if stage.name in GRADING:  # their own table gives grading's share run by run
             continue
-        runs = [_stage(r, stage.name) for r in reports]
+        runs = [stage_named(r, stage.name) for r in reports]
         ratios = [s.ratio for s in runs]
         if any(r is None for r in ratios):
             continue
@@ -212,19 +211,30 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
         spread.append(
             f"| {stage.name} | {cells} | {statistics.median(values):,.2f}x | {wide:.0%} |"
         )
-    counts = [scored(_stage(r, "end_to_end")) for r in reports]
+    counts = [scored(stage_named(r, "end_to_end")) for r in reports]
     spread += [
         "",
         "`end_to_end` scored " + ", ".join(f"{c:,}" for c in counts)
         + f" candidates in the {n} runs.",
     ]  # fmt: skip
+    return spread
+
+
+def blocks(data: dict[str, Any]) -> dict[str, str]:
+    """The generated blocks: ``bench-latest``, ``bench-spread``, ``bench-targets``,
+    ``bench-grading`` and ``bench-anytime`` of docs/performance.md, ``bench-summary``
+    of the README."""
+    reports = [BenchReport.from_dict(r) for r in data["runs"]]
+    median = median_run(reports)
+    n = len(reports)
+    spread = spread_table(reports)
     summary = [
         f"| stage | brittle (median of {n} runs) | reference | ratio (range over the runs) |",
         "| --- | ---: | --- | ---: |",
     ]
     for name in SUMMARY:
-        stage = _median_stage(reports, name)
-        values = [v for v in (_stage(r, name).ratio for r in reports) if v is not None]
+        stage = median_stage(reports, name)
+        values = [v for v in (stage_named(r, name).ratio for r in reports) if v is not None]
         ratio = (
             ""
             if stage.ratio is None
@@ -236,14 +246,14 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
         "| --- | ---: | ---: | --- |",
     ]
     for name, kind, bound in TARGETS:
-        stage = _median_stage(reports, name)
+        stage = median_stage(reports, name)
         if kind == "ratio":
-            values = [v for v in (_stage(r, name).ratio for r in reports) if v is not None]
+            values = [v for v in (stage_named(r, name).ratio for r in reports) if v is not None]
             goal, shown = f"`{name}` >= {bound:,g}x", f"{stage.ratio or 0.0:,.2f}x"
             span = f"{min(values):,.2f}x to {max(values):,.2f}x"
             met = [v >= bound for v in values]
         else:
-            values = [_stage(r, name).throughput for r in reports]
+            values = [stage_named(r, name).throughput for r in reports]
             goal, shown = f"`{name}` <= {bound:g} s", stage.figure
             span = f"{min(values):.2f} s to {max(values):.2f} s"
             met = [v <= bound for v in values]
@@ -254,7 +264,7 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
         "bench-spread": "\n".join(spread) + "\n",
         "bench-targets": "\n".join(targets) + "\n",
         "bench-grading": "\n".join(_grading_table(reports)) + "\n",
-        "bench-anytime": "\n".join(_anytime_table(reports)) + "\n",
+        "bench-anytime": "\n".join(anytime_table(reports)) + "\n",
         "bench-summary": "\n".join(summary) + "\n",
     }
 

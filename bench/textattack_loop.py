@@ -112,7 +112,7 @@ import numpy as np
 from numpy.typing import NDArray
 from record_tables import EWT_TEST
 from reproduce_common import add_doc_options, kept_figures, publish
-from textattack_table import DOC, MEASURED, MODES, Measured, blocks
+from textattack_table import DOC, MEASURED, MODES, README, Measured, blocks, readme_block
 
 from brittle.data import bench_pool_tables_path
 from brittle.engine.attack import AttackComponents, AttackConfig, build_components, run_attack
@@ -619,6 +619,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(f"{mode}:\n" + "\n".join(markdown(results)) + "\n")
     publish(blocks(data), DOC, write=args.write_doc)
+    publish(readme_block(data), README, write=args.write_doc)
     return 0
 
 
