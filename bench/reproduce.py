@@ -58,7 +58,10 @@ Runs, in order, with one work directory so that probes are trained once and shar
     sentence, on the first 16 sentences of GUM test; run it with nothing else running);
 19. ``workers_evaluate_compare.py``: docs/performance.md's table of ``evaluate`` and
     ``compare-methods`` in one process and on two local workers (EWT test; run it with
-    nothing else running).
+    nothing else running);
+20. ``coco_precision.py``: docs/performance.md's table of coCO's attack with its
+    language model in float32 and in bfloat16, and docs/frontier.md's sentence of its
+    cost (the first 16 sentences of GUM test; run it with nothing else running).
 
 Every step writes its tables into the docs itself (``--write-doc``), each from a JSON
 of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
@@ -67,7 +70,7 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
 ``guided-search``, ``sense-choice``, ``probe-results``, ``quality``, ``workers``,
 ``bench``, ``perturb-memory``, ``bench-attack``, ``coco-rerank``,
-``workers-evaluate-compare``); a test renders every
+``workers-evaluate-compare``, ``coco-precision``); a test renders every
 generated block again from that JSON.
 
 Two scripts are not steps, for what they need beside this machine: ``textattack_loop.py``
@@ -96,6 +99,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import coco_precision
 import coco_rerank
 import constraint_shares
 import guided_search
@@ -244,6 +248,10 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         "workers_evaluate_compare": (
             workers_evaluate_compare.main,
             ["--work", str(work / "workers-evaluate-compare"), "--write-doc"],
+        ),
+        "coco_precision": (
+            coco_precision.main,
+            ["--work", str(work / "coco-precision"), "--write-doc"],
         ),
     }
 
