@@ -28,6 +28,7 @@ from brittle.search.validity.grammar import (
     count_check,
     function_adverb_check,
     known_word_check,
+    place_phrase_check,
     verb_frame_check,
 )
 from brittle.search.validity.lexical import closed_class_check, form_check
@@ -181,6 +182,18 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("stayed", "stay", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", "4", "conj"),
         ("away", "away", "ADV", "RB", "_", "8", "advmod"),
         (".", ".", "PUNCT", ".", "_", "4", "punct"),
+    ],
+    "somewhere": [
+        ("We", "we", "PRON", "PRP", "Case=Nom|Number=Plur|Person=1|PronType=Prs", "3",
+         "nsubj"),
+        ("can", "can", "AUX", "MD", "VerbForm=Fin", "3", "aux"),
+        ("go", "go", "VERB", "VB", "VerbForm=Inf", "0", "root"),
+        ("somewhere", "somewhere", "ADV", "RB", "_", "3", "advmod"),
+        ("nice", "nice", "ADJ", "JJ", "Degree=Pos", "4", "amod"),
+        ("and", "and", "CCONJ", "CC", "_", "7", "cc"),
+        ("stay", "stay", "VERB", "VB", "VerbForm=Inf", "3", "conj"),
+        ("there", "there", "ADV", "RB", "PronType=Dem", "7", "advmod"),
+        (".", ".", "PUNCT", ".", "_", "3", "punct"),
     ],
     "color": [
         ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
@@ -554,6 +567,24 @@ def test_degree_and_place_adverb_slots_take_their_own_class(lexicon: PosLexicon)
     original, _, changed = pair("nice", {6: "back"})
     check = function_adverb_check(original, changed, lexicon)
     assert check.passed is False and "before its verb" in str(check.failed)
+
+
+def test_a_place_adverb_heading_a_phrase_keeps_its_class() -> None:
+    """*somewhere nice*: the pro-form *somewhere* heads *nice*, so another adverb there
+    cannot hold the tree ("go habitually nice"); another place pro-form can, and a place
+    adverb with no dependent of its own (*stay there*) is left to the function-adverb
+    check."""
+    original, _, changed = pair("somewhere", {3: "habitually"})
+    check = place_phrase_check(original, changed)
+    assert check.level == "tree"
+    assert check.passed is False and "place pro-form somewhere" in str(check.failed)
+    original, _, changed = pair("somewhere", {3: "anywhere"})
+    assert place_phrase_check(original, changed).passed is True
+    original, _, changed = pair("somewhere", {7: "calmly"})
+    assert place_phrase_check(original, changed).passed is None
+    # a particle's complement is not a pro-form's modifier: "staying onwards from"
+    original, _, changed = pair("nice", {8: "onwards"})
+    assert place_phrase_check(original, changed).passed is None
 
 
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:

@@ -35,6 +35,7 @@ from brittle.search.validity.grammar import (
     function_adverb_check,
     is_english_word,
     known_word_check,
+    place_phrase_check,
     verb_frame_check,
 )
 from brittle.search.validity.lexical import closed_class_check, form_check
@@ -203,6 +204,7 @@ class Grader:
                     attachment_check(o, changed, parses[k], parses[m + k], nonwords),
                     closed_class_check(o, changed, lexicon),
                     form_check(o, changed, lexicon),
+                    place_phrase_check(o, changed),
                     known_word_check(changed, lexicon),
                     verb_frame_check(o, changed, lexicon, wordnet),
                     agreement_check(o, changed, lexicon, p),

@@ -52,6 +52,7 @@ __all__ = [
     "PLACE_ADVERBS",
     "PLURAL_QUANTIFIERS",
     "PREDICATIVE_FRAMES",
+    "PRO_PLACES",
     "SINGULAR_QUANTIFIERS",
     "agreement_check",
     "count_check",
@@ -59,6 +60,7 @@ __all__ = [
     "function_adverb_check",
     "is_english_word",
     "known_word_check",
+    "place_phrase_check",
     "verb_frame_check",
     "verb_frames",
 ]
@@ -446,6 +448,46 @@ def function_adverb_check(
         name="function-adverb",
         level="grammatical",
         measured="degree- and place-adverb slots and what fills them",
+        value=tuple(checked),
+        passed=None if not checked else not bad,
+        failed=None if not bad else "; ".join(bad),
+    )
+
+
+#: Place adverbs that are pro-forms: like a pronoun, they take modifiers of their own
+#: (*somewhere **nice***, *anywhere **else***, *somewhere **like McDonald's***, *there
+#: **in the corner***), which no other adverb takes; a particle's complement (*away
+#: **from the stock***, *onwards **from***) is another matter.
+PRO_PLACES = frozenset(
+    {"somewhere", "anywhere", "nowhere", "everywhere", "elsewhere", "someplace",
+     "anyplace", "here", "there"}
+)  # fmt: skip
+
+
+def place_phrase_check(original: Sentence, changed: Sequence[ChangedWord]) -> Check:
+    """A place pro-form that heads a phrase of its own (:data:`PRO_PLACES` with a
+    dependent other than punctuation: *somewhere **nice***, *somewhere **like
+    McDonald's***, *somewhere **that fits***) takes another place pro-form: another
+    adverb cannot head those dependents ("go **habitually** nice", "thinking
+    **ironically** like McDonald's"), so the gold tree's arcs to them no longer hold.
+    Value: the slots checked; unknown when there are none."""
+    words = original.words
+    checked: list[str] = []
+    bad: list[str] = []
+    for w in changed:
+        old, new = w.original.lower(), w.new.lower()
+        if words[w.index].upos != "ADV" or old not in PRO_PLACES:
+            continue
+        me = str(w.index + 1)
+        if not any(d.head == me and d.deprel != "punct" for d in words):
+            continue
+        checked.append(f"{w.original}->{w.new}")
+        if new not in PRO_PLACES:
+            bad.append(f"{w.new} cannot head the phrase of the place pro-form {w.original}")
+    return Check(
+        name="place-phrase",
+        level="tree",
+        measured="place pro-forms with dependents of their own and what fills them",
         value=tuple(checked),
         passed=None if not checked else not bad,
         failed=None if not bad else "; ".join(bad),
