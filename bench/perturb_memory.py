@@ -29,6 +29,7 @@ import json
 import shlex
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
@@ -67,9 +68,11 @@ def _sentences(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").strip().split("\n\n")
 
 
-def run_once(limit: int | None, out: Path) -> Run:
-    """One ``perturb`` run, its peak resident memory and wall time."""
-    cmd = [str(Path(sys.executable).parent / "brittle"), "perturb", str(TEST), *OPTIONS]
+def run_once(command: str, options: Sequence[str], limit: int | None, out: Path) -> Run:
+    """One ``brittle COMMAND TEST OPTIONS`` run writing to ``out`` (perturb's CoNLL-U,
+    or attack's directory, whose ``adversarial.conllu`` is counted), its peak resident
+    memory and wall time."""
+    cmd = [str(Path(sys.executable).parent / "brittle"), command, str(TEST), *options]
     if limit is not None:
         cmd += ["--limit", str(limit)]
     cmd += ["--quiet", "--out", str(out)]
@@ -78,10 +81,16 @@ def run_once(limit: int | None, out: Path) -> Run:
     usage = child_usage(cmd)
     seconds = time.perf_counter() - start
     return {
-        "sentences": len(_sentences(out)),
+        "sentences": len(_sentences(written(out))),
         "peak_bytes": usage.ru_maxrss * 1024,  # Linux counts kibibytes
         "seconds": round(seconds, 2),
     }
+
+
+def written(out: Path) -> Path:
+    """The CoNLL-U a run wrote: ``out`` itself, or an attack directory's
+    ``adversarial.conllu``."""
+    return out / "adversarial.conllu" if out.is_dir() else out
 
 
 def measure(work: Path) -> Figures:
@@ -93,20 +102,22 @@ def measure(work: Path) -> Figures:
         name = f"perturb-{limit or 'all'}"
         out, kept = work / f"{name}.conllu", work / f"{name}.json"
         if not kept.exists():
-            kept.write_text(json.dumps(run_once(limit, out)) + "\n", encoding="utf-8")
+            run = run_once("perturb", OPTIONS, limit, out)
+            kept.write_text(json.dumps(run) + "\n", encoding="utf-8")
         runs.append(json.loads(kept.read_text(encoding="utf-8")))
         outputs.append(out)
-    first = _sentences(outputs[0])
+    first = _sentences(written(outputs[0]))
     return {
         "treebank": TEST.name,
         "command": shlex.join(["brittle", "perturb", TEST.name, *OPTIONS]),
         "runs": runs,
-        "same_start": _sentences(outputs[-1])[: len(first)] == first,
+        "same_start": _sentences(written(outputs[-1]))[: len(first)] == first,
     }
 
 
-def blocks(data: Figures) -> dict[str, str]:
-    """docs/performance.md's generated block ``perturb-memory``."""
+def blocks(data: Figures, name: str = "perturb-memory") -> dict[str, str]:
+    """docs/performance.md's generated block ``name`` (``perturb-memory``, or
+    ``attack-memory`` for bench/attack_memory.py's figures)."""
     first = data["runs"][0]["peak_bytes"]
     lines = [
         f"| `{data['command']}` | peak memory | against the first "
@@ -128,7 +139,7 @@ def blocks(data: Figures) -> dict[str, str]:
         f"{data['runs'][0]['sentences']} sentences of its output are {start} as the "
         "shorter run's, byte for byte.",
     ]
-    return {"perturb-memory": "\n".join(lines) + "\n"}
+    return {name: "\n".join(lines) + "\n"}
 
 
 def main(argv: list[str] | None = None) -> int:

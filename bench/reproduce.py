@@ -61,7 +61,9 @@ Runs, in order, with one work directory so that probes are trained once and shar
     nothing else running);
 20. ``coco_precision.py``: docs/performance.md's table of coCO's attack with its
     language model in float32 and in bfloat16, and docs/frontier.md's sentence of its
-    cost (the first 16 sentences of GUM test; run it with nothing else running).
+    cost (the first 16 sentences of GUM test; run it with nothing else running);
+21. ``attack_memory.py``: docs/performance.md's attack memory table (a coPOS attack's
+    peak memory on the first 100 sentences of EWT test and on all of them).
 
 Every step writes its tables into the docs itself (``--write-doc``), each from a JSON
 of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
@@ -70,7 +72,7 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
 ``guided-search``, ``sense-choice``, ``probe-results``, ``quality``, ``workers``,
 ``bench``, ``perturb-memory``, ``bench-attack``, ``coco-rerank``,
-``workers-evaluate-compare``, ``coco-precision``); a test renders every
+``workers-evaluate-compare``, ``coco-precision``, ``attack-memory``); a test renders every
 generated block again from that JSON.
 
 Two scripts are not steps, for what they need beside this machine: ``textattack_loop.py``
@@ -99,6 +101,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import attack_memory
 import coco_precision
 import coco_rerank
 import constraint_shares
@@ -252,6 +255,10 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         "coco_precision": (
             coco_precision.main,
             ["--work", str(work / "coco-precision"), "--write-doc"],
+        ),
+        "attack_memory": (
+            attack_memory.main,
+            ["--work", str(work / "attack-memory"), "--write-doc"],
         ),
     }
 

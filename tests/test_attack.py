@@ -569,3 +569,21 @@ def test_the_parser_is_prepared_before_the_generator_loads(
     assert events == ["parser", "generator", "probes"]
     assert isinstance(comps.generator, Options)
     assert isinstance(comps.evaluator, WordHashEvaluator)
+
+
+def test_each_chunk_forgets_the_shared_models_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The constraints' encoder and language model keep texts by the thousand; a chunk's
+    candidates do not come back in a later chunk, so every chunk starts by forgetting
+    them (as ``perturb`` does), and the output is the same as in one chunk."""
+    import brittle.engine.attack.chunk_search as chunk_search
+
+    calls: list[int] = []
+    monkeypatch.setattr(chunk_search, "forget_texts", lambda: calls.append(1))
+    run_attack(config(limit=6), tmp_path / "whole", components=components(), chunk_size=16)
+    whole = len(calls)
+    run_attack(config(limit=6), tmp_path / "chunks", components=components(), chunk_size=2)
+    assert whole >= 1 and len(calls) - whole > whole  # more chunks, more forgetting
+    chunks, one = (tmp_path / d / "adversarial.conllu" for d in ("chunks", "whole"))
+    assert chunks.read_bytes() == one.read_bytes()

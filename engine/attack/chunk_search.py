@@ -30,6 +30,7 @@ from brittle.engine.runs.rounds import Direct, run_rounds
 from brittle.engine.runs.shards import Shard, ShardTask, ShardWorker
 from brittle.search.quality import QualityMeter
 from brittle.search.scoring import CachedScorer, Objective
+from brittle.search.sentence_models import forget_texts
 from brittle.search.table import SubstitutionTable
 from brittle.search.validity.grade import Grader, run_grader
 
@@ -103,19 +104,22 @@ class ChunkSearch:
         self.services = RoundServices(components, self.scorer)
 
     def clear_cache(self) -> None:
-        """Start a new scores cache, forget the parses kept so far and return the
-        heap's free pages to the system.
+        """Start a new scores cache, forget the parses and the shared models' texts
+        kept so far (the constraints' encoder and language model) and return the heap's
+        free pages to the system.
 
         Every chunk starts so (:meth:`searches`), in one process as on a worker: only a
-        chunk's own sentences can hit the scores cache (it is keyed by sentence id), so
-        queries and results are unchanged, and neither cache outgrows a chunk. The
-        probes' predictions kept for the rows start empty too.
+        chunk's own sentences can hit the scores cache (it is keyed by sentence id), and
+        a chunk's candidates do not come back in a later one, so queries and results are
+        unchanged, and no cache outgrows a chunk. The probes' predictions kept for the
+        rows start empty too.
         """
         if self.components.predictor is not None:
             self.components.predictor.forget_predictions()
         self.scorer = CachedScorer(self.components.evaluator, cache_size=self.cache_size)
         self.services = RoundServices(self.components, self.scorer)
         self.components.parser.clear_cache()
+        forget_texts()
         release_free_memory()
 
     def __call__(self, chunk: Sequence[Sentence], start: int) -> Searched:
