@@ -63,7 +63,9 @@ Runs, in order, with one work directory so that probes are trained once and shar
     language model in float32 and in bfloat16, and docs/frontier.md's sentence of its
     cost (the first 16 sentences of GUM test; run it with nothing else running);
 21. ``attack_memory.py``: docs/performance.md's attack memory table (a coPOS attack's
-    peak memory on the first 100 sentences of EWT test and on all of them).
+    peak memory on the first 100 sentences of EWT test and on all of them);
+22. ``compare_memory.py``: docs/performance.md's compare-methods memory table (the same
+    two runs of ``compare-methods``).
 
 Every step writes its tables into the docs itself (``--write-doc``), each from a JSON
 of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
@@ -72,7 +74,8 @@ of its figures kept beside the page (``docs/*.json``: ``probe-parser``,
 ``agreement``, ``reproductions``, ``constraint-shares``, ``labelled-pairs``,
 ``guided-search``, ``sense-choice``, ``probe-results``, ``quality``, ``workers``,
 ``bench``, ``perturb-memory``, ``bench-attack``, ``coco-rerank``,
-``workers-evaluate-compare``, ``coco-precision``, ``attack-memory``); a test renders every
+``workers-evaluate-compare``, ``coco-precision``, ``attack-memory``,
+``compare-memory``); a test renders every
 generated block again from that JSON.
 
 Two scripts are not steps, for what they need beside this machine: ``textattack_loop.py``
@@ -104,6 +107,7 @@ from pathlib import Path
 import attack_memory
 import coco_precision
 import coco_rerank
+import compare_memory
 import constraint_shares
 import guided_search
 import labelled_pairs
@@ -259,6 +263,10 @@ def steps(work: Path) -> dict[str, tuple[Callable[[list[str]], int], list[str]]]
         "attack_memory": (
             attack_memory.main,
             ["--work", str(work / "attack-memory"), "--write-doc"],
+        ),
+        "compare_memory": (
+            compare_memory.main,
+            ["--work", str(work / "compare-memory"), "--write-doc"],
         ),
     }
 

@@ -260,6 +260,31 @@ def test_compare_methods_reports_progress_as_each_method_finishes_a_chunk(
     assert done == [(method, k, 5) for k in (2, 4, 5) for method in ("words", "neighbour-flip")]
 
 
+def test_each_comparison_chunk_starts_with_an_empty_parse_cache(demo: list[Sentence]) -> None:
+    """What a comparison holds does not grow with the treebank: the parser's cache keeps
+    only the last chunk's parses, and the result is the one of a single chunk."""
+    small = demo[:6]
+
+    def run(chunk_size: int, parser: CachedParser) -> CompareResult:
+        config = CompareConfig(
+            methods=("words",), budgets=(1,), candidates=2, chunk_size=chunk_size
+        )
+        return compare_sentences(
+            small, config=config, generators={"words": Words(words=("dax",))}, parser=parser
+        )
+
+    parser = CachedParser(ChainParser())
+    chunked = run(2, parser)
+    parsed = parser.stats.parsed
+    parser.parse([small[-1]])  # in the last chunk: answered by the cache
+    assert parser.stats.parsed == parsed
+    parser.parse([small[0]])  # in the first chunk: parsed again
+    assert parser.stats.parsed == parsed + 1
+    whole = run(16, CachedParser(ChainParser()))
+    timeless = [replace(r, seconds=0.0) for r in chunked.rows]
+    assert timeless == [replace(r, seconds=0.0) for r in whole.rows]  # wall times apart
+
+
 def test_a_compare_result_reads_back_from_its_json(demo: list[Sentence]) -> None:
     """``CompareResult.from_dict`` reads what ``to_dict`` wrote (through JSON), so the
     tables render again from a kept ``compare-methods.json``."""

@@ -63,6 +63,7 @@ from brittle.search.constraints import TreeLabels, changed_words, parse_distance
 from brittle.search.generators.base import Generator, SubstitutionGenerator, sentence_rng
 from brittle.search.quality import PairQuality, QualityMeter
 from brittle.search.sampling import sample_substitutions
+from brittle.search.sentence_models import forget_texts
 
 __all__ = [
     "RANDOM_PAIRS",
@@ -460,7 +461,14 @@ def compare_chunk(
     the parser parses each budget's candidates in one call. Every draw is seeded from
     the seed and the sentence id, so a chunk comes out the same in any process.
     ``method_done(method)`` is called as each method finishes the chunk (for progress:
-    one chunk of the slowest method takes minutes)."""
+    one chunk of the slowest method takes minutes).
+
+    The parser's cache and the shared models' text caches are emptied first: a chunk's
+    candidates do not come back in a later chunk, so keeping them would only make what
+    a comparison holds grow with the treebank (a chunk then computes what it needs
+    alone, as it does on a worker)."""
+    parser.clear()
+    forget_texts()
     originals = parser.parse(chunk)
     cells = config.cells()
     tallies = {cell: _Tally() for cell in cells}
@@ -577,7 +585,6 @@ def compare_sentences(
     if len(sentences) < 2:
         raise ConfigError("compare-methods needs at least two sentences")
     parser.prepare()
-    parser.parse(sentences)  # every original in one call; the chunks read the cache
 
     def parts() -> Iterator[ChunkMeasures]:
         done = 0
