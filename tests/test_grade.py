@@ -195,6 +195,21 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("there", "there", "ADV", "RB", "PronType=Dem", "7", "advmod"),
         (".", ".", "PUNCT", ".", "_", "3", "punct"),
     ],
+    "lot": [
+        ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
+        ("paid", "pay", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", "0", "root"),
+        ("for", "for", "ADP", "IN", "_", "6", "case"),
+        ("all", "all", "DET", "PDT", "_", "6", "det:predet"),
+        ("my", "my", "PRON", "PRP$", "Number=Sing|Person=1|Poss=Yes|PronType=Prs", "6",
+         "nmod:poss"),
+        ("travel", "travel", "NOUN", "NN", "Number=Sing", "2", "obl"),
+        ("and", "and", "CCONJ", "CC", "_", "9", "cc"),
+        ("a", "a", "DET", "DT", "Definite=Ind|PronType=Art", "9", "det"),
+        ("lot", "lot", "NOUN", "NN", "Number=Sing", "6", "conj"),
+        ("of", "of", "ADP", "IN", "_", "11", "case"),
+        ("bass", "bass", "NOUN", "NN", "Number=Sing", "9", "nmod"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
     "color": [
         ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
         ("like", "like", "VERB", "VBP", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin",
@@ -585,6 +600,17 @@ def test_a_place_adverb_heading_a_phrase_keeps_its_class() -> None:
     # a particle's complement is not a pro-form's modifier: "staying onwards from"
     original, _, changed = pair("nice", {8: "onwards"})
     assert place_phrase_check(original, changed).passed is None
+
+
+def test_a_mass_slot_takes_no_count_only_noun(lexicon: PosLexicon, glove: None) -> None:
+    """*a lot of bass*, *all my travel*: a singular noun there is a mass noun ("a lot of
+    vocalist", "all my tourist" are not English); a mass noun still fits."""
+    for index, count in ((10, "vocalist"), (5, "tourist")):
+        original, _, changed = pair("lot", {index: count})
+        check = count_check(original, changed, lexicon)
+        assert check.passed is False and "only a mass noun" in str(check.failed)
+    original, _, changed = pair("lot", {10: "music"})
+    assert count_check(original, changed, lexicon).passed is True
 
 
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:

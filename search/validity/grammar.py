@@ -53,6 +53,7 @@ __all__ = [
     "PLURAL_QUANTIFIERS",
     "PREDICATIVE_FRAMES",
     "PRO_PLACES",
+    "QUANTITY_NOUNS",
     "SINGULAR_QUANTIFIERS",
     "agreement_check",
     "count_check",
@@ -505,14 +506,39 @@ def _bare_noun(original: Sentence, head: str) -> bool:
     return not any(d.head == head and d.deprel in _DETERMINERS for d in original.words)
 
 
+#: Nouns of quantity whose *of*-complement is plural or a mass noun ("a lot of bass",
+#: "plenty of time"): a singular count noun there is not English ("a lot of vocalist").
+QUANTITY_NOUNS = frozenset({"lot", "lots", "plenty", "amount", "deal", "bit", "quantity"})
+
+
+def _mass_slot(original: Sentence, index: int) -> bool:
+    """Whether the singular noun at ``index`` stands where only a mass noun can in the
+    singular: the *of*-complement of a noun of quantity (:data:`QUANTITY_NOUNS`), or a
+    noun under *all* with a determiner or possessor of its own ("all my travel", "all
+    the time")."""
+    words = original.words
+    tok, me = words[index], str(index + 1)
+    mine = [d for d in words if d.head == me]
+    if tok.head not in ("0", "_", "") and tok.deprel.split(":")[0] == "nmod":
+        quantity = words[int(tok.head) - 1]
+        if quantity.lemma.lower() in QUANTITY_NOUNS and any(
+            d.deprel == "case" and d.form.lower() == "of" for d in mine
+        ):
+            return True
+    return any(d.form.lower() == "all" for d in mine) and any(
+        d.deprel in _DETERMINERS and d.form.lower() != "all" for d in mine
+    )
+
+
 def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon) -> Check:
     """A singular slot where only a count noun can stand (after *a*, *an*, *another*,
     *each*, *every*: :func:`~brittle.search.generators.usage.count_use`) takes a noun
     that has a plural in use (:func:`~brittle.search.generators.usage.is_countable`:
     not "an ammunition"); a bare singular noun slot (no determiner or possessor) that
     held a mass noun takes a noun that can be a mass noun; *last* or *next* before a
-    bare singular noun (:data:`DEICTIC_ADJECTIVES`) takes one of them. Value: the slots
-    checked; unknown when there are none."""
+    bare singular noun (:data:`DEICTIC_ADJECTIVES`) takes one of them; a singular slot
+    only a mass noun can fill (:func:`_mass_slot`: "a lot of bass", "all my travel")
+    takes no count-only noun. Value: the slots checked; unknown when there are none."""
     words = original.words
     checked: list[str] = []
     bad: list[str] = []
@@ -534,10 +560,11 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
             if new != "_" and w.new.isalpha() and not is_countable(new.lower()):
                 bad.append(f"{w.new} is a mass noun where a count noun stands")
             continue
-        if tok.deprel not in _COUNT_CHECKED:
+        mass_slot = _mass_slot(original, w.index)
+        if tok.deprel not in _COUNT_CHECKED and not mass_slot:
             continue
         head = str(w.index + 1)
-        if any(d.head == head and d.deprel in _DETERMINERS for d in words):
+        if not mass_slot and any(d.head == head and d.deprel in _DETERMINERS for d in words):
             continue
         old = tok.lemma if tok.lemma not in ("_", "") else w.original
         if count_only(old) or w.original.isupper():
@@ -546,7 +573,8 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
             continue
         checked.append(w.new)
         if new != "_" and count_only(new):
-            bad.append(f"{w.new} is a count noun without a determiner")
+            where = "where only a mass noun stands" if mass_slot else "without a determiner"
+            bad.append(f"{w.new} is a count noun {where}")
     return Check(
         name="count-noun",
         level="grammatical",
