@@ -26,6 +26,7 @@ from brittle.search.validity.grammar import (
     PLACE_ADVERBS,
     agreement_check,
     count_check,
+    fixed_phrase_check,
     function_adverb_check,
     known_word_check,
     place_phrase_check,
@@ -208,6 +209,14 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("lot", "lot", "NOUN", "NN", "Number=Sing", "6", "conj"),
         ("of", "of", "ADP", "IN", "_", "11", "case"),
         ("bass", "bass", "NOUN", "NN", "Number=Sing", "9", "nmod"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
+    "sure": [
+        ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
+        ("like", "like", "VERB", "VBP", "Mood=Ind|Tense=Pres|VerbForm=Fin", "0", "root"),
+        ("it", "it", "PRON", "PRP", "Case=Acc|Number=Sing|Person=3|PronType=Prs", "2", "obj"),
+        ("for", "for", "ADP", "IN", "_", "5", "case"),
+        ("sure", "sure", "ADJ", "JJ", "Degree=Pos", "2", "obl"),
         (".", ".", "PUNCT", ".", "_", "2", "punct"),
     ],
     "color": [
@@ -611,6 +620,15 @@ def test_a_mass_slot_takes_no_count_only_noun(lexicon: PosLexicon, glove: None) 
         assert check.passed is False and "only a mass noun" in str(check.failed)
     original, _, changed = pair("lot", {10: "music"})
     assert count_check(original, changed, lexicon).passed is True
+
+
+def test_an_adjective_object_of_a_preposition_is_a_fixed_phrase() -> None:
+    """*for sure*: another adjective there is not English ("for extant")."""
+    original, _, changed = pair("sure", {4: "extant"})
+    check = fixed_phrase_check(original, changed)
+    assert check.passed is False and "fixed phrase of sure" in str(check.failed)
+    original, _, changed = pair("sure", {1: "love"})  # no such slot changed
+    assert fixed_phrase_check(original, changed).passed is None
 
 
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:

@@ -32,6 +32,7 @@ from brittle.search.sentence_models import sentence_encoder, surprisal_model
 from brittle.search.validity.grammar import (
     agreement_check,
     count_check,
+    fixed_phrase_check,
     function_adverb_check,
     is_english_word,
     known_word_check,
@@ -210,6 +211,7 @@ class Grader:
                     agreement_check(o, changed, lexicon, p),
                     count_check(o, changed, lexicon),
                     function_adverb_check(o, changed, lexicon),
+                    fixed_phrase_check(o, changed),
                 )
             )
             synonymy.append(synonymy_check(o, changed, lexicon, wordnet))

@@ -58,6 +58,7 @@ __all__ = [
     "agreement_check",
     "count_check",
     "count_only",
+    "fixed_phrase_check",
     "function_adverb_check",
     "is_english_word",
     "known_word_check",
@@ -449,6 +450,33 @@ def function_adverb_check(
         name="function-adverb",
         level="grammatical",
         measured="degree- and place-adverb slots and what fills them",
+        value=tuple(checked),
+        passed=None if not checked else not bad,
+        failed=None if not bad else "; ".join(bad),
+    )
+
+
+def fixed_phrase_check(original: Sentence, changed: Sequence[ChangedWord]) -> Check:
+    """An adjective that is the object of a preposition (an ``ADJ`` with a ``case``
+    dependent: *for **sure***, *at **least***, *in **short***, *for **real***) is part
+    of a fixed phrase, and another word there is not English ("for **extant**", "at
+    **soathest**"). Value: the slots checked; unknown when there are none."""
+    words = original.words
+    checked: list[str] = []
+    bad: list[str] = []
+    for w in changed:
+        me = str(w.index + 1)
+        if words[w.index].upos != "ADJ" or not any(
+            d.head == me and d.deprel == "case" for d in words
+        ):
+            continue
+        checked.append(f"{w.original}->{w.new}")
+        if w.new.lower() != w.original.lower():
+            bad.append(f"{w.new} in the fixed phrase of {w.original}")
+    return Check(
+        name="fixed-phrase",
+        level="grammatical",
+        measured="adjectives that are the object of a preposition and what fills them",
         value=tuple(checked),
         passed=None if not checked else not bad,
         failed=None if not bad else "; ".join(bad),
