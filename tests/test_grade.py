@@ -622,13 +622,16 @@ def test_a_mass_slot_takes_no_count_only_noun(lexicon: PosLexicon, glove: None) 
     assert count_check(original, changed, lexicon).passed is True
 
 
-def test_an_adjective_object_of_a_preposition_is_a_fixed_phrase() -> None:
-    """*for sure*: another adjective there is not English ("for extant")."""
+def test_an_adjective_object_of_a_preposition_is_a_fixed_phrase(lexicon: PosLexicon) -> None:
+    """*for sure*: another adjective there is not English ("for extant"), but its
+    synonym is (*for certain*)."""
     original, _, changed = pair("sure", {4: "extant"})
-    check = fixed_phrase_check(original, changed)
+    check = fixed_phrase_check(original, changed, lexicon)
     assert check.passed is False and "fixed phrase of sure" in str(check.failed)
+    original, _, changed = pair("sure", {4: "certain"})
+    assert fixed_phrase_check(original, changed, lexicon).passed is True
     original, _, changed = pair("sure", {1: "love"})  # no such slot changed
-    assert fixed_phrase_check(original, changed).passed is None
+    assert fixed_phrase_check(original, changed, lexicon).passed is None
 
 
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:

@@ -211,7 +211,7 @@ class Grader:
                     agreement_check(o, changed, lexicon, p),
                     count_check(o, changed, lexicon),
                     function_adverb_check(o, changed, lexicon),
-                    fixed_phrase_check(o, changed),
+                    fixed_phrase_check(o, changed, lexicon),
                 )
             )
             synonymy.append(synonymy_check(o, changed, lexicon, wordnet))

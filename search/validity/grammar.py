@@ -456,11 +456,25 @@ def function_adverb_check(
     )
 
 
-def fixed_phrase_check(original: Sentence, changed: Sequence[ChangedWord]) -> Check:
+def _adjective_synonyms(lexicon: PosLexicon, first: str, second: str) -> bool:
+    """Whether WordNet puts two adjectives in one synset (false without WordNet)."""
+    if lexicon.wordnet is None:
+        return False
+    synsets = {s.name() for s in lexicon.wordnet.synsets(first.lower(), pos="a")}
+    synsets |= {s.name() for s in lexicon.wordnet.synsets(first.lower(), pos="s")}
+    other = {s.name() for s in lexicon.wordnet.synsets(second.lower(), pos="a")}
+    other |= {s.name() for s in lexicon.wordnet.synsets(second.lower(), pos="s")}
+    return bool(synsets & other)
+
+
+def fixed_phrase_check(
+    original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
+) -> Check:
     """An adjective that is the object of a preposition (an ``ADJ`` with a ``case``
     dependent: *for **sure***, *at **least***, *in **short***, *for **real***) is part
     of a fixed phrase, and another word there is not English ("for **extant**", "at
-    **soathest**"). Value: the slots checked; unknown when there are none."""
+    **soathest**") unless it is the adjective's WordNet synonym (*for sure → for
+    certain*). Value: the slots checked; unknown when there are none."""
     words = original.words
     checked: list[str] = []
     bad: list[str] = []
@@ -471,7 +485,9 @@ def fixed_phrase_check(original: Sentence, changed: Sequence[ChangedWord]) -> Ch
         ):
             continue
         checked.append(f"{w.original}->{w.new}")
-        if w.new.lower() != w.original.lower():
+        if w.new.lower() != w.original.lower() and not _adjective_synonyms(
+            lexicon, w.original, w.new
+        ):
             bad.append(f"{w.new} in the fixed phrase of {w.original}")
     return Check(
         name="fixed-phrase",
