@@ -219,6 +219,24 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("sure", "sure", "ADJ", "JJ", "Degree=Pos", "2", "obl"),
         (".", ".", "PUNCT", ".", "_", "2", "punct"),
     ],
+    "carnival": [
+        ("Name", "name", "VERB", "VB", "Mood=Imp|VerbForm=Fin", "0", "root"),
+        ("something", "something", "PRON", "NN", "Number=Sing|PronType=Ind", "1", "obj"),
+        ("you", "you", "PRON", "PRP", "Case=Nom|Person=2|PronType=Prs", "4", "nsubj"),
+        ("find", "find", "VERB", "VBP", "Mood=Ind|Tense=Pres|VerbForm=Fin", "2",
+         "acl:relcl"),
+        ("at", "at", "ADP", "IN", "_", "7", "case"),
+        ("a", "a", "DET", "DT", "Definite=Ind|PronType=Art", "7", "det"),
+        ("carnival", "carnival", "NOUN", "NN", "Number=Sing", "4", "obl"),
+        ("on", "on", "ADP", "IN", "_", "10", "case"),
+        ("the", "the", "DET", "DT", "Definite=Def|PronType=Art", "10", "det"),
+        ("day", "day", "NOUN", "NN", "Number=Sing", "1", "obl"),
+        ("we", "we", "PRON", "PRP", "Case=Nom|Number=Plur|Person=1|PronType=Prs", "12",
+         "nsubj"),
+        ("arrived", "arrive", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", "10",
+         "acl:relcl"),
+        (".", ".", "PUNCT", ".", "_", "1", "punct"),
+    ],
     "color": [
         ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "2", "nsubj"),
         ("like", "like", "VERB", "VBP", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin",
@@ -632,6 +650,22 @@ def test_an_adjective_object_of_a_preposition_is_a_fixed_phrase(lexicon: PosLexi
     assert fixed_phrase_check(original, changed, lexicon).passed is True
     original, _, changed = pair("sure", {1: "love"})  # no such slot changed
     assert fixed_phrase_check(original, changed, lexicon).passed is None
+
+
+def test_a_relative_clause_without_a_relative_word_has_its_object_gap(
+    lexicon: PosLexicon, wordnet: Any
+) -> None:
+    """*something you find*: the gap is find's object, so its new verb needs an object
+    frame ("something you **crawl**" is not English); *the day we arrived*: the gap is
+    the time, and an intransitive verb fits."""
+    original, _, changed = pair("carnival", {3: "crawl"})
+    check = verb_frame_check(original, changed, lexicon, wordnet)
+    assert check.passed is False and "crawl (crawl) has no transitive frame" in str(check.failed)
+    original, _, changed = pair("carnival", {3: "buy"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
+    original, _, changed = pair("carnival", {11: "slept"})  # left unjudged, as before
+    check = verb_frame_check(original, changed, lexicon, wordnet)
+    assert check.passed is None and check.value == ("slept:other",)
 
 
 def test_count_and_mass_noun_slots(lexicon: PosLexicon, glove: None) -> None:

@@ -184,6 +184,38 @@ def _reduced_passive(original: Sentence, index: int) -> bool:
     )
 
 
+#: Nouns a relative clause modifies as the time, place, manner or reason of its event
+#: ("the day we arrived", "the way it works"): the gap is no object there.
+_ADVERBIAL_HEADS = frozenset(
+    {"time", "times", "day", "days", "year", "years", "week", "weeks", "month", "months",
+     "moment", "night", "morning", "evening", "hour", "minute", "way", "ways", "reason",
+     "place", "places", "point", "period", "season", "age", "era", "extent", "degree"}
+)  # fmt: skip
+
+
+def _object_gap(original: Sentence, index: int) -> bool:
+    """Whether the verb at ``index`` heads a relative clause without a relative word
+    whose gap is its object ("something you **find** at a carnival", "the tools they
+    are using"): a subject of its own that is no relative pronoun, no object, clause or
+    stranded preposition, and a modified noun that is not the time, place, manner or
+    reason of the event (:data:`_ADVERBIAL_HEADS`)."""
+    words = original.words
+    word = words[index]
+    if word.deprel != "acl:relcl" or word.head in ("0", "_", ""):
+        return False
+    if words[int(word.head) - 1].form.lower() in _ADVERBIAL_HEADS:
+        return False
+    me = str(index + 1)
+    mine = [w for w in words if w.head == me]
+    subject = [w for w in mine if w.deprel in ("nsubj", "nsubj:pass")]
+    if not subject or any(w.feats_dict.get("PronType") == "Rel" for w in subject):
+        return False
+    held = ("obj", "iobj", "ccomp", "xcomp", "csubj", "nsubj:pass", "aux:pass", "cop")
+    return not any(
+        w.deprel in held or w.upos == "ADP" or w.feats_dict.get("PronType") == "Rel" for w in mine
+    )
+
+
 def _particles(original: Sentence, index: int) -> list[str]:
     """The verb particles (``compound:prt``) of the word at ``index``, lowercased."""
     head = str(index + 1)
@@ -211,7 +243,8 @@ def verb_frame_check(
     for w in changed:
         if words[w.index].upos != "VERB":
             continue
-        use = "transitive" if _reduced_passive(original, w.index) else verb_use(original, w.index)
+        gap = _reduced_passive(original, w.index) or _object_gap(original, w.index)
+        use = "transitive" if gap else verb_use(original, w.index)
         predicative = _predicative(original, w.index)
         uses.append(f"{w.new}:{'predicative' if predicative else use}")
         lemma = w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, "VERB")
