@@ -24,11 +24,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from perturb_memory import LIMITS, Figures, blocks, run_once, written
+from perturb_memory import Figures, blocks, measured_runs, same_start
 from reproduce_common import TEST, add_doc_options, kept_figures, publish
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,24 +49,12 @@ def measure(work: Path) -> Figures:
     plan = prepare_demo()
     train_demo_probes(plan)
     probes = [x for p in plan.probes for x in ("--probe", str(p))]
-    work.mkdir(parents=True, exist_ok=True)
-    runs = []
-    outputs: list[Path] = []
-    for limit in LIMITS:
-        name = f"attack-{limit or 'all'}"
-        out, kept = work / name, work / f"{name}.json"
-        if not kept.exists():
-            run = run_once("attack", [*probes, *OPTIONS], limit, out)
-            kept.write_text(json.dumps(run) + "\n", encoding="utf-8")
-        runs.append(json.loads(kept.read_text(encoding="utf-8")))
-        outputs.append(written(out))
-    first = outputs[0].read_text(encoding="utf-8").strip().split("\n\n")
-    whole = outputs[-1].read_text(encoding="utf-8").strip().split("\n\n")
+    runs, outputs = measured_runs(work, "attack", "attack", [*probes, *OPTIONS])
     return {
         "treebank": TEST.name,
         "command": " ".join(["brittle", "attack", TEST.name, *PROBES_SHOWN, *OPTIONS]),
         "runs": runs,
-        "same_start": whole[: len(first)] == first,
+        "same_start": same_start(outputs[0], outputs[-1]),
     }
 
 

@@ -23,15 +23,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
-import time
 from pathlib import Path
 from typing import TypedDict
 
-from perturb_memory import TARGET
-from reproduce_common import TEST, add_doc_options, child_usage, kept_figures, publish
+from perturb_memory import Run, measured_runs, peak_table
+from reproduce_common import TEST, add_doc_options, kept_figures, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = ROOT / "docs" / "compare-memory.json"
@@ -40,16 +38,6 @@ DOC = ROOT / "docs" / "performance.md"
 OPTIONS: tuple[str, ...] = (
     "--methods", "copos,random,jabberwocky", "--budget", "1,2,3", "--no-quality",
 )  # fmt: skip
-#: The runs, by the number of sentences they compare (``None``: the whole treebank).
-LIMITS: tuple[int | None, ...] = (100, None)
-
-
-class Run(TypedDict):
-    """One timed command."""
-
-    sentences: int
-    peak_bytes: int
-    seconds: float
 
 
 class Figures(TypedDict):
@@ -66,33 +54,11 @@ def _sentences(treebank: Path, limit: int | None) -> int:
     return total if limit is None else min(limit, total)
 
 
-def run_once(limit: int | None, out: Path) -> Run:
-    """One ``compare-methods`` run, its peak resident memory and wall time."""
-    cmd = [str(Path(sys.executable).parent / "brittle"), "compare-methods", str(TEST), *OPTIONS]
-    if limit is not None:
-        cmd += ["--limit", str(limit)]
-    cmd += ["--quiet", "--out", str(out)]
-    print("$ " + shlex.join(["brittle", *cmd[1:]]), file=sys.stderr, flush=True)
-    start = time.perf_counter()
-    usage = child_usage(cmd)
-    seconds = time.perf_counter() - start
-    return {
-        "sentences": _sentences(TEST, limit),
-        "peak_bytes": usage.ru_maxrss * 1024,  # Linux counts kibibytes
-        "seconds": round(seconds, 2),
-    }
-
-
 def measure(work: Path) -> Figures:
-    """Every run of :data:`LIMITS` (skipped where its figures are kept)."""
-    work.mkdir(parents=True, exist_ok=True)
-    runs: list[Run] = []
-    for limit in LIMITS:
-        name = f"compare-{limit or 'all'}"
-        kept = work / f"{name}.json"
-        if not kept.exists():
-            kept.write_text(json.dumps(run_once(limit, work / name)) + "\n", encoding="utf-8")
-        runs.append(json.loads(kept.read_text(encoding="utf-8")))
+    """Every run of :data:`perturb_memory.LIMITS` (skipped where its figures are kept)."""
+    runs, _ = measured_runs(
+        work, "compare", "compare-methods", OPTIONS, count=lambda limit, _: _sentences(TEST, limit)
+    )
     return {
         "treebank": TEST.name,
         "command": shlex.join(["brittle", "compare-methods", TEST.name, *OPTIONS]),
@@ -102,25 +68,8 @@ def measure(work: Path) -> Figures:
 
 def blocks(data: Figures) -> dict[str, str]:
     """docs/performance.md's generated block ``compare-memory``."""
-    first = data["runs"][0]
-    lines = [
-        f"| `{data['command']}` | peak memory | against the first {first['sentences']} "
-        "| wall time |",
-        "| --- | ---: | ---: | ---: |",
-    ]
-    for run in data["runs"]:
-        lines.append(
-            f"| {run['sentences']:,} sentences | {run['peak_bytes'] / 1e9:.2f} GB "
-            f"| {run['peak_bytes'] / first['peak_bytes']:.2f}x | {run['seconds']:.0f} s |"
-        )
-    whole = data["runs"][-1]["peak_bytes"] / first["peak_bytes"]
-    verdict = "within" if whole <= TARGET else "above"
-    lines += [
-        "",
-        f"The whole file's peak is {whole:.2f} times the first {first['sentences']}'s: "
-        f"{verdict} the target of {TARGET:.2f}.",
-    ]
-    return {"compare-memory": "\n".join(lines) + "\n"}
+    lines, verdict = peak_table(data["command"], data["runs"])
+    return {"compare-memory": "\n".join([*lines, "", verdict]) + "\n"}
 
 
 def main(argv: list[str] | None = None) -> int:

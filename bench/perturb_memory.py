@@ -29,7 +29,7 @@ import json
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypedDict
 
@@ -63,15 +63,32 @@ class Figures(TypedDict):
     same_start: bool
 
 
-def _sentences(path: Path) -> list[str]:
+def conllu_sentences(path: Path) -> list[str]:
     """The sentences of a CoNLL-U file, each as its block of lines."""
     return path.read_text(encoding="utf-8").strip().split("\n\n")
 
 
-def run_once(command: str, options: Sequence[str], limit: int | None, out: Path) -> Run:
-    """One ``brittle COMMAND TEST OPTIONS`` run writing to ``out`` (perturb's CoNLL-U,
-    or attack's directory, whose ``adversarial.conllu`` is counted), its peak resident
-    memory and wall time."""
+def written(out: Path) -> Path:
+    """The CoNLL-U a run wrote: ``out`` itself, or an attack directory's
+    ``adversarial.conllu``."""
+    return out / "adversarial.conllu" if out.is_dir() else out
+
+
+def _written_sentences(limit: int | None, out: Path) -> int:
+    """The sentences a run wrote (:func:`written`)."""
+    return len(conllu_sentences(written(out)))
+
+
+def run_once(
+    command: str,
+    options: Sequence[str],
+    limit: int | None,
+    out: Path,
+    count: Callable[[int | None, Path], int] = _written_sentences,
+) -> Run:
+    """One ``brittle COMMAND TEST OPTIONS`` run writing to ``out``, its peak resident
+    memory, wall time and sentences (``count(limit, out)``; by default those of the
+    CoNLL-U it wrote: perturb's, or an attack directory's ``adversarial.conllu``)."""
     cmd = [str(Path(sys.executable).parent / "brittle"), command, str(TEST), *options]
     if limit is not None:
         cmd += ["--limit", str(limit)]
@@ -81,63 +98,85 @@ def run_once(command: str, options: Sequence[str], limit: int | None, out: Path)
     usage = child_usage(cmd)
     seconds = time.perf_counter() - start
     return {
-        "sentences": len(_sentences(written(out))),
+        "sentences": count(limit, out),
         "peak_bytes": usage.ru_maxrss * 1024,  # Linux counts kibibytes
         "seconds": round(seconds, 2),
     }
 
 
-def written(out: Path) -> Path:
-    """The CoNLL-U a run wrote: ``out`` itself, or an attack directory's
-    ``adversarial.conllu``."""
-    return out / "adversarial.conllu" if out.is_dir() else out
-
-
-def measure(work: Path) -> Figures:
-    """Every run of :data:`LIMITS` (skipped where its figures are kept)."""
+def measured_runs(
+    work: Path,
+    name: str,
+    command: str,
+    options: Sequence[str],
+    *,
+    suffix: str = "",
+    count: Callable[[int | None, Path], int] = _written_sentences,
+) -> tuple[list[Run], list[Path]]:
+    """Every run of :data:`LIMITS` (:func:`run_once`), writing to ``work/NAME-LIMIT``
+    + ``suffix`` and keeping its figures beside as JSON (a run with its figures is not
+    run again): the runs' figures and outputs."""
     work.mkdir(parents=True, exist_ok=True)
     runs: list[Run] = []
     outputs: list[Path] = []
     for limit in LIMITS:
-        name = f"perturb-{limit or 'all'}"
-        out, kept = work / f"{name}.conllu", work / f"{name}.json"
+        stem = f"{name}-{limit or 'all'}"
+        out, kept = work / f"{stem}{suffix}", work / f"{stem}.json"
         if not kept.exists():
-            run = run_once("perturb", OPTIONS, limit, out)
+            run = run_once(command, options, limit, out, count)
             kept.write_text(json.dumps(run) + "\n", encoding="utf-8")
         runs.append(json.loads(kept.read_text(encoding="utf-8")))
         outputs.append(out)
-    first = _sentences(written(outputs[0]))
+    return runs, outputs
+
+
+def same_start(shorter: Path, whole: Path) -> bool:
+    """Whether the whole run's CoNLL-U begins with the shorter run's sentences."""
+    first = conllu_sentences(written(shorter))
+    return conllu_sentences(written(whole))[: len(first)] == first
+
+
+def measure(work: Path) -> Figures:
+    """Every run of :data:`LIMITS` (skipped where its figures are kept)."""
+    runs, outputs = measured_runs(work, "perturb", "perturb", OPTIONS, suffix=".conllu")
     return {
         "treebank": TEST.name,
         "command": shlex.join(["brittle", "perturb", TEST.name, *OPTIONS]),
         "runs": runs,
-        "same_start": _sentences(written(outputs[-1]))[: len(first)] == first,
+        "same_start": same_start(outputs[0], outputs[-1]),
     }
+
+
+def peak_table(command: str, runs: Sequence[Run]) -> tuple[list[str], str]:
+    """The table of each run's peak memory against the first's and its wall time, and
+    the sentence that sets the last run's against :data:`TARGET`."""
+    first = runs[0]
+    lines = [
+        f"| `{command}` | peak memory | against the first {first['sentences']} | wall time |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for run in runs:
+        lines.append(
+            f"| {run['sentences']:,} sentences | {run['peak_bytes'] / 1e9:.2f} GB "
+            f"| {run['peak_bytes'] / first['peak_bytes']:.2f}x | {run['seconds']:.0f} s |"
+        )
+    whole = runs[-1]["peak_bytes"] / first["peak_bytes"]
+    verdict = "within" if whole <= TARGET else "above"
+    return lines, (
+        f"The whole file's peak is {whole:.2f} times the first {first['sentences']}'s: "
+        f"{verdict} the target of {TARGET:.2f}."
+    )
 
 
 def blocks(data: Figures, name: str = "perturb-memory") -> dict[str, str]:
     """docs/performance.md's generated block ``name`` (``perturb-memory``, or
     ``attack-memory`` for bench/attack_memory.py's figures)."""
-    first = data["runs"][0]["peak_bytes"]
-    lines = [
-        f"| `{data['command']}` | peak memory | against the first "
-        f"{data['runs'][0]['sentences']} | wall time |",
-        "| --- | ---: | ---: | ---: |",
-    ]
-    for run in data["runs"]:
-        lines.append(
-            f"| {run['sentences']:,} sentences | {run['peak_bytes'] / 1e9:.2f} GB "
-            f"| {run['peak_bytes'] / first:.2f}x | {run['seconds']:.0f} s |"
-        )
-    whole = data["runs"][-1]["peak_bytes"] / first
-    verdict = "within" if whole <= TARGET else "above"
+    lines, verdict = peak_table(data["command"], data["runs"])
     start = "the same" if data["same_start"] else "not the same"
     lines += [
         "",
-        f"The whole file's peak is {whole:.2f} times the first {data['runs'][0]['sentences']}'s: "
-        f"{verdict} the target of {TARGET:.2f}. The first "
-        f"{data['runs'][0]['sentences']} sentences of its output are {start} as the "
-        "shorter run's, byte for byte.",
+        f"{verdict} The first {data['runs'][0]['sentences']} sentences of its output are "
+        f"{start} as the shorter run's, byte for byte.",
     ]
     return {name: "\n".join(lines) + "\n"}
 
