@@ -479,13 +479,12 @@ def function_adverb_check(
             if new in _POSTVERBAL and _inside_verb_phrase(original, w.index):
                 checked.append(f"{w.original}->{w.new}")
                 bad.append(f"{w.new} before its verb, after its subject or auxiliary")
-    return Check(
-        name="function-adverb",
-        level="grammatical",
-        measured="degree- and place-adverb slots and what fills them",
-        value=tuple(checked),
-        passed=None if not checked else not bad,
-        failed=None if not bad else "; ".join(bad),
+    return Check.of_slots(
+        "function-adverb",
+        "grammatical",
+        "degree- and place-adverb slots and what fills them",
+        checked,
+        bad,
     )
 
 
@@ -522,13 +521,12 @@ def fixed_phrase_check(
             lexicon, w.original, w.new
         ):
             bad.append(f"{w.new} in the fixed phrase of {w.original}")
-    return Check(
-        name="fixed-phrase",
-        level="grammatical",
-        measured="adjectives that are the object of a preposition and what fills them",
-        value=tuple(checked),
-        passed=None if not checked else not bad,
-        failed=None if not bad else "; ".join(bad),
+    return Check.of_slots(
+        "fixed-phrase",
+        "grammatical",
+        "adjectives that are the object of a preposition and what fills them",
+        checked,
+        bad,
     )
 
 
@@ -562,13 +560,12 @@ def place_phrase_check(original: Sentence, changed: Sequence[ChangedWord]) -> Ch
         checked.append(f"{w.original}->{w.new}")
         if new not in PRO_PLACES:
             bad.append(f"{w.new} cannot head the phrase of the place pro-form {w.original}")
-    return Check(
-        name="place-phrase",
-        level="tree",
-        measured="place pro-forms with dependents of their own and what fills them",
-        value=tuple(checked),
-        passed=None if not checked else not bad,
-        failed=None if not bad else "; ".join(bad),
+    return Check.of_slots(
+        "place-phrase",
+        "tree",
+        "place pro-forms with dependents of their own and what fills them",
+        checked,
+        bad,
     )
 
 
@@ -652,12 +649,11 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
         if new != "_" and count_only(new):
             where = "where only a mass noun stands" if mass_slot else "without a determiner"
             bad.append(f"{w.new} is a count noun {where}")
-    return Check(
-        name="count-noun",
-        level="grammatical",
-        measured="count-noun slots filled by mass nouns, bare singular slots of mass "
+    return Check.of_slots(
+        "count-noun",
+        "grammatical",
+        "count-noun slots filled by mass nouns, bare singular slots of mass "
         "nouns filled by count nouns, and the adjectives that complete a bare noun",
-        value=tuple(checked),
-        passed=None if not checked else not bad,
-        failed=None if not bad else "; ".join(bad),
+        checked,
+        bad,
     )

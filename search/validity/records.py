@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -59,6 +60,21 @@ class Check:
     threshold: Value = None
     passed: bool | None = True
     failed: str | None = None
+
+    @classmethod
+    def of_slots(
+        cls, name: str, level: Level, measured: str, checked: Sequence[str], bad: Sequence[str]
+    ) -> Check:
+        """A check of slots: its value the slots ``checked``, failed when any is ``bad``
+        (the reasons joined), unknown when no slot was checked."""
+        return cls(
+            name=name,
+            level=level,
+            measured=measured,
+            value=tuple(checked),
+            passed=None if not checked else not bad,
+            failed=None if not bad else "; ".join(bad),
+        )
 
     def to_json(self) -> dict[str, object]:
         """JSON-ready mapping (floats rounded to 4 digits)."""
