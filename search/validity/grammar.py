@@ -37,6 +37,7 @@ from brittle.search.generators.frames import (
 from brittle.search.generators.inflection import inflect_lemma
 from brittle.search.generators.usage import count_use, is_countable
 from brittle.search.generators.vocabulary import frequency_rank
+from brittle.search.validity.meaning import shared_sense
 from brittle.search.validity.records import ChangedWord, Check
 
 if TYPE_CHECKING:
@@ -488,17 +489,6 @@ def function_adverb_check(
     )
 
 
-def _adjective_synonyms(lexicon: PosLexicon, first: str, second: str) -> bool:
-    """Whether WordNet puts two adjectives in one synset (false without WordNet)."""
-    if lexicon.wordnet is None:
-        return False
-    synsets = {s.name() for s in lexicon.wordnet.synsets(first.lower(), pos="a")}
-    synsets |= {s.name() for s in lexicon.wordnet.synsets(first.lower(), pos="s")}
-    other = {s.name() for s in lexicon.wordnet.synsets(second.lower(), pos="a")}
-    other |= {s.name() for s in lexicon.wordnet.synsets(second.lower(), pos="s")}
-    return bool(synsets & other)
-
-
 def fixed_phrase_check(
     original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
 ) -> Check:
@@ -517,8 +507,8 @@ def fixed_phrase_check(
         ):
             continue
         checked.append(f"{w.original}->{w.new}")
-        if w.new.lower() != w.original.lower() and not _adjective_synonyms(
-            lexicon, w.original, w.new
+        if w.new.lower() != w.original.lower() and (
+            lexicon.wordnet is None or shared_sense(lexicon.wordnet, w.original, w.new, "a") is None
         ):
             bad.append(f"{w.new} in the fixed phrase of {w.original}")
     return Check.of_slots(

@@ -33,6 +33,7 @@ __all__ = [
     "MIN_SIMILARITY",
     "SIMILARITY_MEASURED",
     "same_lemma",
+    "shared_sense",
     "similarity_check",
     "spelling_variant",
     "synonymy_check",
@@ -91,7 +92,7 @@ def same_lemma(a: str, b: str) -> bool:
     return _key(a) == _key(b)
 
 
-def _shared_sense(
+def shared_sense(
     wordnet: WordNetCorpusReader, old: str, new: str, pos: str
 ) -> tuple[str, int, int] | None:
     """A synset of ``old`` that also has ``new`` as a lemma, with its 0-based rank among
@@ -143,7 +144,7 @@ def synonymy_check(
             continue
         candidates = dict.fromkeys([new, lexicon.lemma(w.new, tok.upos), w.new])
         shared = next(
-            (s for c in candidates if c != "_" and (s := _shared_sense(wordnet, old, c, pos))),
+            (s for c in candidates if c != "_" and (s := shared_sense(wordnet, old, c, pos))),
             None,
         )
         if shared is None:
