@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from brittle.engine.core.perturbation import Perturbation
     from brittle.engine.core.sentence import Sentence
     from brittle.search.generators.lm import LoadedLM
+    from brittle.search.generators.lm_causal import AnchorStates
 
 __all__ = [
     "SentenceEncoder",
@@ -181,10 +182,14 @@ class SurprisalModel:
         self.batch_size = batch_size
         self._lm: LoadedLM | None = None
         self._cache: _Cache[float] = _Cache(cache_size)
+        self._anchors: AnchorStates | None = None  # made with the first anchored text
 
     def forget(self) -> None:
-        """Empty this process's cache of scored texts (the model stays loaded)."""
+        """Empty this process's caches of scored texts and of their anchors' states (the
+        model stays loaded)."""
         self._cache.clear()
+        if self._anchors is not None:
+            self._anchors.clear()
 
     @property
     def lm(self) -> LoadedLM:
@@ -218,19 +223,20 @@ class SurprisalModel:
 
         ``anchors`` gives each text the sentence it was made from (``None``: none): a
         text that is its anchor with words substituted is scored on the anchor's
-        key/value cache (:func:`~brittle.search.generators.lm_causal.substitution_logprobs`:
-        the anchor runs once, and is scored and kept too; each text costs its tokens
-        from its first change on). ``groups`` labels the other texts (``None``: no
-        label): texts of one label begin alike (one sentence with words substituted
+        key/value cache (:func:`~brittle.search.generators.lm_causal.anchored_logprobs`:
+        each anchor runs once, and is scored and kept too, its state kept for the next
+        call; each text costs its tokens from its first change on, and the texts of
+        every anchor share forward passes). ``groups`` labels the other texts
+        (``None``: no label): texts of one label begin alike (one sentence with words substituted
         from one position on), so two or more of them to score are scored together,
         their shared tokens run once
         (:func:`~brittle.search.generators.lm_causal.shared_prefix_logprobs`: each text
         costs its own tail). The others are scored in batches sorted by length. The
         values agree either way up to float noise.
 
-        ``fresh`` scores every text anew instead of reading the kept ones, so the values
-        depend on ``texts`` and ``groups`` alone, not on what was scored before; they
-        are kept all the same.
+        ``fresh`` scores every text anew instead of reading the kept ones (anchors
+        included), so the values depend on ``texts``, ``groups`` and ``anchors`` alone,
+        not on what was scored before; they are kept all the same.
         """
         if groups is not None and len(groups) != len(texts):
             raise ValueError(f"{len(texts)} texts but {len(groups)} group labels")
@@ -244,9 +250,10 @@ class SurprisalModel:
         if todo:
             # defer: torch and transformers load with the model
             from brittle.search.generators.lm_causal import (
+                AnchorStates,
+                anchored_logprobs,
                 sentence_logprobs,
                 shared_prefix_logprobs,
-                substitution_logprobs,
             )
 
             missing = set(todo)
@@ -256,13 +263,27 @@ class SurprisalModel:
                     if anchor is not None and text in missing:
                         missing.discard(text)
                         made.setdefault(anchor, []).append(text)
-            for anchor, group in made.items():
-                if anchor not in found and anchor not in group:
-                    group = [anchor, *group]  # scored on the way: kept for the caller
-                scores = substitution_logprobs(
-                    self.lm, anchor, group, batch_size=max(self.batch_size, 64)
+            if made:
+                bases = list(made)
+                scored: list[str] = []
+                owners: list[int] = []
+                for a, (anchor, group) in enumerate(made.items()):
+                    if anchor not in found and anchor not in group:
+                        group = [anchor, *group]  # scored on the way: kept for the caller
+                    scored.extend(group)
+                    owners.extend(a for _ in group)
+                if self._anchors is None:
+                    self._anchors = AnchorStates()
+                # fresh: the anchors run anew too, so nothing earlier moves the values
+                scores = anchored_logprobs(
+                    self.lm,
+                    bases,
+                    scored,
+                    owners,
+                    batch_size=max(self.batch_size, 64),
+                    states=None if fresh else self._anchors,
                 )
-                self._keep(group, scores, found)
+                self._keep(scored, scores, found)
             alike: dict[Hashable, list[str]] = {}
             if groups is not None:
                 for text, label in zip(texts, groups, strict=True):

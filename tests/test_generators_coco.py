@@ -595,34 +595,9 @@ def test_rerank_scores_are_kept_for_the_fluency_constraint(gpt2_dir: Path) -> No
         assert texts and all(kept) if window is None else not any(kept)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    lengths=st.lists(st.integers(0, 40), min_size=0, max_size=30),
-    batch_size=st.integers(1, 9),
-    vocab=st.integers(1, 500),
-    budget=st.integers(1, 5000),
-)
-def test_tail_batches_keep_order_rows_and_the_logit_bound(
-    lengths: list[int], batch_size: int, vocab: int, budget: int
-) -> None:
-    """Longest first, cut in order: at most batch_size rows, and at most the bound's
-    floats (each batch as wide as its first tail) unless a single row is over it."""
-    from brittle.search.generators import lm_causal
-
-    tails = [[7] * n for n in lengths]
-    todo = sorted(range(len(tails)), key=lambda j: (-len(tails[j]), j))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(lm_causal, "TAIL_LOGIT_FLOATS", budget)
-        batches = list(lm_causal._longest_first_batches(todo, tails, batch_size, vocab))
-    assert [j for b in batches for j in b] == todo
-    for b in batches:
-        width = max(1, len(tails[b[0]]))
-        assert 1 <= len(b) <= batch_size
-        assert len(b) == 1 or len(b) * width * vocab <= budget
-
-
 def test_the_logit_bound_moves_no_substitution_score(gpt2_dir: Path) -> None:
-    """A bound so small that every batch is one row gives the bits of unbounded ones."""
+    """A bound so small that every batch is one row gives the bits of unbounded ones, up
+    to float noise."""
     from brittle.search.generators import lm_causal
 
     lm = load_lm(str(gpt2_dir))
@@ -633,7 +608,7 @@ def test_the_logit_bound_moves_no_substitution_score(gpt2_dir: Path) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(lm_causal, "TAIL_LOGIT_FLOATS", 1)
         bounded = substitution_logprobs(lm, original, texts, batch_size=64)
-    np.testing.assert_array_equal(bounded, free)
+    assert bounded == pytest.approx(free, abs=1e-4)
 
 
 def test_native_bfloat16_asks_the_cpu_and_never_a_gpu() -> None:
@@ -676,3 +651,152 @@ def test_bfloat16_proposes_what_float32_proposes_on_real_sentences() -> None:
             shared += len({f for f, _ in opts} & {f for f, _ in b.options(i)})
             total += len(opts)
     assert total >= 30 and shared / total >= 0.85
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_anchored_scores_equal_whole_texts_across_anchors_and_calls(
+    gpt2_dir: Path, data: st.DataObject
+) -> None:
+    """Several random sentences, each with texts that replace words and may stop early:
+    scored in one call (anchors of different lengths, cuts at different places, sharing
+    forward passes) and again on the anchors' kept states, they equal the slow, obvious
+    reference that runs each text whole."""
+    from brittle.search.generators.lm_causal import AnchorStates, anchored_logprobs
+
+    words = " ".join(CORPUS[:6]).split()
+    lm = load_lm(str(gpt2_dir))
+    anchors = [
+        data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=12))
+        for _ in range(data.draw(st.integers(1, 4)))
+    ]
+    texts: list[str] = []
+    owners: list[int] = []
+    for _ in range(data.draw(st.integers(1, 10))):
+        a = data.draw(st.integers(0, len(anchors) - 1))
+        sentence = list(anchors[a])
+        for _ in range(data.draw(st.integers(0, 2))):  # none: the anchor itself
+            at = data.draw(st.integers(0, len(sentence) - 1))
+            sentence[at] = data.draw(st.sampled_from([*words, "xyzzy", "engineeringly"]))
+        end = data.draw(st.integers(1, len(sentence)))
+        texts.append(" ".join(sentence[:end]))
+        owners.append(a)
+    joined = [" ".join(a) for a in anchors]
+    reference = sentence_logprobs(lm, texts)
+    batch_size = data.draw(st.integers(1, 8))
+    kept = AnchorStates()
+    first = anchored_logprobs(lm, joined, texts, owners, batch_size=batch_size, states=kept)
+    assert first == pytest.approx(reference, abs=1e-4)
+    # the texts ran on their anchors' caches (not whole): each anchor's state is kept
+    assert all(kept.get(joined[a]) is not None for a in owners)
+    again = anchored_logprobs(lm, joined, texts, owners, batch_size=batch_size, states=kept)
+    assert again == pytest.approx(reference, abs=1e-4)
+
+
+def test_anchor_states_keep_the_most_recent() -> None:
+    from brittle.search.generators.lm_causal import AnchorState, AnchorStates
+
+    def state(n: int) -> AnchorState:
+        return AnchorState(ids=(0,) * n, keys=(), values=(), before=(0.0,) * (n + 1))
+
+    kept = AnchorStates(size=2)
+    kept.put("a", state(1))
+    kept.put("b", state(2))
+    assert kept.get("a") == state(1)  # now the most recent
+    kept.put("c", state(3))  # b, the least recent, goes
+    assert kept.get("b") is None
+    assert kept.get("a") == state(1) and kept.get("c") == state(3)
+    kept.clear()
+    assert kept.get("a") is None
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 40), min_size=0, max_size=30),
+    batch_size=st.integers(1, 9),
+    vocab=st.integers(1, 500),
+    budget=st.integers(1, 5000),
+)
+def test_cheapest_batches_keep_the_bounds_and_cost_no_more_than_full_ones(
+    lengths: list[int], batch_size: int, vocab: int, budget: int
+) -> None:
+    """Cut in order, at most ``batch_size`` rows and, but for a batch of one, the
+    bound's floats of logits (each batch as wide as its first tail), and never costlier
+    than full batches (each batch: a pass plus its rows times its longest tail)."""
+    from brittle.search.generators import lm_causal
+
+    tails = [[7] * n for n in lengths]
+    todo = sorted(range(len(tails)), key=lambda j: (-len(tails[j]), j))
+
+    def cost(batches: list[list[int]]) -> int:
+        return sum(lm_causal.PASS_TOKENS + len(b) * max(1, len(tails[b[0]])) for b in batches)
+
+    full: list[list[int]] = []  # as many rows as the bounds allow, in turn
+    start = 0
+    while start < len(todo):
+        width = max(1, len(tails[todo[start]]))
+        rows = max(1, min(batch_size, budget // (width * vocab)))
+        full.append(todo[start : start + rows])
+        start += rows
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lm_causal, "TAIL_LOGIT_FLOATS", budget)
+        cheap = lm_causal._cheapest_batches(todo, [len(tails[j]) for j in todo], batch_size, vocab)
+    assert [j for b in cheap for j in b] == todo
+    for b in cheap:
+        assert 1 <= len(b) <= batch_size
+        assert len(b) == 1 or len(b) * max(1, len(tails[b[0]])) * vocab <= budget
+    assert cost(cheap) <= cost(full)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 120), min_size=1, max_size=8),
+    batch_size=st.integers(1, 8),
+)
+def test_cheapest_batches_are_the_cheapest_cut(lengths: list[int], batch_size: int) -> None:
+    """Against every way of cutting the rows in order (the slow, obvious reference)."""
+    import itertools
+
+    from brittle.search.generators import lm_causal
+
+    tails = [[7] * n for n in sorted(lengths, reverse=True)]
+    todo = list(range(len(tails)))
+
+    def cost(batches: list[list[int]]) -> int:
+        return sum(lm_causal.PASS_TOKENS + len(b) * max(1, len(tails[b[0]])) for b in batches)
+
+    best = None
+    for marks in itertools.product([False, True], repeat=len(todo) - 1):
+        bounds = [0, *[k + 1 for k, m in enumerate(marks) if m], len(todo)]
+        batches = [todo[a:b] for a, b in itertools.pairwise(bounds)]
+        if all(len(b) <= batch_size for b in batches):
+            best = cost(batches) if best is None else min(best, cost(batches))
+    cheap = lm_causal._cheapest_batches(todo, [len(t) for t in tails], batch_size, 1)
+    assert cost(cheap) == best
+
+
+def test_surprisal_keeps_anchor_states_until_forgotten_and_fresh_runs_them_anew(
+    gpt2_dir: Path,
+) -> None:
+    from dataclasses import replace as changed
+
+    from brittle.search.sentence_models import SurprisalModel
+
+    original = "the dog chased the cat on the mat"
+    texts = ["the dog chased the bird on the mat", "the cow chased the cat on the mat"]
+    model = SurprisalModel(str(gpt2_dir), device="cpu")
+    plain = model.logprobs(texts, anchors=[original] * 2)
+    assert model._anchors is not None
+    state = model._anchors.get(original)
+    assert state is not None
+    # a kept state is what the next call reads: shifted, it shifts the texts' scores
+    model._anchors.put(original, changed(state, before=tuple(b + 5.0 for b in state.before)))
+    model._cache.clear()
+    assert model.logprobs(texts, anchors=[original] * 2) == pytest.approx(plain + 5.0, abs=1e-4)
+    assert model.logprobs(texts, anchors=[original] * 2, fresh=True) == pytest.approx(
+        plain, abs=1e-4
+    )
+    model.forget()
+    assert model._anchors.get(original) is None

@@ -9,8 +9,9 @@ Two kinds of model, chosen from the model's config (or forced with ``kind``):
   context (``rerank``, on by default: the left context alone proposes "forbade" ->
   "will", "Dogs should loudly" or "The current study **provides** to build"). The
   re-rank scores the best ``2 * top_k`` words of every position: the sentence runs
-  once and each word costs its own tokens and the window's
-  (:func:`~brittle.search.generators.lm_causal.substitution_logprobs`). One word of
+  once and each word costs its own tokens and the window's, the words of every
+  position and sentence sharing forward passes
+  (:func:`~brittle.search.generators.lm_causal.anchored_logprobs`). One word of
   right context (the default) reads what the word must agree with next (its object,
   particle or infinitive) at a sixth of the whole sentence's cost: on 16 GUM test
   sentences, 2.1 CPU-seconds a sentence against 12, with the same share of the kept
@@ -65,7 +66,7 @@ from brittle.search.generators.frames import slot_uses, verb_fits
 from brittle.search.generators.inflection import match_case, target_tag
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.generators.lm import LoadedLM, load_lm
-from brittle.search.generators.lm_causal import next_words_at, substitution_logprobs
+from brittle.search.generators.lm_causal import anchored_logprobs, next_words_at
 from brittle.search.generators.lm_masked import masked_words
 from brittle.search.generators.surface import SurfaceText, surface_of
 from brittle.search.sentence_models import surprisal_model
@@ -308,7 +309,7 @@ class CoCO(SubstitutionGenerator):
         depends on its batch of sentences alone.
 
         With a window, each sentence runs once and each text costs its word and the
-        window (:func:`~brittle.search.generators.lm_causal.substitution_logprobs`).
+        window (:func:`~brittle.search.generators.lm_causal.anchored_logprobs`).
         Without one, every pool's whole sentences are scored in one call, each pool's
         left context once, and kept by the shared
         :class:`~brittle.search.sentence_models.SurprisalModel`, where the ``fluency``
@@ -348,16 +349,14 @@ class CoCO(SubstitutionGenerator):
         texts: Sequence[str],
         labels: Sequence[tuple[int, int]],
     ) -> list[float]:
-        """Log-likelihood of each text, one :func:`substitution_logprobs` call per
-        sentence (its texts all begin as the sentence does)."""
-        by_sentence: dict[int, list[int]] = {}
-        for j, (si, _) in enumerate(labels):
-            by_sentence.setdefault(si, []).append(j)
-        scores = [0.0] * len(texts)
-        for si, members in by_sentence.items():
-            found = substitution_logprobs(
-                lm, surfaces[si].text, [texts[j] for j in members], batch_size=RERANK_BATCH
-            )
-            for j, value in zip(members, found.tolist(), strict=True):
-                scores[j] = value
-        return scores
+        """Log-likelihood of each text, every sentence's texts in one
+        :func:`~brittle.search.generators.lm_causal.anchored_logprobs` call (a text
+        begins as its sentence does)."""
+        found = anchored_logprobs(
+            lm,
+            [surface.text for surface in surfaces],
+            texts,
+            [si for si, _ in labels],
+            batch_size=RERANK_BATCH,
+        )
+        return [float(value) for value in found]
