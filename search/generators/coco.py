@@ -13,10 +13,9 @@ Two kinds of model, chosen from the model's config (or forced with ``kind``):
   position and sentence sharing forward passes
   (:func:`~brittle.search.generators.lm_causal.anchored_logprobs`). One word of
   right context (the default) reads what the word must agree with next (its object,
-  particle or infinitive) at a sixth of the whole sentence's cost: on 16 GUM test
-  sentences, 2.1 CPU-seconds a sentence against 12, with the same share of the kept
-  perturbations grammatical (docs/performance.md); ``rerank_window=None`` reads the whole
-  sentence.
+  particle or infinitive) at a fraction of the whole sentence's cost, with the same
+  share of the kept perturbations grammatical (docs/performance.md, "coCO's re-rank",
+  measures both); ``rerank_window=None`` reads the whole sentence.
 - **masked** (BERT style): the words that best fill the word's place, with one mask or,
   with ``max_masks > 1``, as many masks as pieces
   (:func:`~brittle.search.generators.lm_masked.masked_words`).
@@ -170,11 +169,10 @@ class CoCO(SubstitutionGenerator):
 
     def precision(self) -> str:
         """The language model's precision: ``dtype`` when given; otherwise bfloat16 on a
-        CPU that multiplies it in hardware and float32 elsewhere. On the 2-core machine
-        of docs/performance.md, bfloat16 cuts coCO's proposals and re-rank from 58 to 22
-        CPU-seconds on 16 GUM test sentences, and the attack of docs/frontier.md kept
-        the same perturbations: the proposals' order moves among near ties, their sets
-        hardly at all (97% of the options shared)."""
+        CPU that multiplies it in hardware and float32 elsewhere. The attack of
+        docs/frontier.md keeps the same perturbations in both and costs less in bfloat16
+        (docs/performance.md, "coCO's attack"): the proposals' order moves among near
+        ties, their sets hardly at all (a test checks the share of options kept)."""
         if self.dtype is not None:
             return self.dtype
         return "bfloat16" if native_bfloat16(pick_device(self.device)) else "float32"
