@@ -20,7 +20,9 @@ prints per table:
 The page's agreement table (its ``<!-- generated: agreement -->`` block) is
 :func:`agreement_block` of its reading tables: each pair's recorded grade against its
 reading. A test grades every pair again and requires today's grade to be the recorded
-one, so the table is today's judges' agreement; ``--write-doc`` writes it into the page.
+one, so the table is today's judges' agreement; ``--write-doc`` writes it into the page,
+and docs/frontier.md's table of the presets' attacks read one by one
+(:func:`presets_block`) into that page.
 
 Usage::
 
@@ -175,6 +177,61 @@ def agreement_block(markdown: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: docs/frontier.md's reading of the presets: each row's preset and text, the level the
+#: preset promises (an index into :data:`LEVELS`) and the docs/validity.md table that
+#: reads its attack.
+PRESET_TABLES = (
+    ("`tree`", 0, "`--validity tree` (attack, beam, tau 2)"),
+    ("`grammatical`", 1, "`--validity grammatical` (attack, beam, tau 2)"),
+    ("`meaning`", 2, "`--validity meaning` today (GUM test, first 60, attack, beam, tau 2)"),
+    (
+        "`meaning`, GUM dev (held out)",
+        2,
+        "`--validity meaning` today (GUM dev, first 60, attack, beam, tau 2)",
+    ),
+    (
+        "`meaning`, EWT test (held out)",
+        2,
+        "`--validity meaning` today (EWT test, first 60, attack, beam, tau 2)",
+    ),
+    (
+        "`meaning`, GUM test 61-120 (held out)",
+        2,
+        "`--validity meaning` today (GUM test, sentences 61-120, attack, beam, tau 2, held out)",
+    ),
+)
+#: The page that shows the presets' readings beside their grades.
+FRONTIER = ROOT / "docs" / "frontier.md"
+
+
+def valid_at(letters: str, level: int) -> bool:
+    """Whether ``letters`` (T/G/M, ``y``/``n``) are valid at ``level`` and every level
+    below it."""
+    return all(c == "y" for c in letters[: level + 1])
+
+
+def presets_block(markdown: str) -> str:
+    """docs/frontier.md's table of the presets' attacks read one by one: per preset, how
+    many kept perturbations the reading finds valid at the preset's level and how many
+    the judges grade so (the recorded grades, which a test holds to today's judges),
+    from docs/validity.md's reading tables :data:`PRESET_TABLES`."""
+    by_table: dict[str, list[ReadPair]] = {}
+    for pair in read_tables(markdown):
+        by_table.setdefault(pair.table, []).append(pair)
+    lines = [
+        "| preset | read valid at its level | graded valid at its level | reading table |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for preset, level, table in PRESET_TABLES:
+        rows = by_table.get(table)
+        if not rows:
+            raise ValueError(f"docs/validity.md has no reading table {table!r}")
+        read = sum(valid_at(p.reading, level) for p in rows)
+        graded = sum(valid_at(p.recorded, level) for p in rows)
+        lines.append(f"| {preset} | {read} of {len(rows)} | {graded} of {len(rows)} | {table} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "validity.md")
@@ -214,7 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(Path(__file__).parent))
         from reproduce_common import write_doc
 
-        write_doc(args.doc, {"agreement": agreement_block(args.doc.read_text(encoding="utf-8"))})
+        text = args.doc.read_text(encoding="utf-8")
+        write_doc(args.doc, {"agreement": agreement_block(text)})
+        write_doc(FRONTIER, {"presets-reading": presets_block(text)})
     return 0
 
 

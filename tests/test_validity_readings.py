@@ -10,6 +10,7 @@ and the page's grades and figures are updated with it.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import re
 import sys
@@ -50,6 +51,43 @@ def test_the_agreement_table_is_computed_from_the_reading_tables() -> None:
     assert block.group(1) == readings.agreement_block(text)
     last = block.group(1).splitlines()[-1]
     assert last.startswith(f"| every tabled pair | {len(readings.read_tables(text))} |")
+
+
+def test_the_frontier_page_shows_the_presets_reading_tables() -> None:
+    """docs/frontier.md's table of the presets' attacks is counted from docs/validity.md's
+    reading tables (their readings and recorded grades), as the script renders it."""
+    text = DOC.read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "frontier.md").read_text(encoding="utf-8")
+    block = re.search(
+        r"<!-- generated: presets-reading -->\n(.*?)<!-- end generated -->", page, re.S
+    )
+    assert block is not None
+    assert block.group(1) == readings.presets_block(text)
+    assert len(block.group(1).splitlines()) == 2 + len(readings.PRESET_TABLES)
+
+
+def test_the_presets_table_counts_validity_at_and_below_each_level() -> None:
+    """A pair counts at a level only when it is valid there and at every level below:
+    a meaning-kept reading of an ungrammatical sentence does not count for meaning."""
+    assert readings.valid_at("yyn", 1) and not readings.valid_at("yyn", 2)
+    assert not readings.valid_at("yny", 2) and readings.valid_at("ynn", 0)
+    pair = readings.ReadPair(
+        table=readings.PRESET_TABLES[0][2],
+        sent_id="s1",
+        original=("a", "cat"),
+        perturbed=("a", "dog"),
+        reading="nyy",
+        recorded="yyy",
+    )
+    rows = [dataclasses.replace(pair, table=t) for _, _, t in readings.PRESET_TABLES]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(readings, "read_tables", lambda _: rows)
+        body = readings.presets_block("")
+    assert "| `tree` | 0 of 1 | 1 of 1 |" in body
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(readings, "read_tables", lambda _: rows[1:])
+        with pytest.raises(ValueError, match="no reading table"):
+            readings.presets_block("")
 
 
 @pytest.mark.needs("spacy-model", "glove")
