@@ -695,21 +695,27 @@ def test_anchored_scores_equal_whole_texts_across_anchors_and_calls(
     assert again == pytest.approx(reference, abs=1e-4)
 
 
-def test_anchor_states_keep_the_most_recent() -> None:
+def test_anchor_states_keep_the_most_recent_within_their_tokens() -> None:
     from brittle.search.generators.lm_causal import AnchorState, AnchorStates
 
     def state(n: int) -> AnchorState:
         return AnchorState(ids=(0,) * n, keys=(), values=(), before=(0.0,) * (n + 1))
 
-    kept = AnchorStates(size=2)
+    kept = AnchorStates(max_tokens=5)
     kept.put("a", state(1))
     kept.put("b", state(2))
     assert kept.get("a") == state(1)  # now the most recent
-    kept.put("c", state(3))  # b, the least recent, goes
+    kept.put("c", state(3))  # 6 tokens: b, the least recent, goes
     assert kept.get("b") is None
     assert kept.get("a") == state(1) and kept.get("c") == state(3)
+    kept.put("c", state(4))  # replaced: 5 tokens, a stays
+    assert kept.get("a") == state(1)
+    kept.put("d", state(9))  # alone over the bound: the newest stays, the rest go
+    assert kept.get("d") == state(9) and kept.get("a") is None and kept.get("c") is None
     kept.clear()
-    assert kept.get("a") is None
+    assert kept.get("d") is None
+    kept.put("e", state(5))
+    assert kept.get("e") == state(5)  # the count starts again from nothing
 
 
 @settings(max_examples=80, deadline=None)

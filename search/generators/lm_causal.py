@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -540,15 +541,17 @@ class AnchorState:
 
 class AnchorStates:
     """The anchors' states kept between calls of :func:`anchored_logprobs`, for one
-    model: the last ``size`` anchors used, so a sentence checked again is not run again.
+    model: the most recently used, up to ``max_tokens`` anchor tokens in all, so a
+    sentence checked again is not run again.
 
-    Memory: per anchor token, two floats per layer, head and head size (46 KB for
-    SmolLM2 in float32, so 64 anchors of 30 tokens keep 88 MB).
+    Memory: per anchor token, two floats per layer, key/value head and head size (46 KB
+    for SmolLM2 in float32), so the default 4,096 tokens keep at most 189 MB for it.
     """
 
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
+    def __init__(self, max_tokens: int = 4096) -> None:
+        self.max_tokens = max_tokens
         self._kept: dict[str, AnchorState] = {}
+        self._tokens = 0
 
     def get(self, text: str) -> AnchorState | None:
         """The kept state of ``text`` (now the most recently used), or ``None``."""
@@ -558,16 +561,21 @@ class AnchorStates:
         return state
 
     def put(self, text: str, state: AnchorState) -> None:
-        """Keep ``state`` as ``text``'s, forgetting the least recently used beyond
-        ``size``."""
-        self._kept.pop(text, None)
+        """Keep ``state`` as ``text``'s, forgetting the least recently used while more
+        than ``max_tokens`` tokens are kept (the newest always stays)."""
+        old = self._kept.pop(text, None)
+        if old is not None:
+            self._tokens -= len(old.ids)
         self._kept[text] = state
-        while len(self._kept) > self.size:
-            del self._kept[next(iter(self._kept))]
+        self._tokens += len(state.ids)
+        while self._tokens > self.max_tokens and len(self._kept) > 1:
+            first = next(iter(self._kept))
+            self._tokens -= len(self._kept.pop(first).ids)
 
     def clear(self) -> None:
         """Forget every kept state."""
         self._kept.clear()
+        self._tokens = 0
 
 
 def anchored_logprobs(
@@ -606,7 +614,7 @@ def anchored_logprobs(
         return out
     if _start_id(lm.tokenizer) is None:
         return sentence_logprobs(lm, texts, batch_size=batch_size)
-    kept = states if states is not None else AnchorStates(size=len(anchors))
+    kept = states if states is not None else AnchorStates(max_tokens=sys.maxsize)
     rows = [_encode(lm, t) for t in texts]
     heads = {anchors[a]: _encode(lm, anchors[a]) for a in sorted(set(owners))}
     shared: dict[int, int] = {}  # text -> the tokens it begins with as its anchor does
