@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -566,10 +566,24 @@ def sentence_encoder(
     return _ENCODERS[key]
 
 
+#: What else :func:`forget_texts` empties: caches of what other modules computed from
+#: texts with these models (the judges' grades).
+_FORGETTERS: list[Callable[[], None]] = []
+
+
+def also_forget(forget: Callable[[], None]) -> None:
+    """Have :func:`forget_texts` call ``forget`` too (once however often it is asked)."""
+    if forget not in _FORGETTERS:
+        _FORGETTERS.append(forget)
+
+
 def forget_texts() -> None:
-    """Empty the text caches of every shared encoder and language model of this process
-    (models stay loaded, on-disk stores stay): what a new run on this machine finds."""
+    """Empty the text caches of every shared encoder and language model of this process,
+    and the caches registered with :func:`also_forget` (models stay loaded, on-disk
+    stores stay): what a new run on this machine finds."""
     for encoder in _ENCODERS.values():
         encoder.forget()
     for model in _SURPRISAL.values():
         model.forget()
+    for forget in _FORGETTERS:
+        forget()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,15 @@ settings.load_profile("default")
 # Parsers parse alone in tests: a helper process per test would load spaCy again each
 # time. tests/test_parse_helpers.py turns helpers on where it checks them.
 os.environ.setdefault("BRITTLE_PARSE_HELPERS", "0")
+
+
+@pytest.fixture(autouse=True)
+def _grades_start_empty() -> None:
+    """Each test grades anew: the judges' grades this process kept (by pair and grader
+    settings) would otherwise outlive a test that changes a judge."""
+    grade = sys.modules.get("brittle.search.validity.grade")
+    if grade is not None:
+        grade.forget_grades()
 
 
 @pytest.fixture

@@ -1051,3 +1051,32 @@ def test_the_judged_constraint_keeps_what_the_judges_grade_valid(wordnet: Any, g
     assert build_constraints(["judged"], context)[0].describe()["level"] == "grammatical"
     with pytest.raises(ConfigError, match="unknown level"):
         ConstraintSpec.parse("judged:fluent")
+
+
+def test_a_pair_graded_again_gets_its_grade_until_the_texts_are_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The judges run once per pair and grader settings: a second call (the attack's
+    final grading after its ``judged`` constraint) reads the grade back, a grader with
+    other settings grades anew, and ``forget_texts`` empties what was kept."""
+    from brittle.search.sentence_models import forget_texts
+    from brittle.search.validity import grade as grading
+
+    name = next(iter(ROWS))
+    original, perturbed, _ = pair(name, {1: "cat"})
+    calls: list[int] = []
+
+    def graded(self: grading.Grader, originals: Any, pairs: Any, diffs: Any) -> list[Any]:
+        calls.append(len(pairs))
+        return [grading.Grade(p.sent_id, "test", d) for p, d in zip(pairs, diffs, strict=True)]
+
+    monkeypatch.setattr(grading.Grader, "_grade_changed", graded)
+    first = grading.Grader(parser="gold").grade([original], [perturbed])
+    again = grading.Grader(parser="gold").grade([original, original], [perturbed, original])
+    assert calls == [1] and again[0] is first[0]
+    assert again[1].changed == ()  # nothing changed: valid, no evidence, never graded
+    grading.Grader(parser="gold", complete=True).grade([original], [perturbed])
+    assert calls == [1, 1]  # other settings: graded anew
+    forget_texts()
+    grading.Grader(parser="gold").grade([original], [perturbed])
+    assert calls == [1, 1, 1]

@@ -28,7 +28,7 @@ import numpy as np
 from brittle.engine.core.resources import load_wordnet
 from brittle.scorers.parsers import make_parser
 from brittle.search.generators.lexicon import PosLexicon
-from brittle.search.sentence_models import sentence_encoder, surprisal_model
+from brittle.search.sentence_models import also_forget, sentence_encoder, surprisal_model
 from brittle.search.validity.grammar import (
     agreement_check,
     count_check,
@@ -65,7 +65,14 @@ if TYPE_CHECKING:
     from brittle.engine.core.sentence import Sentence
     from brittle.scorers.parsers.base import Parser
 
-__all__ = ["Grader", "changed_words_of", "grade_pairs", "method_of", "run_grader"]
+__all__ = [
+    "Grader",
+    "changed_words_of",
+    "forget_grades",
+    "grade_pairs",
+    "method_of",
+    "run_grader",
+]
 
 
 def method_of(perturbed: Sentence) -> str:
@@ -152,21 +159,38 @@ class Grader:
             "wordnet": "WordNet 3.0",
         }
 
+    def settings(self) -> tuple[str | None, ...]:
+        """What a grade depends on beside its pair: the parser, models, device,
+        precision and whether every check runs."""
+        parser = self.parser if isinstance(self.parser, str) else self.parser.name
+        return (parser, self.lm, self.encoder, self.device, self.dtype, str(self.complete))
+
     # ------------------------------------------------------------------ grading
     def grade(self, originals: Sequence[Sentence], perturbed: Sequence[Sentence]) -> list[Grade]:
-        """One :class:`Grade` per ``(originals[k], perturbed[k])``, in order."""
+        """One :class:`Grade` per ``(originals[k], perturbed[k])``, in order.
+
+        A pair this process graded already with the same :meth:`settings` (since the
+        last :func:`~brittle.search.sentence_models.forget_texts`) gets that grade again
+        without being graded anew: an attack whose ``judged`` constraint graded its
+        candidates finds its kept perturbations graded.
+        """
         if len(originals) != len(perturbed):
             raise ValueError(f"{len(originals)} originals but {len(perturbed)} perturbed")
+        settings = self.settings()
         out: list[Grade] = []
         todo: list[tuple[int, tuple[ChangedWord, ...]]] = []
         for k, (o, p) in enumerate(zip(originals, perturbed, strict=True)):
             diff = changed_words_of(o, p)
             if isinstance(diff, str):
                 out.append(Grade(p.sent_id, method_of(p), (), graded=False, reason=diff))
-            else:
-                out.append(Grade(p.sent_id, method_of(p), diff))
-                if diff:
-                    todo.append((k, diff))
+                continue
+            made = _GRADES.get((settings, o, p))
+            if made is not None:
+                out.append(made)
+                continue
+            out.append(Grade(p.sent_id, method_of(p), diff))
+            if diff:
+                todo.append((k, diff))
         if todo:
             graded = self._grade_changed(
                 [originals[k] for k, _ in todo],
@@ -175,6 +199,7 @@ class Grader:
             )
             for (k, _), grade in zip(todo, graded, strict=True):
                 out[k] = grade
+                _keep_grade((settings, originals[k], perturbed[k]), grade)
         return out
 
     def _grade_changed(
@@ -278,6 +303,28 @@ class Grader:
             )
             out.append(Grade(p.sent_id, method_of(p), changed, checks))
         return out
+
+
+#: Most grades kept between :meth:`Grader.grade` calls (a few KB each).
+GRADES_KEPT = 4096
+
+#: The grades made in this process, by (grader settings, original, perturbed), oldest
+#: first; emptied with the models' text caches (:func:`forget_grades`).
+_GRADES: dict[tuple[tuple[str | None, ...], Sentence, Sentence], Grade] = {}
+
+
+def _keep_grade(key: tuple[tuple[str | None, ...], Sentence, Sentence], grade: Grade) -> None:
+    _GRADES[key] = grade
+    while len(_GRADES) > GRADES_KEPT:
+        del _GRADES[next(iter(_GRADES))]
+
+
+def forget_grades() -> None:
+    """Forget the grades this process made (:func:`forget_texts` calls it)."""
+    _GRADES.clear()
+
+
+also_forget(forget_grades)
 
 
 #: A check that did not run (a placeholder while deciding what else to run).
