@@ -756,33 +756,6 @@ def test_cheapest_batches_keep_the_bounds_and_cost_no_more_than_full_ones(
     assert cost(cheap) <= cost(full)
 
 
-@settings(max_examples=80, deadline=None)
-@given(
-    lengths=st.lists(st.integers(0, 120), min_size=1, max_size=8),
-    batch_size=st.integers(1, 8),
-)
-def test_cheapest_batches_are_the_cheapest_cut(lengths: list[int], batch_size: int) -> None:
-    """Against every way of cutting the rows in order (the slow, obvious reference)."""
-    import itertools
-
-    from brittle.search.generators import lm_causal
-
-    tails = [[7] * n for n in sorted(lengths, reverse=True)]
-    todo = list(range(len(tails)))
-
-    def cost(batches: list[list[int]]) -> int:
-        return sum(lm_causal.PASS_TOKENS + len(b) * max(1, len(tails[b[0]])) for b in batches)
-
-    best = None
-    for marks in itertools.product([False, True], repeat=len(todo) - 1):
-        bounds = [0, *[k + 1 for k, m in enumerate(marks) if m], len(todo)]
-        batches = [todo[a:b] for a, b in itertools.pairwise(bounds)]
-        if all(len(b) <= batch_size for b in batches):
-            best = cost(batches) if best is None else min(best, cost(batches))
-    cheap = lm_causal._cheapest_batches(todo, [len(t) for t in tails], batch_size, 1)
-    assert cost(cheap) == best
-
-
 def test_surprisal_keeps_anchor_states_until_forgotten_and_fresh_runs_them_anew(
     gpt2_dir: Path,
 ) -> None:

@@ -28,7 +28,6 @@ masked positions do not shift positions).
 from __future__ import annotations
 
 import copy
-import itertools
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
+from brittle.scorers.batching import padded_batches
 from brittle.search.generators.lm import LoadedLM, fit_flags
 
 if TYPE_CHECKING:
@@ -863,35 +863,19 @@ def _cheapest_batches(
     todo: Sequence[K], lengths: Sequence[int], batch_size: int, vocab: int
 ) -> list[list[K]]:
     """``todo`` (longest first; ``lengths[i]``: the tokens of ``todo[i]``) cut, in order,
-    into the batches that cost least: each batch costs :data:`PASS_TOKENS` plus its rows
-    times its first (longest) row, so a few long rows do not pad many short ones. Each
-    has at most ``batch_size`` rows and, but for a batch of one,
-    :data:`TAIL_LOGIT_FLOATS` floats of logits (every pass's logits and their
-    log-softmax stay bounded, as long sentences' substitutions would not be).
-    Hand-written: a shortest path over the cut points, each looking back at most
-    ``batch_size`` rows."""
+    into the batches that cost least (:func:`~brittle.scorers.batching.padded_batches`
+    with :data:`PASS_TOKENS` a pass): each has at most ``batch_size`` rows and, but for a
+    batch of one, :data:`TAIL_LOGIT_FLOATS` floats of logits (every pass's logits and
+    their log-softmax stay bounded, as long sentences' substitutions would not be)."""
     if len(lengths) != len(todo):
         raise ValueError(f"{len(todo)} rows but {len(lengths)} lengths")
-    widths = [max(1, n) for n in lengths]
-    best = [0] + [0] * len(todo)  # best[i]: the least cost of the first i rows
-    start = [0] * (len(todo) + 1)  # where the last batch of that best begins
-    for i in range(1, len(todo) + 1):
-        cost = -1
-        for k in range(i - 1, max(-1, i - 1 - batch_size), -1):
-            rows = i - k
-            if rows > 1 and rows * widths[k] * max(1, vocab) > TAIL_LOGIT_FLOATS:
-                break  # a longer batch from here on is wider and longer still
-            here = best[k] + PASS_TOKENS + rows * widths[k]
-            if cost < 0 or here < cost:
-                cost, start[i] = here, k
-        best[i] = cost
-    cuts: list[int] = []
-    i = len(todo)
-    while i > 0:
-        cuts.append(i)
-        i = start[i]
-    bounds = [0, *reversed(cuts)]
-    return [list(todo[a:b]) for a, b in itertools.pairwise(bounds)]
+    cuts = padded_batches(
+        np.maximum(np.asarray(lengths, dtype=np.int64), 1),
+        max_rows=batch_size,
+        max_tokens=max(1, TAIL_LOGIT_FLOATS // max(1, vocab)),
+        call_cost=PASS_TOKENS,
+    )
+    return [[todo[i] for i in batch] for batch in cuts]
 
 
 def _common_length(rows: Sequence[Sequence[int]]) -> int:
