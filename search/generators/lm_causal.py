@@ -636,13 +636,12 @@ def anchored_logprobs(
     if made is None:
         return sentence_logprobs(lm, texts, batch_size=batch_size)
     fresh, picked = made
-    found.update(fresh)
+    states_of = {a: s for a, s in found.items() if s is not None} | fresh  # every anchor
     cuts: dict[int, int] = {}  # text -> the anchor's tokens it runs on
     start: dict[int, float] = {}  # text -> log-probability up to its cut, and past it
     for j, n in shared.items():
         anchor = anchors[owners[j]]
-        state = found[anchor]
-        assert state is not None  # every anchor is kept or made
+        state = states_of[anchor]
         if anchor in fresh:
             cuts[j] = n
             start[j] = state.before[n] + picked[(anchor, n - 1, rows[j][n])]
@@ -653,10 +652,9 @@ def anchored_logprobs(
     todo = sorted(cuts, key=lambda j: (-len(tails[j]), j))
     vocab = len(lm.tokenizer)  # the logits' width, near enough for their bound
     for chunk in _cheapest_batches(todo, [len(tails[j]) for j in todo], batch_size, vocab):
-        batch = [found[anchors[owners[j]]] for j in chunk]
         rest = _tails_on_anchors(
             lm,
-            [s for s in batch if s is not None],
+            [states_of[anchors[owners[j]]] for j in chunk],
             [cuts[j] for j in chunk],
             [tails[j] for j in chunk],
         )
