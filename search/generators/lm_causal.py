@@ -93,6 +93,21 @@ def _left_padded(
     return ids, mask, positions
 
 
+def _right_padded(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``input_ids`` and the mask of the real tokens, long tensors (B, L): each row at
+    the left, padded on the right to the longest (a row's tokens never attend to the
+    padding after them)."""
+    import torch
+
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for b, row in enumerate(rows):
+        ids[b, : len(row)] = torch.tensor(list(row), dtype=torch.long)
+        mask[b, : len(row)] = 1
+    return ids, mask
+
+
 def _encode(lm: LoadedLM, text: str) -> list[int]:
     ids = lm.tokenizer.encode(text, add_special_tokens=False) if text else []
     start = _start_id(lm.tokenizer)
@@ -683,12 +698,8 @@ def _run_anchors(
     vocab = len(lm.tokenizer)  # the logits' width, near enough for their bound
     dev = lm.device
     for group in _cheapest_batches(order, [len(heads[a]) for a in order], batch_size, vocab):
-        width = len(heads[group[0]])
-        ids = torch.full((len(group), width), _pad_id(lm.tokenizer), dtype=torch.long)
-        mask = torch.zeros((len(group), width), dtype=torch.long)
-        for g, a in enumerate(group):
-            ids[g, : len(heads[a])] = torch.tensor(list(heads[a]), dtype=torch.long)
-            mask[g, : len(heads[a])] = 1
+        ids, mask = _right_padded([heads[a] for a in group], _pad_id(lm.tokenizer))
+        width = ids.shape[1]
         asked = sorted(w for w in wanted if w[0] in group)
         slot = {a: g for g, a in enumerate(group)}
         with torch.inference_mode():
@@ -759,10 +770,8 @@ def _tails_on_anchors(
     run = longest - 1
     if run == 0:
         return torch.zeros(len(tails), dtype=torch.float64)
-    ids = torch.full((len(tails), longest), _pad_id(lm.tokenizer), dtype=torch.long)
-    for b, tail in enumerate(tails):
-        ids[b, : len(tail)] = torch.tensor(list(tail), dtype=torch.long)
-    lengths = torch.tensor([len(t) for t in tails], dtype=torch.long)
+    ids, real_tokens = _right_padded(tails, _pad_id(lm.tokenizer))
+    lengths = real_tokens.sum(-1)
     n = torch.tensor(list(cuts), dtype=torch.long)
     width = max(len(a.ids) for a in anchors)
     # each row sees its anchor's tokens before its cut, then its own tail
@@ -817,10 +826,8 @@ def _tails_on_cache(
     import torch
 
     width = len(tails[0])
-    ids = torch.full((len(tails), width), _pad_id(lm.tokenizer), dtype=torch.long)
-    for b, tail in enumerate(tails):
-        ids[b, : len(tail)] = torch.tensor(list(tail), dtype=torch.long)
-    lengths = torch.tensor([len(t) for t in tails], dtype=torch.long)
+    ids, real_tokens = _right_padded(tails, _pad_id(lm.tokenizer))
+    lengths = real_tokens.sum(-1)
     run = width if run_last else width - 1
     if run == 0:
         return ids, torch.zeros(len(tails), dtype=torch.float32)
