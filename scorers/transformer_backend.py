@@ -13,7 +13,7 @@ torch and transformers are imported when a model is opened, not before.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
@@ -258,34 +258,37 @@ class TransformerEncoder(RepresentationBackend):
         The first such call is checked against the full forward; a model whose hidden
         states are not its blocks' outputs falls back to the full forward for good.
         """
+        return self._states({"input_ids": input_ids, "attention_mask": attention_mask}, layers)
+
+    def _states(
+        self, inputs: Mapping[str, torch.Tensor], layers: Sequence[int]
+    ) -> list[torch.Tensor]:
+        """:meth:`forward` on the model's keyword inputs (``input_ids`` or
+        ``inputs_embeds``, and ``attention_mask``), each of shape (b, t[, d])."""
         import torch
 
         top = max(layers)
         if top < self.n_layers and self._early_exit is None and self._blocks is not None:
             # The check runs on the batch's first row alone: two one-row passes cost
             # less than the full forward of a whole batch.
-            ids, mask = input_ids[:1], attention_mask[:1]
-            early = _stop_after(self.net, self._blocks, ids, mask, top)
+            first = {name: value[:1] for name, value in inputs.items()}
+            early = _stop_after(self.net, self._blocks, first, top)
             got = [t for t in early if t is not None]
-            full = self._full_forward(ids, mask)
+            full = self._full_forward(first)
             self._early_exit = len(got) == len(early) and all(
                 torch.equal(got[i], full[i]) for i in range(top + 1)
             )
         if top < self.n_layers and self._early_exit and self._blocks is not None:
-            early = _stop_after(self.net, self._blocks, input_ids, attention_mask, top)
+            early = _stop_after(self.net, self._blocks, inputs, top)
             got = [t for t in early if t is not None]
             if len(got) == len(early):
                 return [got[i] for i in layers]
             self._early_exit = False
-        states = self._full_forward(input_ids, attention_mask)
+        states = self._full_forward(inputs)
         return [states[i] for i in layers]
 
-    def _full_forward(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor
-    ) -> Sequence[torch.Tensor]:
-        out = self.net(
-            input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
-        )
+    def _full_forward(self, inputs: Mapping[str, torch.Tensor]) -> Sequence[torch.Tensor]:
+        out = self.net(**inputs, output_hidden_states=True)
         states: tuple[torch.Tensor, ...] = out.hidden_states
         return states
 
@@ -337,7 +340,8 @@ class TransformerEncoder(RepresentationBackend):
 
         One forward and one backward pass through the model's input embeddings (every
         window of a long sentence in one batch, the gradient of a token summed over the
-        windows that hold it). For a word of k tokens replaced by a form of k tokens in
+        windows that hold it), through the blocks up to the highest layer read only, as
+        in :meth:`forward`. For a word of k tokens replaced by a form of k tokens in
         the same context, the estimate is the sum over its tokens of ``gradient . (new
         embedding - old embedding)``, token by token; with another token count, each
         old token is moved to the mean embedding of the new tokens.
@@ -370,9 +374,16 @@ class TransformerEncoder(RepresentationBackend):
                 fill = pad.expand(width - t, -1)
                 inputs.append(torch.cat([pre, content[start:end], suf, fill]))
                 mask[k, :t] = 1
-            states = self.net(
-                inputs_embeds=torch.stack(inputs), attention_mask=mask, output_hidden_states=True
-            ).hidden_states
+            # Only the blocks up to the highest layer read (as in :meth:`forward`).
+            states = dict(
+                zip(
+                    idx,
+                    self._states(
+                        {"inputs_embeds": torch.stack(inputs), "attention_mask": mask}, idx
+                    ),
+                    strict=True,
+                )
+            )
             target = np.concatenate(
                 [
                     np.pad(r.target, (0, width - r.input_ids.shape[0]), constant_values=-1)
@@ -455,11 +466,11 @@ def _blocks_of(net: nn.Module, n_layers: int) -> nn.ModuleList | None:
 def _stop_after(
     net: nn.Module,
     blocks: nn.ModuleList,
-    input_ids: torch.Tensor,
-    attention_mask: torch.Tensor,
+    inputs: Mapping[str, torch.Tensor],
     top: int,
 ) -> list[torch.Tensor | None]:
-    """Hidden states 0..``top`` computed by running only blocks ``0..top-1``.
+    """Hidden states 0..``top`` computed by running only blocks ``0..top-1`` on the
+    model's keyword ``inputs`` (``input_ids`` or ``inputs_embeds``, ``attention_mask``).
 
     Hidden state 0 is the input of block 0 (the embeddings) and hidden state ``i`` the
     output of block ``i - 1``, as in ``output_hidden_states``; a hook on block ``top - 1``
@@ -488,7 +499,7 @@ def _stop_after(
     handles = [blocks[0].register_forward_pre_hook(first_input, with_kwargs=True)]
     handles += [blocks[i].register_forward_hook(output_of(i)) for i in range(top)]
     try:
-        net(input_ids=input_ids, attention_mask=attention_mask)
+        net(**inputs)
     except _Stop:
         pass
     finally:

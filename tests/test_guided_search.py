@@ -265,6 +265,50 @@ def test_substitution_effects_are_the_directional_derivative(
             assert value == pytest.approx(expected, rel=2e-2, abs=1e-3)
 
 
+@pytest.mark.parametrize("name", ["bert-mean", "gpt2-last"])
+def test_substitution_effects_run_only_the_blocks_below_the_layer(
+    encoders: dict[str, TransformerEncoder], name: str
+) -> None:
+    """The gradient pass stops at the highest layer read, as the scoring forward does,
+    and its estimates are those of the full forward, bit for bit."""
+    import torch
+
+    from brittle.scorers.transformer_backend import _blocks_of
+
+    encoder = encoders[name]
+    blocks = _blocks_of(encoder.net, encoder.n_layers)
+    assert blocks is not None and encoder.n_layers > 1
+    rng = np.random.default_rng(5)
+    weight = torch.from_numpy(rng.normal(size=(len(WORDS), encoder.dim)))
+    options = [(1, ["dog", "hippopotamus"]), (6, ["yesterday"])]
+
+    def effects() -> list[np.ndarray]:
+        got = encoder.substitution_effects(
+            WORDS, layers=[1], loss=lambda v: (v[0].double() * weight).sum(), options=options
+        )
+        assert got is not None
+        return got
+
+    calls: list[int] = []
+    handles = [
+        b.register_forward_hook(lambda m, a, o, i=i: calls.append(i)) for i, b in enumerate(blocks)
+    ]
+    try:
+        saved = encoder._early_exit
+        encoder._early_exit = False  # the full forward
+        full = effects()
+        calls.clear()
+        encoder._early_exit = True
+        early = effects()
+    finally:
+        encoder._early_exit = saved
+        for h in handles:
+            h.remove()
+    assert calls == [0]
+    for a, b in zip(full, early, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_static_vectors_have_no_estimates() -> None:
     from brittle.scorers.representations import RepresentationBackend
 
