@@ -15,16 +15,21 @@ as the probes score it, and each position's mean of those damages (scored by a p
 their own, not counted as queries). Every row keeps its anytime record, and for each
 search at 100 queries the second table gives the mean best damage found within 10, 25,
 50 and 100 queries. Runs one after the other in one process, models loaded and every
-code path run once on 4 sentences before the first is timed.
+code path run once on 4 sentences before the first is timed. A held-out check follows:
+beam search at 60, 100 and 200 queries and guided search at 60 and 100 on the first 200
+sentences of EWT dev, coPOS generating the same every-sense pool in the run. Every
+table pairs each sentence's result with beam search's at 200 queries (mean difference
+and its standard error).
 
 Usage::
 
-    python bench/guided_search.py [--ewt PATH] [--sentences 60] [--write-doc]
+    python bench/guided_search.py [--ewt PATH] [--sentences 60] [--heldout PATH]
+        [--heldout-sentences 200] [--write-doc]
     python bench/guided_search.py --render [--write-doc]
 
-(about 7 minutes on 2 cores). The figures go to ``docs/guided-search.json``
+(about 12 minutes on 2 cores). The figures go to ``docs/guided-search.json``
 (``--measured``); ``--write-doc`` puts the tables into docs/attack.md's generated
-blocks ``guided-search`` and ``anytime-queries``.
+blocks ``guided-search``, ``guided-search-heldout`` and ``anytime-queries``.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from reproduce_common import add_doc_options, kept_figures, publish
 from brittle.data import bench_pool_tables_path
 from brittle.engine.attack import AttackConfig, build_components, run_attack
 from brittle.engine.bench.stages import ANYTIME_QUERY_GRID, mean_drop_by
-from brittle.engine.bench.workload import EVERY_SENSE_OPTIONS
+from brittle.engine.bench.workload import EVERY_SENSE_COPOS, EVERY_SENSE_OPTIONS
 from brittle.engine.core.perturbation import Perturbation
 from brittle.engine.core.sentence import Sentence
 from brittle.engine.demo import prepare_demo, train_demo_probes
@@ -89,6 +94,18 @@ RUNS: tuple[tuple[str, str, int, Guide], ...] = (
 )
 
 
+#: The held-out check: beam at 60, 100 and 200 queries, guided at 60 and 100, on EWT dev
+#: with coPOS generating the same every-sense pool in the run.
+HELDOUT_RUNS: tuple[tuple[str, str, int, Guide], ...] = (
+    ("beam", "beam", 60, "gradient"),
+    ("beam", "beam", 100, "gradient"),
+    ("beam", "beam", 200, "gradient"),
+    ("guided", "guided", 60, "gradient"),
+    ("guided", "guided", 100, "gradient"),
+)
+EWT_DEV = EWT_TEST.with_name("en_ewt-ud-dev.conllu")
+
+
 @dataclass(frozen=True)
 class ScoredEstimates:
     """Estimates that are not estimates: each option's damage as the probes score it
@@ -127,18 +144,33 @@ class ScoredEstimates:
         return out
 
 
-def measure(ewt: Path, sentences: int) -> dict[str, Any]:
-    """Every run of :data:`RUNS` on the first ``sentences`` of ``ewt``: per run its
-    label, strategy, query budget and guide, and the means over the sentences of the
-    UUAS drop, the POS accuracy drop, the damage and the queries spent, with its wall
-    time in seconds."""
+def measure(
+    treebank: Path,
+    sentences: int,
+    runs: tuple[tuple[str, str, int, Guide], ...] = RUNS,
+    *,
+    recorded: bool = True,
+) -> dict[str, Any]:
+    """Every run of ``runs`` on the first ``sentences`` of ``treebank``: per run its
+    label, strategy, query budget and guide, the means over the sentences of the UUAS
+    drop, the POS accuracy drop, the damage and the queries spent, each sentence's UUAS
+    drop and damage (treebank order, for paired differences), and its wall time in
+    seconds. ``recorded``: the every-sense pool as recorded in
+    ``data/bench-pool-tables.json`` (EWT test); else coPOS generates it in the run with
+    the same options (any treebank)."""
     plan = prepare_demo()
     train_demo_probes(plan)
+    options: tuple[str, ...]
+    if recorded:
+        method, options = "recorded", (f"tables={bench_pool_tables_path()}",)
+    else:
+        method = "copos"
+        options = tuple(f"{k}={str(v).lower()}" for k, v in EVERY_SENSE_COPOS.items())
     base = AttackConfig(
-        treebank=str(ewt),
+        treebank=str(treebank),
         probes=tuple(str(p) for p in plan.probes),
-        method="recorded",
-        generator_options=(f"tables={bench_pool_tables_path()}",),
+        method=method,
+        generator_options=options,
         budget=2,
         candidates=EVERY_SENSE_OPTIONS,
         parser="spacy",
@@ -149,14 +181,14 @@ def measure(ewt: Path, sentences: int) -> dict[str, Any]:
     out: list[dict[str, Any]] = []
     comps = None
     with tempfile.TemporaryDirectory() as tmp:
-        for k, (label, search, queries, guide) in enumerate(RUNS):
+        for k, (label, search, queries, guide) in enumerate(runs):
             config = dataclasses.replace(
                 base,
                 search=search,
                 query_budget=queries,
                 candidates=queries if search == "sample" else base.candidates,
             )
-            comps = build_components(config, reuse=comps)
+            comps = build_components(config, reuse=comps, remember_tables=not recorded)
             used = comps
             if guide == "no warm-up":
                 used = dataclasses.replace(comps, strategy=GuidedSearch(guided_warmup=0.0))
@@ -171,8 +203,9 @@ def measure(ewt: Path, sentences: int) -> dict[str, Any]:
             start = time.perf_counter()
             run_attack(config, Path(tmp) / str(k), components=used)
             seconds = time.perf_counter() - start
-            rows = list(read_rows(Path(tmp) / str(k) / "results.jsonl"))
+            rows = sorted(read_rows(Path(tmp) / str(k) / "results.jsonl"), key=lambda r: r.index)
             n = len(rows)
+            uuas = [r.tasks["distance.uuas"].drop or 0.0 for r in rows]
             out.append(
                 {
                     "label": label,
@@ -180,11 +213,12 @@ def measure(ewt: Path, sentences: int) -> dict[str, Any]:
                     "query_budget": queries,
                     "guide": guide,
                     "sentences": n,
-                    "uuas_drop": sum(r.tasks["distance.uuas"].drop or 0.0 for r in rows) / n,
+                    "uuas_drop": sum(uuas) / n,
                     "pos_drop": sum(r.tasks["pos.pos_acc"].drop or 0.0 for r in rows) / n,
                     "damage": sum(r.damage for r in rows) / n,
                     "queries": sum(r.queries for r in rows) / n,
                     "seconds": round(seconds, 2),
+                    "per_sentence": {"uuas_drop": uuas, "damage": [r.damage for r in rows]},
                     "within_queries": {
                         str(q): mean_drop_by([r.anytime or () for r in rows], q, axis=0)
                         for q in ANYTIME_QUERY_GRID
@@ -193,23 +227,45 @@ def measure(ewt: Path, sentences: int) -> dict[str, Any]:
                 }
             )
             print(f"{label} at {queries}: done in {seconds:.0f} s", file=sys.stderr, flush=True)
-    return {"treebank": ewt.name, "sentences": sentences, "runs": out}
+    return {"treebank": treebank.name, "sentences": sentences, "runs": out}
+
+
+def paired(run: dict[str, Any], reference: dict[str, Any], key: str) -> tuple[float, float]:
+    """Mean and standard error over the sentences of ``run``'s per-sentence ``key``
+    (``uuas_drop`` or ``damage``) minus ``reference``'s on the same sentence."""
+    a = np.asarray(run["per_sentence"][key], dtype=np.float64)
+    b = np.asarray(reference["per_sentence"][key], dtype=np.float64)
+    d = a - b
+    se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+    return float(d.mean()), se
+
+
+def _table(runs: list[dict[str, Any]]) -> str:
+    """One row per run, with its paired difference from beam search at 200 queries."""
+    reference = next(r for r in runs if r["search"] == "beam" and r["query_budget"] == 200)
+    lines = [
+        "| search | query budget | mean UUAS drop | mean POS drop | mean damage "
+        "| UUAS drop - beam at 200 | damage - beam at 200 | queries / sentence | seconds |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in runs:
+        cells = []
+        for key in ("uuas_drop", "damage"):
+            mean, se = paired(r, reference, key)
+            cells.append("-" if r is reference else f"{mean:+.4f} ± {se:.4f}")
+        lines.append(
+            f"| {r['label']} | {r['query_budget']} | {r['uuas_drop']:.4f} | {r['pos_drop']:.4f} "
+            f"| {r['damage']:.4f} | {cells[0]} | {cells[1]} | {r['queries']:.1f} "
+            f"| {r['seconds']:.0f} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def blocks(data: dict[str, Any]) -> dict[str, str]:
-    """The generated blocks of docs/attack.md: every run (``guided-search``) and, for
-    each search at a query budget of 100, the mean best damage found within 10, 25, 50
-    and 100 queries (``anytime-queries``)."""
-    lines = [
-        "| search | query budget | mean UUAS drop | mean POS drop | mean damage "
-        "| queries / sentence | seconds |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for r in data["runs"]:
-        lines.append(
-            f"| {r['label']} | {r['query_budget']} | {r['uuas_drop']:.4f} | {r['pos_drop']:.4f} "
-            f"| {r['damage']:.4f} | {r['queries']:.1f} | {r['seconds']:.0f} |"
-        )
+    """The generated blocks of docs/attack.md: every run (``guided-search``), the
+    held-out runs (``guided-search-heldout``) and, for each search at a query budget of
+    100, the mean best damage found within 10, 25, 50 and 100 queries
+    (``anytime-queries``)."""
     grid = [str(q) for q in ANYTIME_QUERY_GRID]
     curve = [
         "| search | " + " | ".join(f"{q} queries" for q in grid) + " |",
@@ -220,7 +276,8 @@ def blocks(data: dict[str, Any]) -> dict[str, str]:
             cells = " | ".join(f"{r['within_queries'][q]:.4f}" for q in grid)
             curve.append(f"| {r['label']} | {cells} |")
     return {
-        "guided-search": "\n".join(lines) + "\n",
+        "guided-search": _table(data["runs"]),
+        "guided-search-heldout": _table(data["heldout"]["runs"]),
         "anytime-queries": "\n".join(curve) + "\n",
     }
 
@@ -229,9 +286,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ewt", type=Path, default=EWT_TEST, help="EWT test CoNLL-U")
     parser.add_argument("--sentences", type=int, default=60)
+    parser.add_argument("--heldout", type=Path, default=EWT_DEV, help="EWT dev CoNLL-U")
+    parser.add_argument("--heldout-sentences", type=int, default=200)
     add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
-    data = kept_figures(args, lambda: measure(args.ewt, args.sentences))
+
+    def both() -> dict[str, Any]:
+        data = measure(args.ewt, args.sentences)
+        data["heldout"] = measure(
+            args.heldout, args.heldout_sentences, HELDOUT_RUNS, recorded=False
+        )
+        return data
+
+    data = kept_figures(args, both)
     publish(blocks(data), DOC, write=args.write_doc)
     return 0
 

@@ -84,6 +84,28 @@ def test_the_searches_ran_every_run_on_the_same_sentences() -> None:
         assert values == sorted(values)
         if str(r["query_budget"]) in r["within_queries"]:  # and ends at the row's damage
             assert r["within_queries"][str(r["query_budget"])] == pytest.approx(r["damage"])
+    held = data["heldout"]
+    assert [(r["label"], r["query_budget"]) for r in held["runs"]] == [
+        (label, q) for label, _, q, _ in gs.HELDOUT_RUNS
+    ]
+    assert held["treebank"] == "en_ewt-ud-dev.conllu"
+    assert {r["sentences"] for r in held["runs"]} == {held["sentences"]} == {200}
+    for r in data["runs"] + held["runs"]:  # the means are those of the sentences kept
+        for key in ("uuas_drop", "damage"):
+            each = r["per_sentence"][key]
+            assert len(each) == r["sentences"]
+            assert sum(each) / len(each) == pytest.approx(r[key])
+
+
+def test_the_paired_difference_is_the_mean_and_standard_error_of_per_sentence_gaps() -> None:
+    run = {"per_sentence": {"damage": [0.3, 0.1, 0.2, 0.6]}}
+    beam = {"per_sentence": {"damage": [0.1, 0.1, 0.3, 0.2]}}
+    mean, se = gs.paired(run, beam, "damage")
+    gaps = [0.2, 0.0, -0.1, 0.4]  # 0.125 on average; sample deviation 0.2217
+    spread = (sum((g - 0.125) ** 2 for g in gaps) / 3) ** 0.5
+    assert mean == pytest.approx(0.125)
+    assert se == pytest.approx(spread / 2)
+    assert gs.paired(beam, beam, "damage") == (0.0, 0.0)
 
 
 def test_the_parser_scores_cover_both_parsers_on_both_test_sets() -> None:
