@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from brittle.cli.main import main
 from brittle.engine.core.conllu import read_conllu
 from brittle.engine.core.resources import check_all
+from brittle.engine.reports.results import read_rows
 
 
 @pytest.mark.slow
@@ -51,6 +52,17 @@ def test_demo_trains_attacks_and_reports(tmp_path: Path, monkeypatch) -> None:
     row = next(line for line in lines if "graded tree-valid" in line)
     assert row.rstrip().endswith("100% │") or row.rstrip().endswith("100%"), row
     assert any("graded meaning kept" in line for line in lines)
+    # docs/substitutions.md's reading of the demo holds each swap it keeps, as kept: a
+    # demo that keeps another word needs that table read again.
+    reading = (Path(__file__).resolve().parents[1] / "docs" / "substitutions.md").read_text()
+    swaps = [
+        (old, new)
+        for row in read_rows(out / "results.jsonl")
+        for old, new in zip(row.original_words, row.perturbed_words, strict=True)
+    ]
+    assert swaps
+    for old, new in swaps:
+        assert f"**{old}**" in reading and f"| {new} |" in reading, (old, new)
     # A second run reuses the cached probes.
     again = CliRunner().invoke(main, ["demo", "--out", str(out), "--limit", "4"])
     assert again.exit_code == 0, again.output
