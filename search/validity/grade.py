@@ -180,13 +180,13 @@ class Grader:
         out: list[Grade] = []
         todo: list[tuple[int, tuple[ChangedWord, ...]]] = []
         for k, (o, p) in enumerate(zip(originals, perturbed, strict=True)):
+            made = _GRADES.get((settings, o, p))
+            if made is not None:  # kept only for a pair that was graded
+                out.append(made)
+                continue
             diff = changed_words_of(o, p)
             if isinstance(diff, str):
                 out.append(Grade(p.sent_id, method_of(p), (), graded=False, reason=diff))
-                continue
-            made = _GRADES.get((settings, o, p))
-            if made is not None:
-                out.append(made)
                 continue
             out.append(Grade(p.sent_id, method_of(p), diff))
             if diff:
