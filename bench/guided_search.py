@@ -1,25 +1,25 @@
 """Guided search against beam, greedy and sample search at equal query budgets.
 
 The tables of docs/attack.md's "Beam and greedy against sample" and "Guided search"
-sections: the first 60 sentences of EWT
-test, La Malfa et al.'s every-sense coPOS pool as recorded in
-``data/bench-pool-tables.json`` (20 options per position), tau 2, spaCy syntax check at
-0.2, the demo's MiniLM layer -5 distance and POS probes, the objective their mean
-drop, no grading. Beam, greedy and guided search run at query budgets of 60, 100 and
-200, sample at 100 (b = 100 draws); guided search
-also without its gradient estimates (the same search on the generator's own ranking),
-which says what the gradient adds, and without its warm-up (a first batch of 8 like the
-others), which says what that adds; and at 60 and 100 queries with two oracles in place of
-the estimates, which say what a better estimate could add at most: each option's damage
-as the probes score it, and each position's mean of those damages (scored by a pass of
+sections: the first 60 sentences of EWT test, La Malfa et al.'s every-sense coPOS pool
+as recorded in ``data/bench-pool-tables.json`` (20 options per position), tau 2, spaCy
+syntax check at 0.2, the demo's MiniLM layer -5 distance and POS probes, the objective
+their mean drop, no grading. Beam, greedy and guided search run at query budgets of 60,
+100 and 200, sample at 100 (b = 100 draws); guided search also without its gradient
+estimates (the same search on the generator's own ranking), which says what the gradient
+adds, without its warm-up (a first batch of 8 like the others), which says what that
+adds, and without composing pairs from their scored parts (pairs ranked by the sum of
+the parts' damages); and at 60 and 100 queries with two oracles in place of the
+estimates, which say what a better estimate could add at most: each option's damage as
+the probes score it, and each position's mean of those damages (scored by a pass of
 their own, not counted as queries). Every row keeps its anytime record, and for each
 search at 100 queries the second table gives the mean best damage found within 10, 25,
 50 and 100 queries. Runs one after the other in one process, models loaded and every
 code path run once on 4 sentences before the first is timed. A held-out check follows:
-beam search at 60, 100 and 200 queries and guided search at 60 and 100 on the first 200
-sentences of EWT dev, coPOS generating the same every-sense pool in the run. Every
-table pairs each sentence's result with beam search's at 200 queries (mean difference
-and its standard error).
+beam search at 60, 100 and 200 queries and guided search at 60 and 100 (and at 60
+without composition) on the first 200 sentences of EWT dev, coPOS generating the same
+every-sense pool in the run. Every table pairs each sentence's result with beam search's
+at 200 queries (mean difference and its standard error).
 
 Usage::
 
@@ -66,9 +66,11 @@ MEASURED = ROOT / "docs" / "guided-search.json"
 DOC = ROOT / "docs" / "attack.md"
 
 #: What guided search ranks by: the probes' gradient ("gradient"; "no warm-up": with a
-#: first batch of 8 like the others, ``guided_warmup=0``), nothing ("none"), or an
-#: oracle: each option's scored damage ("scored") or its position's mean ("position").
-Guide = Literal["gradient", "no warm-up", "none", "scored", "position"]
+#: first batch of 8 like the others, ``guided_warmup=0``; "no composition": pairs ranked
+#: by the sum of their parts' damages, ``AttackComponents(composer=None)``), nothing
+#: ("none"), or an oracle: each option's scored damage ("scored") or its position's mean
+#: ("position").
+Guide = Literal["gradient", "no warm-up", "no composition", "none", "scored", "position"]
 
 #: (label, strategy, query budget, guide)
 RUNS: tuple[tuple[str, str, int, Guide], ...] = (
@@ -85,6 +87,8 @@ RUNS: tuple[tuple[str, str, int, Guide], ...] = (
     ("guided, no warm-up", "guided", 60, "no warm-up"),
     ("guided, no warm-up", "guided", 100, "no warm-up"),
     ("guided, no warm-up", "guided", 200, "no warm-up"),
+    ("guided, no composition", "guided", 60, "no composition"),
+    ("guided, no composition", "guided", 100, "no composition"),
     ("guided, no gradient", "guided", 60, "none"),
     ("guided, no gradient", "guided", 100, "none"),
     ("guided, oracle: each position's mean damage", "guided", 60, "position"),
@@ -94,14 +98,16 @@ RUNS: tuple[tuple[str, str, int, Guide], ...] = (
 )
 
 
-#: The held-out check: beam at 60, 100 and 200 queries, guided at 60 and 100, on EWT dev
-#: with coPOS generating the same every-sense pool in the run.
+#: The held-out check: beam at 60, 100 and 200 queries, guided at 60 and 100 (and at 60
+#: without composition), on EWT dev with coPOS generating the same every-sense pool in
+#: the run.
 HELDOUT_RUNS: tuple[tuple[str, str, int, Guide], ...] = (
     ("beam", "beam", 60, "gradient"),
     ("beam", "beam", 100, "gradient"),
     ("beam", "beam", 200, "gradient"),
     ("guided", "guided", 60, "gradient"),
     ("guided", "guided", 100, "gradient"),
+    ("guided, no composition", "guided", 60, "no composition"),
 )
 EWT_DEV = EWT_TEST.with_name("en_ewt-ud-dev.conllu")
 
@@ -192,6 +198,8 @@ def measure(
             used = comps
             if guide == "no warm-up":
                 used = dataclasses.replace(comps, strategy=GuidedSearch(guided_warmup=0.0))
+            elif guide == "no composition":
+                used = dataclasses.replace(comps, composer=None)
             elif guide == "none":
                 used = dataclasses.replace(comps, estimator=None)
             elif guide in ("scored", "position"):

@@ -267,7 +267,7 @@ def run_with_progress(
     type=float,
     default=None,
     help="--search guided: share of the query budget spent on single substitutions "
-    "before any is extended (0 to 1, default 0.5; docs/attack.md measures it).",
+    "before any is extended (0 to 1, default 0.8; docs/attack.md measures it).",
 )
 @click.option(
     "--budget",

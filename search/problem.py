@@ -26,6 +26,9 @@ Option = tuple[str, str]
 #: Estimated damage of each option, ``{position: float64 (options at position,)}``, in
 #: the table's order; comparable within one sentence only (units are the estimator's).
 Estimates = Mapping[int, NDArray[np.float64]]
+#: Predicts the damage of the union of each pair of scored perturbations (see
+#: :meth:`SearchProblem.compose`).
+Composer = Callable[[Sequence[tuple["Perturbation", "Perturbation"]]], NDArray[np.float64]]
 
 
 class Scorer(Protocol):
@@ -56,6 +59,9 @@ class SearchProblem:
             pass; ``None``, or a call that returns ``None``: none to be had).
         queries_left: how many queries the budget has left (``None``, or a call that
             returns ``None``: no query budget).
+        composer: predicts the damage of the union of two scored perturbations from
+            what scoring them measured, without a query (``None``: no prediction to be
+            had; :meth:`compose`).
     """
 
     table: SubstitutionTable
@@ -66,6 +72,7 @@ class SearchProblem:
     sampler: Callable[[int, np.random.Generator], list[Perturbation]] | None = None
     estimator: Callable[[], Estimates | None] | None = None
     queries_left: Callable[[], int | None] | None = None
+    composer: Composer | None = None
 
     @property
     def sentence_id(self) -> str:
@@ -90,6 +97,25 @@ class SearchProblem:
     def estimates(self) -> Estimates | None:
         """Estimated damage of every option of the table (``None``: no estimate)."""
         return None if self.estimator is None else self.estimator()
+
+    def compose(
+        self, pairs: Sequence[tuple[Perturbation, Perturbation]]
+    ) -> NDArray[np.float64] | None:
+        """Predicted damage of the union of each pair, shape (len(pairs),); no query
+        is spent.
+
+        Both perturbations of a pair must have been scored and must change different
+        positions. The prediction takes the changes each makes to the probed
+        representations (word by word, against the clean sentence's) to add up, and
+        runs the probes on the sum: two substitutions whose effects on the words'
+        vectors reinforce each other are predicted to do more than the sum of their
+        damages, where adding the damages cannot see it. NaN where a pair cannot be
+        predicted (a part whose vectors are no longer kept); ``None``: the problem has
+        no composer.
+        """
+        if self.composer is None or not pairs:
+            return None
+        return self.composer(pairs)
 
     def remaining_queries(self) -> int | None:
         """Queries the budget has left (``None``: no query budget)."""

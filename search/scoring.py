@@ -29,6 +29,11 @@ Words = tuple[str, ...]
 Request = tuple[Sentence, Sequence[Sentence], Sequence["NDArray[np.int64] | None"]]
 #: Serves one request: its rows ``[metrics..., l2, cosine]`` and its number of misses.
 RowsFunction = Callable[[Request], tuple[NDArray[np.float64], int]]
+#: One sentence's composition request: (original, the word sequences of each pair of
+#: scored perturbations whose union is asked for).
+ComposeRequest = tuple[Sentence, Sequence[tuple[Words, Words]]]
+#: Serves one composition request: the metrics (m, tasks) of each pair's union.
+ComposeFunction = Callable[[ComposeRequest], NDArray[np.float64]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +83,23 @@ class TaskEvaluator(Protocol):
     def evaluate_many(self, requests: Sequence[Request]) -> list[Evaluation]:
         """:meth:`evaluate` of several sentences' requests, in one batched model pass
         where the evaluator can (one :class:`Evaluation` per request, in order)."""
+        ...
+
+
+class RepresentationComposer(Protocol):
+    """Predicts the metrics of the union of two scored perturbations from the word
+    vectors measured when they were scored (a guided search's ranking of pairs)."""
+
+    def compose_many(self, requests: Sequence[ComposeRequest]) -> list[NDArray[np.float64]]:
+        """For each request, float64 (m, tasks): the metrics of each pair's union, as
+        if the changes each part made to the word vectors (against the original's) added
+        up, columns in :attr:`TaskEvaluator.tasks` order; a row of NaN where the vectors
+        of a part, or of the original, are no longer kept."""
+        ...
+
+    def keep_vectors(self) -> None:
+        """Keep the word vectors of what is scored from now on (bounded), which
+        :meth:`compose_many` reads."""
         ...
 
 
@@ -217,6 +239,7 @@ class CachedScorer:
         query_budget: int | None = None,
         rows: RowsFunction | None = None,
         time_budget: float | None = None,
+        compose: ComposeFunction | None = None,
     ) -> ScoringSession:
         """A per-sentence scoring callable with its own query count and budgets.
 
@@ -224,9 +247,16 @@ class CachedScorer:
         time); lock-step searches pass one that batches the requests of many sentences
         into :meth:`rows_many`. ``time_budget``: seconds of wall-clock time after which
         the session scores no new candidate (see :class:`ScoringSession`).
+        ``compose`` serves :meth:`ScoringSession.composed` (``None``: no composition).
         """
         return ScoringSession(
-            self, original, objective, query_budget, rows=rows, time_budget=time_budget
+            self,
+            original,
+            objective,
+            query_budget,
+            rows=rows,
+            time_budget=time_budget,
+            compose=compose,
         )
 
 
@@ -257,8 +287,10 @@ class ScoringSession:
         rows: RowsFunction | None = None,
         time_budget: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        compose: ComposeFunction | None = None,
     ) -> None:
         self.scorer = scorer
+        self._compose = compose
         self.original = original
         self.query_budget = query_budget
         self.time_budget = time_budget
@@ -352,6 +384,17 @@ class ScoringSession:
             self._distances[p] = (float(full[-2]), float(full[-1]))
         drops = self.clean[None, :] - metrics
         return np.asarray(drops @ self.weights, dtype=np.float64)
+
+    def composed(self, pairs: Sequence[tuple[Perturbation, Perturbation]]) -> NDArray[np.float64]:
+        """Predicted damage of the union of each pair of scored perturbations, shape
+        (len(pairs),), no query spent (:meth:`~brittle.search.problem.SearchProblem.
+        compose`); NaN where a pair cannot be predicted, and everywhere without a
+        ``compose`` function."""
+        if self._compose is None:
+            return np.full(len(pairs), np.nan)
+        words = [(self.applied(a).forms, self.applied(b).forms) for a, b in pairs]
+        metrics = self._compose((self.original, words))
+        return np.asarray((self.clean[None, :] - metrics) @ self.weights, dtype=np.float64)
 
     def admit(self, candidates: Sequence[Perturbation], admissible: NDArray[np.bool_]) -> None:
         """Record which checked candidates the constraints admitted, for epsilon and

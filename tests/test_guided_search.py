@@ -8,6 +8,7 @@ derivative they approximate, measured by finite differences on the bundled MiniL
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -116,8 +117,10 @@ def test_finds_the_known_worst_case_whatever_the_estimates(budget: int, estimate
 
 
 def test_right_estimates_reach_the_worst_case_in_fewer_queries_than_beam() -> None:
+    """With half of the 4 queries as warm-up (the default, 0.8, spends them all on
+    singles)."""
     problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, query_budget=1 + 4)
-    out = GuidedSearch(guided_batch=2).search(
+    out = GuidedSearch(guided_batch=2, guided_warmup=0.5).search(
         with_estimates(problem, exact()), rng=np.random.default_rng(0)
     )
     assert out.damage == pytest.approx(brute_force(2))  # water + enjoys, in 4 queries
@@ -507,3 +510,274 @@ def test_the_cli_refuses_a_guided_option_for_another_search_in_one_line() -> Non
     assert result.exit_code == 2
     assert "--guided-batch and --guided-warmup apply to --search guided" in result.output
     assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- composition
+def _composing(problem: SearchProblem, composer) -> SearchProblem:
+    return SearchProblem(
+        problem.table,
+        problem.budget,
+        problem.score,
+        problem.feasible,
+        problem.is_exhausted,
+        estimator=exact,
+        queries_left=problem.queries_left,
+        composer=composer,
+    )
+
+
+def _pairs_scored(problem: SearchProblem, session, composer, **strategy) -> list[frozenset[str]]:
+    """The pairs a guided search scores on ``problem`` with ``composer``, in order."""
+    scored: list[frozenset[str]] = []
+
+    def score(candidates: Sequence[Perturbation]) -> NDArray[np.float64]:
+        out = session(candidates)
+        scored.extend(frozenset(c.replacements) for c in candidates[: out.size])
+        return out
+
+    composed = SearchProblem(
+        problem.table,
+        problem.budget,
+        score,
+        problem.feasible,
+        problem.is_exhausted,
+        estimator=exact,
+        queries_left=problem.queries_left,
+        composer=composer,
+    )
+    GuidedSearch(guided_batch=2, **strategy).search(composed, rng=np.random.default_rng(0))
+    return [s for s in scored if len(s) == 2]
+
+
+def test_a_composed_prediction_ranks_the_pairs_it_predicts() -> None:
+    """Every single scored first (the warm-up covers them), then the pairs best-first by
+    their composed damage: adores + tea, the two weakest singles, predicted to interact,
+    comes first; without a composer the sum of the damages puts water + enjoys first."""
+    boosted = frozenset({"adores", "tea"})
+
+    def composer(pairs: Sequence[tuple[Perturbation, Perturbation]]) -> NDArray[np.float64]:
+        out = []
+        for a, b in pairs:
+            words = frozenset(a.replacements + b.replacements)
+            out.append(5.0 if words == boosted else 1.5 * sum(PENALTY[w] for w in words))
+        return np.array(out)
+
+    problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, query_budget=11)
+    assert _pairs_scored(problem, session, composer)[0] == boosted
+    problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, query_budget=11)
+    assert _pairs_scored(problem, session, None)[0] == frozenset({"water", "enjoys"})
+
+
+def test_a_composition_it_cannot_make_leaves_the_search_as_it_was() -> None:
+    def unknown(pairs: Sequence[tuple[Perturbation, Perturbation]]) -> NDArray[np.float64]:
+        return np.full(len(pairs), np.nan)
+
+    runs = []
+    for composer in (unknown, None):
+        problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=3, query_budget=30)
+        runs.append(_pairs_scored(problem, session, composer))
+    assert runs[0] == runs[1] and runs[0]
+    problem, _, _ = make_problem(AdditiveEvaluator(PENALTY))
+    assert problem.compose([(problem.empty(), problem.empty())]) is None  # no composer
+
+
+def test_the_session_composes_the_weighted_drop_of_the_composed_metrics() -> None:
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.search.scoring import CachedScorer, Objective
+
+    from support import FIXTURES
+
+    sentence = read_conllu(FIXTURES / "mwt_empty.conllu")[1]
+    asked: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+
+    def compose(request):
+        original, pairs = request
+        assert original is sentence
+        asked.extend(pairs)
+        return np.array([[0.5, 0.25], [np.nan, np.nan]])[: len(pairs)]
+
+    scorer = CachedScorer(AdditiveEvaluator(PENALTY))
+    objective = Objective({"a": 1.0, "b": 3.0})
+    session = scorer.session(sentence, objective, compose=compose)
+    a = Perturbation(sentence.sent_id, "test", (1,), ("adores",), ("adore",))
+    b = Perturbation(sentence.sent_id, "test", (2,), ("tea",), ("tea",))
+    got = session.composed([(a, b), (b, a)])
+    # clean metrics (1, 1); drops (0.5, 0.75) weighted 1/4 and 3/4
+    assert got[0] == pytest.approx(0.25 * 0.5 + 0.75 * 0.75)
+    assert np.isnan(got[1])
+    assert asked[0] == (session.applied(a).forms, session.applied(b).forms)
+    plain = scorer.session(sentence, objective)
+    assert np.isnan(plain.composed([(a, b)])).all()
+
+
+def _scored_and_composed(evaluator, sentence, pairs):
+    """Score the original, every part and every union; compose each pair."""
+    from brittle.engine.core.perturbation import apply_perturbation
+
+    parts = {p for pair in pairs for p in pair}
+    unions = []
+    for a, b in pairs:
+        items = dict(zip(a.positions, zip(a.replacements, a.lemmas, strict=True), strict=True))
+        items.update(zip(b.positions, zip(b.replacements, b.lemmas, strict=True), strict=True))
+        keys = sorted(items)
+        unions.append(
+            Perturbation(
+                sentence.sent_id, "test", tuple(keys),
+                tuple(items[k][0] for k in keys), tuple(items[k][1] for k in keys),
+            )
+        )  # fmt: skip
+    sentences = [sentence] + [apply_perturbation(sentence, p) for p in (*parts, *unions)]
+    evaluation = evaluator.evaluate(sentence, sentences, [None] * len(sentences))
+    metrics = dict(zip([s.forms for s in sentences], evaluation.metrics, strict=True))
+    words = [
+        (apply_perturbation(sentence, a).forms, apply_perturbation(sentence, b).forms)
+        for a, b in pairs
+    ]
+    composed = evaluator.compose_many([(sentence, words)])[0]
+    return composed, np.array([metrics[apply_perturbation(sentence, u).forms] for u in unions])
+
+
+#: The replacement words of the composition tests.
+VOCABULARY = ("dog", "idea", "ran", "blue", "quickly", "house", "seven", "under")
+
+
+def _random_pairs(
+    sentence, rng: np.random.Generator, n: int
+) -> list[tuple[Perturbation, Perturbation]]:
+    out = []
+    for _ in range(n):
+        free = [k for k in range(len(sentence)) if k not in sentence.multiword_positions]
+        i, j = sorted(rng.choice(free, size=2, replace=False).tolist())
+        a, b = rng.choice(VOCABULARY, size=2).tolist()
+        out.append(
+            (
+                Perturbation(sentence.sent_id, "test", (i,), (a,), ("_",)),
+                Perturbation(sentence.sent_id, "test", (j,), (b,), ("_",)),
+            )
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def static_probes(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
+    """Distance and POS probes on random static vectors of every word of the treebank
+    and of the replacements (one epoch each)."""
+    from brittle.engine.core.conllu import read_conllu
+
+    root = tmp_path_factory.mktemp("static-probes")
+    words = sorted({w for s in read_conllu(TREEBANK) for w in s.forms} | set(VOCABULARY))
+    rng = np.random.default_rng(7)
+    lines = [f"{len(words)} 16"]
+    lines += [w + " " + " ".join(f"{x:.5f}" for x in rng.normal(size=16)) for w in words]
+    vectors = root / "vectors.txt"
+    vectors.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BRITTLE_HOME", str(root / "home"))
+        for task in ("distance", "pos"):
+            _run(
+                "train-probe", str(TREEBANK), "--dev", str(TREEBANK), "--out", str(root / task),
+                "--model", str(vectors), "--task", task, "--epochs", "1", "--threads", "1",
+                "--quiet",
+            )  # fmt: skip
+            out.append(str(root / task))
+    return tuple(out)
+
+
+def test_composing_static_vectors_gives_each_pairs_own_vectors(
+    static_probes: tuple[str, ...],
+) -> None:
+    """For static vectors a word's vector does not depend on its neighbours: the sum of
+    the parts' changes is the union's vectors, to float rounding (the metrics then
+    follow, up to the ties of a barely trained probe's distances, which that rounding
+    can break either way)."""
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.engine.core.perturbation import apply_perturbation
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
+
+    evaluator = ProbeEvaluator.from_dirs(static_probes, device="cpu")
+    evaluator.keep_vectors()
+    rng = np.random.default_rng(3)
+    for sentence in [s for s in read_conllu(TREEBANK) if len(s) >= 4][:6]:
+        pairs = _random_pairs(sentence, rng, 5)
+        composed, _ = _scored_and_composed(evaluator, sentence, pairs)
+        assert np.isfinite(composed).all()
+        v0 = evaluator._vectors[sentence.forms][0]
+        for a, b in pairs:
+            va, vb = (evaluator._vectors[apply_perturbation(sentence, p).forms][0] for p in (a, b))
+            union = apply_perturbation(apply_perturbation(sentence, a), b)
+            np.testing.assert_allclose(va + vb - v0, evaluator._vectors[union.forms][0], atol=1e-6)
+
+
+def test_composing_contextual_vectors_adds_the_changes_word_by_word(
+    bert_probes: tuple[str, ...],
+) -> None:
+    """On a transformer the composition is v(a) + v(b) - v(original) at every layer the
+    probes read, run through the probes: checked against that sum made by hand."""
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.engine.core.perturbation import apply_perturbation
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
+    from brittle.scorers.representations import FlatVectors
+
+    evaluator = ProbeEvaluator.from_dirs(bert_probes, device="cpu")
+    evaluator.keep_vectors()
+    rng = np.random.default_rng(11)
+    for sentence in [s for s in read_conllu(TREEBANK) if len(s) >= 4][:4]:
+        pairs = _random_pairs(sentence, rng, 4)
+        composed, _ = _scored_and_composed(evaluator, sentence, pairs)
+        gold = evaluator._gold(sentence)
+        for row, (a, b) in zip(composed, pairs, strict=True):
+            texts = [sentence.forms] + [apply_perturbation(sentence, p).forms for p in (a, b)]
+            reps = evaluator._encode(texts)  # the layers as the backend numbers them
+            kept = [evaluator._vectors[t][0] for t in texts]  # as scored: (layers, n, dim)
+            expected: list[float] = []
+            for probe, names in zip(evaluator.probes, evaluator._metrics, strict=True):
+                at = reps[0].layers.index(probe.key.layer)
+                v0, va, vb = (v[at] for v in kept)
+                flat = FlatVectors.stack([va + vb - v0])
+                scores = probe.score_predictions(probe.predict(flat), [gold])[0]
+                expected.extend(scores[k] for k in names)
+            np.testing.assert_allclose(row, np.nan_to_num(expected), atol=1e-12)
+
+
+def test_compositions_need_the_vectors_kept(bert_probes: tuple[str, ...]) -> None:
+    """Not asked to keep vectors, forgetting them (each chunk does) or a part never
+    scored: a row of NaN, not a guess."""
+    from brittle.engine.core.conllu import read_conllu
+    from brittle.engine.core.perturbation import apply_perturbation
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
+
+    sentence = read_conllu(TREEBANK)[0]
+    pairs = _random_pairs(sentence, np.random.default_rng(0), 2)
+    evaluator = ProbeEvaluator.from_dirs(bert_probes, device="cpu")
+    composed, _ = _scored_and_composed(evaluator, sentence, pairs)
+    assert np.isnan(composed).all()  # keep_vectors was not called
+    evaluator.keep_vectors()
+    composed, _ = _scored_and_composed(evaluator, sentence, pairs)
+    assert not np.isnan(composed).any()
+    (a, b) = pairs[0]
+    never = Perturbation(sentence.sent_id, "test", (0,), ("zebra",), ("_",))
+    unscored = [(apply_perturbation(sentence, a).forms, apply_perturbation(sentence, never).forms)]
+    assert np.isnan(evaluator.compose_many([(sentence, unscored)])[0]).all()
+    evaluator.forget_predictions()
+    scored_before = [(apply_perturbation(sentence, a).forms, apply_perturbation(sentence, b).forms)]
+    assert np.isnan(evaluator.compose_many([(sentence, scored_before)])[0]).all()
+
+
+def test_a_guided_attack_composes_with_its_probes_and_beam_keeps_no_vectors(
+    bert_probes: tuple[str, ...],
+) -> None:
+    from brittle.engine.attack import AttackConfig, build_components
+
+    config = AttackConfig(
+        treebank=str(TREEBANK), probes=bert_probes, method="random", parser="gold",
+        search="guided", budget=2, query_budget=12, limit=2,
+    )  # fmt: skip
+    from brittle.engine.probes.probe_eval import ProbeEvaluator
+
+    guided = build_components(config, device="cpu")
+    assert isinstance(guided.evaluator, ProbeEvaluator) and guided.composer is guided.evaluator
+    assert guided.evaluator._vectors_budget > 0
+    beam = build_components(dataclasses.replace(config, search="beam"), device="cpu")
+    assert isinstance(beam.evaluator, ProbeEvaluator) and beam.composer is beam.evaluator
+    assert beam.evaluator._vectors_budget == 0

@@ -17,7 +17,7 @@ from brittle.scorers.parsers import make_parser
 from brittle.scorers.parsers.base import Parser
 from brittle.search.constraints import Constraint, ConstraintContext, build_constraints
 from brittle.search.generators.base import GENERATORS, Generator, SubstitutionGenerator
-from brittle.search.scoring import SubstitutionEstimator, TaskEvaluator
+from brittle.search.scoring import RepresentationComposer, SubstitutionEstimator, TaskEvaluator
 from brittle.search.strategies.base import STRATEGIES, Strategy
 from brittle.search.table import SubstitutionTable
 
@@ -72,6 +72,10 @@ class AttackComponents:
             when the attack builds its components.
         estimator: first-order damage estimates for a guided search (``None``: none);
             the probe evaluator itself when the attack builds its components.
+        composer: predicts the metrics of pairs of scored perturbations for a strategy
+            that composes (``None``: none to be had); the probe evaluator itself when
+            the probes are all the attack scores, keeping the vectors of what it scores
+            once a strategy that composes is built with it.
     """
 
     evaluator: TaskEvaluator
@@ -82,6 +86,7 @@ class AttackComponents:
     tables: TableMemo = field(default_factory=TableMemo, compare=False)
     predictor: PredictingEvaluator | None = field(default=None, compare=False)
     estimator: SubstitutionEstimator | None = field(default=None, compare=False)
+    composer: RepresentationComposer | None = field(default=None, compare=False)
 
     @property
     def substitutions(self) -> SubstitutionGenerator | None:
@@ -149,13 +154,20 @@ def _build(
     # models and WordNet on one (started later, their loading slowed the first model
     # passes, whose threads then waited on a busy core).
     constraints = build_constraints(config.constraint_specs, context)
+    composer: RepresentationComposer | None
     if reuse is not None:
         evaluator, generator = reuse.evaluator, reuse.generator
-        predictor, estimator = reuse.predictor, reuse.estimator
+        predictor, estimator, composer = reuse.predictor, reuse.estimator, reuse.composer
     else:
         generator = build_generator(config)
         generator.prepare()
-        evaluator, predictor, estimator = _evaluators(config, parser, device)
+        evaluator, predictor, probes = _evaluators(config, parser, device)
+        estimator = probes
+        # The probes compose only when they are all the attack scores: a target
+        # parser's metrics have no vectors to add.
+        composer = probes if config.target is None else None
+    if strategy.composes and composer is not None:
+        composer.keep_vectors()
     return AttackComponents(
         evaluator,
         generator,
@@ -165,16 +177,17 @@ def _build(
         memo,
         predictor=predictor,
         estimator=estimator,
+        composer=composer,
     )
 
 
 def _evaluators(
     config: AttackConfig, parser: ParserSource, device: str | None
-) -> tuple[TaskEvaluator, PredictingEvaluator | None, SubstitutionEstimator | None]:
+) -> tuple[TaskEvaluator, PredictingEvaluator | None, ProbeEvaluator | None]:
     """What scores the candidates: the probes, the ``--target`` parser (the constraints'
     parser itself when it is the same one, so a candidate is parsed once), or both side
     by side; what predicts the rows' trees and tags (each of them); and the probes again
-    as what estimates (``None`` without)."""
+    (``None`` without), which estimate and compose."""
     probes = (
         ProbeEvaluator.from_dirs(config.probes, device=device, dtype=config.dtype)
         if config.probes

@@ -29,7 +29,13 @@ from brittle.scorers.order import permutation_scores
 from brittle.search.constraints import CandidateBatch, ConstraintOutcome, check_batches
 from brittle.search.generators.base import sentence_rng
 from brittle.search.problem import Estimates, SearchProblem
-from brittle.search.scoring import CachedScorer, Objective, Request, ScoringSession
+from brittle.search.scoring import (
+    CachedScorer,
+    ComposeRequest,
+    Objective,
+    Request,
+    ScoringSession,
+)
 from brittle.search.table import SubstitutionTable
 
 #: A reorder sampling request: (sentence, how many, seed, tau: the most units moved).
@@ -37,11 +43,12 @@ SampleRequest = tuple[Sentence, int, int, int]
 #: An estimate request: (sentence, its table, the objective's column weights).
 EstimateRequest = tuple[Sentence, SubstitutionTable, dict[str, float]]
 
-#: The three kinds of request a search sends.
+#: The kinds of request a search sends.
 SCORE: Channel[Request, tuple[NDArray[np.float64], int]] = Channel("score")
 CHECK: Channel[CandidateBatch, ConstraintOutcome] = Channel("check")
 SAMPLE: Channel[SampleRequest, list[Perturbation]] = Channel("sample")
 ESTIMATE: Channel[EstimateRequest, Estimates | None] = Channel("estimate")
+COMPOSE: Channel[ComposeRequest, NDArray[np.float64]] = Channel("compose")
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,14 @@ class RoundServices:
             return [None] * len(requests)
         return [estimator.substitution_estimates(s, t, w) for s, t, w in requests]
 
+    def compose(self, requests: list[ComposeRequest]) -> list[NDArray[np.float64]]:
+        """Metrics of each request's pairs of scored perturbations, composed from their
+        kept vectors (rows of NaN for every pair when the attack has no composer)."""
+        composer = self.components.composer
+        if composer is None:
+            return [np.full((len(pairs), len(self.scorer.tasks)), np.nan) for _, pairs in requests]
+        return composer.compose_many(requests)
+
     def handlers(self) -> dict[str, Handler]:
         """The handlers :func:`~brittle.engine.runs.rounds.run_rounds` serves requests with."""
         return dict(
@@ -86,6 +101,7 @@ class RoundServices:
                 CHECK.serve(self.check),
                 SAMPLE.serve(self.sample),
                 ESTIMATE.serve(self.estimate),
+                COMPOSE.serve(self.compose),
             ]
         )
 
@@ -159,6 +175,9 @@ class SentenceSearch:
         weights = self.objective.column_weights(self.scorer.tasks)
         return ESTIMATE.ask(self.client, (self.sentence, self.table, weights))
 
+    def _compose(self, request: ComposeRequest) -> NDArray[np.float64]:
+        return COMPOSE.ask(self.client, request)
+
     def _sample(self, count: int, rng: np.random.Generator) -> list[Perturbation]:
         seed = int(rng.integers(2**31 - 1))
         return SAMPLE.ask(self.client, (self.sentence, count, seed, self.config.budget))
@@ -175,6 +194,7 @@ class SentenceSearch:
             query_budget=config.query_budget,
             rows=self._rows,
             time_budget=config.time_budget,
+            compose=self._compose,
         )
         self._session = session
         reorders = self.components.substitutions is None
@@ -187,6 +207,7 @@ class SentenceSearch:
             self._sample if reorders else None,
             None if reorders else self._estimate,
             session.queries_left,
+            None if reorders or self.components.composer is None else session.composed,
         )
         outcome = self.components.strategy.search(
             problem, rng=sentence_rng(config.seed, self.sentence.sent_id)

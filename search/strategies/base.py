@@ -27,6 +27,10 @@ class Strategy(ABC):
 
     #: Generator kinds whose problems it can search (reorderings have no positions).
     supports: ClassVar[frozenset[GeneratorFamily]] = frozenset({"substitution"})
+    #: Whether it asks the problem to compose scored perturbations
+    #: (:meth:`~brittle.search.problem.SearchProblem.compose`): the run then keeps the
+    #: word vectors of what it scores.
+    composes: ClassVar[bool] = False
 
     @classmethod
     def parameters(cls) -> tuple[str, ...]:
