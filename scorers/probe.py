@@ -141,25 +141,62 @@ class Probe:
             One prediction per sentence: distances (n, n), depths (n,), tag ids (n,),
             root probabilities (n,) or tree-depth class probabilities (classes,).
         """
-        import torch
-
-        # deferred: loads torch
-        from brittle.scorers.probe_nets import pad_flat
-
         if words.vectors.ndim != 2:
             shape = words.vectors.shape
             raise ConfigError(f"word vectors must be (words, dim), got shape {shape}")
         self._check_dim(int(words.vectors.shape[1]))
         if self.scaler is not None:
             words = self.scaler.apply(words)
+        return self._predict_padded(words, self.net, batch_size)
+
+    @property
+    def affine(self) -> bool:
+        """Whether the network maps each word's vector to its outputs by one affine map
+        (a ``linear`` probe, its feature scaling included): the outputs of
+        ``v(a) + v(b) - v(c)`` are then ``o(a) + o(b) - o(c)``, so sums of vectors can be
+        predicted from their parts' :meth:`outputs` (:meth:`predict_outputs`)."""
+        return self.spec.arch == "linear"
+
+    def outputs(self, words: FlatVectors) -> FlatVectors:
+        """The network's outputs per word, float32 (total_words, out), from the word
+        vectors (total_words, dim) as :meth:`predict` takes them (scaled first)."""
+        import torch
+
+        # deferred: as in the module's other uses of the representations' records
+        from brittle.scorers.representations import FlatVectors
+
+        self._check_dim(int(words.vectors.shape[1]))
+        if self.scaler is not None:
+            words = self.scaler.apply(words)
+        with torch.inference_mode():
+            x = torch.from_numpy(np.ascontiguousarray(words.vectors, dtype=np.float32))
+            y = self.net(x.to(self.device)).float().cpu().numpy()
+        return FlatVectors(y, words.offsets)
+
+    def predict_outputs(self, outputs: FlatVectors, *, batch_size: int = 256) -> list[Prediction]:
+        """:meth:`predict` from the network's outputs per word (total_words, out): an
+        affine probe's :meth:`outputs`, or sums of them. Every task's prediction
+        depends on a batch only through the network's outputs and the batch's mask."""
+        import torch
+
+        return self._predict_padded(outputs, torch.nn.Identity(), batch_size)
+
+    def _predict_padded(
+        self, words: FlatVectors, net: nn.Module, batch_size: int
+    ) -> list[Prediction]:
+        """The task's predictions through ``net`` on ``words`` (already scaled), in
+        padded batches of similar lengths, in input order."""
+        import torch
+
+        # deferred: loads torch
+        from brittle.scorers.probe_nets import pad_flat
+
         n = len(words)
         results: list[Prediction | None] = [None] * n
         with torch.inference_mode():
             for index in length_batches(np.diff(words.offsets), batch_size):
                 batch = pad_flat(words, index).to(self.device)
-                for i, pred in zip(
-                    index, self.task.predict(self.net, batch, self.spec), strict=True
-                ):
+                for i, pred in zip(index, self.task.predict(net, batch, self.spec), strict=True):
                     results[int(i)] = pred
         out: list[Prediction] = []
         for r in results:

@@ -25,7 +25,7 @@ from brittle.engine.reports.predictions import compact_prediction
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
 from brittle.scorers.probe_tasks import PROBE_TASKS, Prediction
-from brittle.scorers.representations import FlatReps, reopen_backend
+from brittle.scorers.representations import FlatReps, FlatVectors, reopen_backend
 from brittle.search.problem import Estimates
 from brittle.search.scoring import ComposeRequest, Evaluation
 from brittle.search.table import SubstitutionTable
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
     from brittle.scorers.representations import RepresentationBackend, WordLoss
 
+#: A sentence's words.
+Words = tuple[str, ...]
 #: Originals whose vectors are kept for the distances (a round's worth and more).
 _ORIGINALS_KEPT = 256
 #: An annotation: HEAD bytes, UPOS and XPOS of each word.
@@ -153,6 +155,9 @@ class ProbeEvaluator:
         self._vectors_budget = 0
         #: The layers of each group's kept vectors, as its backend numbers them.
         self._vector_layers: tuple[tuple[int, ...], ...] = ()
+        #: Affine probes' outputs on kept vectors, by (probe index, word sequence);
+        #: dropped with the vectors they were computed from.
+        self._outputs: dict[tuple[int, Words], NDArray[np.float32]] = {}
 
     @classmethod
     def from_dirs(
@@ -333,6 +338,7 @@ class ProbeEvaluator:
         self._predicted_bytes = 0
         self._vectors.clear()
         self._vectors_bytes = 0
+        self._outputs.clear()
 
     def keep_vectors(self, max_bytes: int = VECTORS_KEPT_BYTES) -> None:
         """From now on keep the word vectors of every scored word sequence, up to
@@ -357,25 +363,30 @@ class ProbeEvaluator:
             self._vectors[forms] = kept
             self._vectors_bytes += sum(v.nbytes for v in kept)
         while self._vectors_bytes > self._vectors_budget and self._vectors:
-            _, dropped = self._vectors.popitem(last=False)
+            forms, dropped = self._vectors.popitem(last=False)
             self._vectors_bytes -= sum(v.nbytes for v in dropped)
+            for k in range(len(self.probes)):
+                self._outputs.pop((k, forms), None)
 
     def compose_many(self, requests: Sequence[ComposeRequest]) -> list[NDArray[np.float64]]:
         """Metrics (m, tasks) of the union of each pair of scored word sequences
         (:class:`~brittle.search.scoring.RepresentationComposer`).
 
         For a pair ``(a, b)`` of perturbations of ``original`` that change different
-        words, each layer's vectors are taken as ``v(a) + v(b) - v(original)``, word by
-        word (each part's change to every word's vector, added), and the probes predict
-        from that sum against the original's gold annotation. For static vectors it is
-        what the union itself gives; for a contextual model an approximation that sees
-        two changes reinforce each other where adding their damages cannot (on the
-        guided bench's pairs its damage correlates 0.92 with the pairs' own, the sum of
-        the two damages 0.81). A row is NaN where the original's or a part's vectors
-        are not kept (:meth:`keep_vectors`), or the parts differ in length.
+        words, each probe reads ``v(a) + v(b) - v(original)`` at its layer, word by word
+        (each part's change to every word's vector, added), and predicts from it
+        against the original's gold annotation. An affine probe (:attr:`~brittle.
+        scorers.probe.Probe.affine`) predicts from ``o(a) + o(b) - o(original)``, the
+        sum of its outputs on the parts, which is the same and costs each part one
+        pass through its network instead of each pair. For static vectors this is what
+        the union itself gives; for a contextual model an approximation that sees two
+        changes reinforce each other where adding their damages cannot (on the guided
+        bench's pairs its damage correlates 0.92 with the pairs' own, the sum of the
+        two damages 0.81). A row is NaN where the original's or a part's vectors are
+        not kept (:meth:`keep_vectors`), or the parts differ in length.
         """
         out = [np.full((len(pairs), len(self.tasks)), np.nan) for _, pairs in requests]
-        todo: list[tuple[int, int, Gold, tuple[NDArray[np.float32], ...]]] = []
+        todo: list[tuple[int, int, Gold, tuple[Words, Words, Words]]] = []
         for r, (original, pairs) in enumerate(requests):
             clean = self._vectors.get(original.forms)
             if clean is None:
@@ -383,25 +394,59 @@ class ProbeEvaluator:
             gold = self._gold(original)
             for i, (a, b) in enumerate(pairs):
                 va, vb = self._vectors.get(a), self._vectors.get(b)
-                if va is None or vb is None:
+                if va is None or vb is None or va[0].shape != clean[0].shape:
                     continue
-                if any(
-                    x.shape != c.shape or y.shape != c.shape
-                    for x, y, c in zip(va, vb, clean, strict=True)
-                ):
+                if vb[0].shape != clean[0].shape:
                     continue
-                summed = tuple(x + y - c for x, y, c in zip(va, vb, clean, strict=True))
-                todo.append((r, i, gold, summed))
+                todo.append((r, i, gold, (original.forms, a, b)))
         for start in range(0, len(todo), _COMPOSED_PER_BATCH):
             part = todo[start : start + _COMPOSED_PER_BATCH]
-            reps = [
-                _stacked([t[3][k] for t in part], layers)
-                for k, layers in enumerate(self._vector_layers)
-            ]
-            metrics = self._metric_rows(self._predict(reps), [t[2] for t in part])
+            triples = [t[3] for t in part]
+            predicted = [self._composed(k, triples) for k in range(len(self.probes))]
+            metrics = self._metric_rows(predicted, [t[2] for t in part])
             for (r, i, _, _), row in zip(part, metrics, strict=True):
                 out[r][i] = row
         return out
+
+    def _composed(self, k: int, triples: Sequence[tuple[Words, Words, Words]]) -> list[Prediction]:
+        """Probe ``k``'s predictions on ``v(a) + v(b) - v(c)`` for each ``(c, a, b)``
+        of ``triples`` (all kept)."""
+        probe = self.probes[k]
+        g = next(j for j, group in enumerate(self.groups) if k in group.members)
+        at = self._vector_layers[g].index(probe.key.layer)
+        if probe.affine:
+            outputs = self._outputs_of(k, g, at, {w for t in triples for w in t})
+            return probe.predict_outputs(
+                FlatVectors.stack([outputs[a] + outputs[b] - outputs[c] for c, a, b in triples])
+            )
+        vectors = self._vectors
+        return probe.predict(
+            FlatVectors.stack(
+                [vectors[a][g][at] + vectors[b][g][at] - vectors[c][g][at] for c, a, b in triples]
+            )
+        )
+
+    def _outputs_of(
+        self, k: int, g: int, at: int, words: set[Words]
+    ) -> dict[Words, NDArray[np.float32]]:
+        """Affine probe ``k``'s outputs (n, out) on the kept vectors of each word
+        sequence of ``words`` (group ``g``, layer position ``at``), each computed once
+        while its vectors are kept."""
+        found: dict[Words, NDArray[np.float32]] = {}
+        missing: list[Words] = []
+        for w in words:
+            hit = self._outputs.get((k, w))
+            if hit is None:
+                missing.append(w)
+            else:
+                found[w] = hit
+        if missing:
+            fresh = self.probes[k].outputs(
+                FlatVectors.stack([self._vectors[w][g][at] for w in missing])
+            )
+            for w, o in zip(missing, fresh.split(), strict=True):
+                found[w] = self._outputs[(k, w)] = o
+        return found
 
     def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
         """What each probe predicts on each sentence, in the compact form result rows
@@ -543,10 +588,3 @@ def candidate_distances(
     safe = np.where(norms > 0, norms, 1.0)
     cos = np.where(norms > 0, dots / safe, 1.0)
     return l2, cos
-
-
-def _stacked(arrays: Sequence[NDArray[np.float32]], layers: tuple[int, ...]) -> FlatReps:
-    """One :class:`FlatReps` of sentences given as arrays (layers, words, dim)."""
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    np.cumsum([a.shape[1] for a in arrays], out=offsets[1:])
-    return FlatReps(np.concatenate(arrays, axis=1), offsets, layers)
