@@ -38,7 +38,8 @@ def _probe(task: str, seed: int, scaled: bool) -> Probe:
     rng = np.random.default_rng(seed)
     scaler = None
     if scaled:
-        scaler = Standardizer(rng.normal(size=DIM), rng.uniform(0.5, 2.0, size=DIM))
+        mean = rng.normal(size=DIM).astype(np.float32)
+        scaler = Standardizer(mean, rng.uniform(0.5, 2.0, size=DIM).astype(np.float32))
     return Probe(ProbeSpec(task, DIM, rank=5, labels=TASKS[task]), KEY, scaler=scaler)
 
 

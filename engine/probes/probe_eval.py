@@ -49,7 +49,9 @@ _GOLDS_KEPT = 512
 PREDICTIONS_KEPT_BYTES = 64 * 2**20
 #: Bytes of scored word sequences' vectors kept for composition once a search asks for
 #: it (:meth:`ProbeEvaluator.keep_vectors`): a chunk of 16 sentences, 100 candidates
-#: each, of 30 words in 384 dimensions at one layer takes 74 MB.
+#: each, of 30 words in 384 dimensions at one layer takes 74 MB. The affine probes'
+#: outputs on them are kept beside them and dropped with them (at most as much again
+#: for a distance probe of full rank).
 VECTORS_KEPT_BYTES = 128 * 2**20
 #: Pairs composed per batch of probe predictions (bounds the summed vectors held at once).
 _COMPOSED_PER_BATCH = 512
@@ -415,7 +417,8 @@ class ProbeEvaluator:
         g = next(j for j, group in enumerate(self.groups) if k in group.members)
         at = self._vector_layers[g].index(probe.key.layer)
         if probe.affine:
-            outputs = self._outputs_of(k, g, at, {w for t in triples for w in t})
+            # in first-seen order, not a set's: a batch's rows must not hang on hashing
+            outputs = self._outputs_of(k, g, at, list(dict.fromkeys(w for t in triples for w in t)))
             return probe.predict_outputs(
                 FlatVectors.stack([outputs[a] + outputs[b] - outputs[c] for c, a, b in triples])
             )
@@ -427,7 +430,7 @@ class ProbeEvaluator:
         )
 
     def _outputs_of(
-        self, k: int, g: int, at: int, words: set[Words]
+        self, k: int, g: int, at: int, words: Sequence[Words]
     ) -> dict[Words, NDArray[np.float32]]:
         """Affine probe ``k``'s outputs (n, out) on the kept vectors of each word
         sequence of ``words`` (group ``g``, layer position ``at``), each computed once

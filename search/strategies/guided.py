@@ -29,19 +29,19 @@ correlation of -0.01). The composed prediction does (0.84 with the interaction, 
 with the pair's damage, against 0.81 for the sum of the damages).
 
 The search warms up first: until :attr:`GuidedSearch.guided_warmup` of the query budget
-(0.8 by default) has gone to single substitutions, nothing is extended, so that the
-line and the positions' residuals are fitted on a spread of positions, and most pairs
-worth trying can be composed from scored singles, before the search spends queries on
-pairs; then the warm-up's finds are extended, most damaging first (with no query budget
-there is no warm-up). Measured on that pool (docs/attack.md), this finds more damage at
-60 and 100 queries than extending from the first batch on, which pairs the first
-damaging single before most positions have been tried; with composition, a longer
-warm-up pays (0.5 was the default before it). Where no estimate is to be had (static vectors) every
-``e`` is 0 and the first batches take each position's first option (the generator's own
-ranking) in turn. The search ends when the frontier is empty or the query budget is
-spent. Like beam search it checks the constraints lazily: in each scored batch, in order
-of damage, only the candidates more damaging than the best found so far, until one
-passes; a candidate they rejected is not extended.
+(0.8 by default) has gone to single substitutions, nothing is extended, so that the line
+and the positions' residuals are fitted on a spread of positions, and most pairs worth
+trying can be composed from scored singles, before the search spends queries on pairs;
+then the warm-up's finds are extended, most damaging first (with no query budget there
+is no warm-up). Measured on that pool (docs/attack.md), this finds more damage at 60 and
+100 queries than extending from the first batch on, which pairs the first damaging
+single before most positions have been tried; with composition a longer warm-up pays.
+Where no estimate is to be had (static vectors) every ``e`` is 0 and the first batches
+take each position's first option (the generator's own ranking) in turn. The search ends
+when the frontier is empty or the query budget is spent. Like beam search it checks the
+constraints lazily: in each scored batch, in order of damage, only the candidates more
+damaging than the best found so far, until one passes; a candidate they rejected is not
+extended.
 """
 
 from __future__ import annotations
