@@ -351,14 +351,18 @@ def bert_probes(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
     from repr_models import tiny_bert
 
     root = tmp_path_factory.mktemp("guided-probes")
-    bert = tiny_bert(root / "bert")
+    return _train_probes(root, tiny_bert(root / "bert"))
+
+
+def _train_probes(root: Path, model: Path) -> tuple[str, ...]:
+    """Distance and POS probes on ``model`` (one epoch each), under ``root``."""
     out = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("BRITTLE_HOME", str(root / "home"))
         for task in ("distance", "pos"):
             _run(
                 "train-probe", str(TREEBANK), "--dev", str(TREEBANK), "--out", str(root / task),
-                "--model", str(bert), "--task", task, "--epochs", "1", "--threads", "1",
+                "--model", str(model), "--task", task, "--epochs", "1", "--threads", "1",
                 "--quiet",
             )  # fmt: skip
             out.append(str(root / task))
@@ -513,19 +517,6 @@ def test_the_cli_refuses_a_guided_option_for_another_search_in_one_line() -> Non
 
 
 # ---------------------------------------------------------------- composition
-def _composing(problem: SearchProblem, composer) -> SearchProblem:
-    return SearchProblem(
-        problem.table,
-        problem.budget,
-        problem.score,
-        problem.feasible,
-        problem.is_exhausted,
-        estimator=exact,
-        queries_left=problem.queries_left,
-        composer=composer,
-    )
-
-
 def _pairs_scored(problem: SearchProblem, session, composer, **strategy) -> list[frozenset[str]]:
     """The pairs a guided search scores on ``problem`` with ``composer``, in order."""
     scored: list[frozenset[str]] = []
@@ -535,16 +526,7 @@ def _pairs_scored(problem: SearchProblem, session, composer, **strategy) -> list
         scored.extend(frozenset(c.replacements) for c in candidates[: out.size])
         return out
 
-    composed = SearchProblem(
-        problem.table,
-        problem.budget,
-        score,
-        problem.feasible,
-        problem.is_exhausted,
-        estimator=exact,
-        queries_left=problem.queries_left,
-        composer=composer,
-    )
+    composed = dataclasses.replace(problem, score=score, estimator=exact, composer=composer)
     GuidedSearch(guided_batch=2, **strategy).search(composed, rng=np.random.default_rng(0))
     return [s for s in scored if len(s) == 2]
 
@@ -671,17 +653,7 @@ def static_probes(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
     lines += [w + " " + " ".join(f"{x:.5f}" for x in rng.normal(size=16)) for w in words]
     vectors = root / "vectors.txt"
     vectors.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    out = []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("BRITTLE_HOME", str(root / "home"))
-        for task in ("distance", "pos"):
-            _run(
-                "train-probe", str(TREEBANK), "--dev", str(TREEBANK), "--out", str(root / task),
-                "--model", str(vectors), "--task", task, "--epochs", "1", "--threads", "1",
-                "--quiet",
-            )  # fmt: skip
-            out.append(str(root / task))
-    return tuple(out)
+    return _train_probes(root, vectors)
 
 
 def test_composing_static_vectors_gives_each_pairs_own_vectors(
