@@ -674,11 +674,15 @@ def test_composing_static_vectors_gives_each_pairs_own_vectors(
         pairs = _random_pairs(sentence, rng, 5)
         composed, _ = _scored_and_composed(evaluator, sentence, pairs)
         assert np.isfinite(composed).all()
-        v0 = evaluator._vectors[sentence.forms][0]
+        v0 = evaluator._vectors[sentence.forms].groups[0]
         for a, b in pairs:
-            va, vb = (evaluator._vectors[apply_perturbation(sentence, p).forms][0] for p in (a, b))
+            va, vb = (
+                evaluator._vectors[apply_perturbation(sentence, p).forms].groups[0] for p in (a, b)
+            )
             union = apply_perturbation(apply_perturbation(sentence, a), b)
-            np.testing.assert_allclose(va + vb - v0, evaluator._vectors[union.forms][0], atol=1e-6)
+            np.testing.assert_allclose(
+                va + vb - v0, evaluator._vectors[union.forms].groups[0], atol=1e-6
+            )
 
 
 def test_composing_contextual_vectors_adds_the_changes_word_by_word(
@@ -701,7 +705,7 @@ def test_composing_contextual_vectors_adds_the_changes_word_by_word(
         for row, (a, b) in zip(composed, pairs, strict=True):
             texts = [sentence.forms] + [apply_perturbation(sentence, p).forms for p in (a, b)]
             reps = evaluator._encode(texts)  # the layers as the backend numbers them
-            kept = [evaluator._vectors[t][0] for t in texts]  # as scored: (layers, n, dim)
+            kept = [evaluator._vectors[t].groups[0] for t in texts]  # as scored: (layers, n, dim)
             expected: list[float] = []
             for probe, names in zip(evaluator.probes, evaluator._metrics, strict=True):
                 at = reps[0].layers.index(probe.key.layer)

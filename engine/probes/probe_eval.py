@@ -12,7 +12,7 @@ import json
 import os
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -50,11 +50,25 @@ PREDICTIONS_KEPT_BYTES = 64 * 2**20
 #: Bytes of scored word sequences' vectors kept for composition once a search asks for
 #: it (:meth:`ProbeEvaluator.keep_vectors`): a chunk of 16 sentences, 100 candidates
 #: each, of 30 words in 384 dimensions at one layer takes 74 MB. The affine probes'
-#: outputs on them are kept beside them and dropped with them (at most as much again
-#: for a distance probe of full rank).
+#: outputs on them are kept with them and dropped with them, not counted (at most as
+#: much again for a distance probe of full rank).
 VECTORS_KEPT_BYTES = 128 * 2**20
 #: Pairs composed per batch of probe predictions (bounds the summed vectors held at once).
 _COMPOSED_PER_BATCH = 512
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """What composition reads of one scored word sequence.
+
+    Attributes:
+        groups: each probe group's vectors (layers, words, dim).
+        outputs: each affine probe's outputs (words, out) on them, by probe index,
+            filled when first composed (dropped with the vectors).
+    """
+
+    groups: tuple[NDArray[np.float32], ...]
+    outputs: dict[int, NDArray[np.float32]] = field(default_factory=dict)
 
 
 @dataclass
@@ -150,16 +164,15 @@ class ProbeEvaluator:
         #: Each probe's prediction on recently scored word sequences (oldest first).
         self._predicted: OrderedDict[tuple[str, ...], tuple[Prediction, ...]] = OrderedDict()
         self._predicted_bytes = 0
-        #: Each group's vectors (layers, words, dim) of recently scored word sequences,
-        #: kept for :meth:`compose_many` once :meth:`keep_vectors` asked (oldest first).
-        self._vectors: OrderedDict[tuple[str, ...], tuple[NDArray[np.float32], ...]] = OrderedDict()
+        #: What composition reads of recently scored word sequences, kept for
+        #: :meth:`compose_many` once :meth:`keep_vectors` asked (oldest first).
+        self._vectors: OrderedDict[Words, _Kept] = OrderedDict()
         self._vectors_bytes = 0
         self._vectors_budget = 0
         #: The layers of each group's kept vectors, as its backend numbers them.
         self._vector_layers: tuple[tuple[int, ...], ...] = ()
-        #: Affine probes' outputs on kept vectors, by (probe index, word sequence);
-        #: dropped with the vectors they were computed from.
-        self._outputs: dict[tuple[int, Words], NDArray[np.float32]] = {}
+        #: The group of each probe (an index into ``groups``).
+        self._group_of = {k: j for j, group in enumerate(groups) for k in group.members}
 
     @classmethod
     def from_dirs(
@@ -340,7 +353,6 @@ class ProbeEvaluator:
         self._predicted_bytes = 0
         self._vectors.clear()
         self._vectors_bytes = 0
-        self._outputs.clear()
 
     def keep_vectors(self, max_bytes: int = VECTORS_KEPT_BYTES) -> None:
         """From now on keep the word vectors of every scored word sequence, up to
@@ -358,17 +370,17 @@ class ProbeEvaluator:
             if forms in self._vectors:
                 self._vectors.move_to_end(forms)
                 continue
-            kept = tuple(
-                np.array(r.vectors[:, r.offsets[k] : r.offsets[k + 1]], dtype=np.float32)
-                for r in reps
+            kept = _Kept(
+                tuple(
+                    np.array(r.vectors[:, r.offsets[k] : r.offsets[k + 1]], dtype=np.float32)
+                    for r in reps
+                )
             )
             self._vectors[forms] = kept
-            self._vectors_bytes += sum(v.nbytes for v in kept)
+            self._vectors_bytes += sum(v.nbytes for v in kept.groups)
         while self._vectors_bytes > self._vectors_budget and self._vectors:
-            forms, dropped = self._vectors.popitem(last=False)
-            self._vectors_bytes -= sum(v.nbytes for v in dropped)
-            for k in range(len(self.probes)):
-                self._outputs.pop((k, forms), None)
+            _, dropped = self._vectors.popitem(last=False)
+            self._vectors_bytes -= sum(v.nbytes for v in dropped.groups)
 
     def compose_many(self, requests: Sequence[ComposeRequest]) -> list[NDArray[np.float64]]:
         """Metrics (m, tasks) of the union of each pair of scored word sequences
@@ -394,11 +406,14 @@ class ProbeEvaluator:
             if clean is None:
                 continue
             gold = self._gold(original)
+            shape = clean.groups[0].shape
             for i, (a, b) in enumerate(pairs):
                 va, vb = self._vectors.get(a), self._vectors.get(b)
-                if va is None or vb is None or va[0].shape != clean[0].shape:
-                    continue
-                if vb[0].shape != clean[0].shape:
+                if (
+                    va is None
+                    or vb is None
+                    or not va.groups[0].shape == vb.groups[0].shape == shape
+                ):
                     continue
                 todo.append((r, i, gold, (original.forms, a, b)))
         for start in range(0, len(todo), _COMPOSED_PER_BATCH):
@@ -414,42 +429,34 @@ class ProbeEvaluator:
         """Probe ``k``'s predictions on ``v(a) + v(b) - v(c)`` for each ``(c, a, b)``
         of ``triples`` (all kept)."""
         probe = self.probes[k]
-        g = next(j for j, group in enumerate(self.groups) if k in group.members)
+        g = self._group_of[k]
         at = self._vector_layers[g].index(probe.key.layer)
+        kept = self._vectors
         if probe.affine:
             # in first-seen order, not a set's: a batch's rows must not hang on hashing
-            outputs = self._outputs_of(k, g, at, list(dict.fromkeys(w for t in triples for w in t)))
-            return probe.predict_outputs(
-                FlatVectors.stack([outputs[a] + outputs[b] - outputs[c] for c, a, b in triples])
-            )
-        vectors = self._vectors
-        return probe.predict(
-            FlatVectors.stack(
-                [vectors[a][g][at] + vectors[b][g][at] - vectors[c][g][at] for c, a, b in triples]
-            )
-        )
+            self._fill_outputs(k, g, at, list(dict.fromkeys(w for t in triples for w in t)))
+            parts = [
+                (kept[a].outputs[k], kept[b].outputs[k], kept[c].outputs[k]) for c, a, b in triples
+            ]
+            return probe.predict_outputs(FlatVectors.stack([x + y - z for x, y, z in parts]))
+        parts = [
+            (kept[a].groups[g][at], kept[b].groups[g][at], kept[c].groups[g][at])
+            for c, a, b in triples
+        ]
+        return probe.predict(FlatVectors.stack([x + y - z for x, y, z in parts]))
 
-    def _outputs_of(
-        self, k: int, g: int, at: int, words: Sequence[Words]
-    ) -> dict[Words, NDArray[np.float32]]:
+    def _fill_outputs(self, k: int, g: int, at: int, words: Sequence[Words]) -> None:
         """Affine probe ``k``'s outputs (n, out) on the kept vectors of each word
-        sequence of ``words`` (group ``g``, layer position ``at``), each computed once
-        while its vectors are kept."""
-        found: dict[Words, NDArray[np.float32]] = {}
-        missing: list[Words] = []
-        for w in words:
-            hit = self._outputs.get((k, w))
-            if hit is None:
-                missing.append(w)
-            else:
-                found[w] = hit
-        if missing:
-            fresh = self.probes[k].outputs(
-                FlatVectors.stack([self._vectors[w][g][at] for w in missing])
-            )
-            for w, o in zip(missing, fresh.split(), strict=True):
-                found[w] = self._outputs[(k, w)] = o
-        return found
+        sequence of ``words`` (group ``g``, layer position ``at``) that has none yet,
+        in one pass through its network."""
+        missing = [w for w in words if k not in self._vectors[w].outputs]
+        if not missing:
+            return
+        fresh = self.probes[k].outputs(
+            FlatVectors.stack([self._vectors[w].groups[g][at] for w in missing])
+        )
+        for w, o in zip(missing, fresh.split(), strict=True):
+            self._vectors[w].outputs[k] = o
 
     def predictions(self, sentences: Sequence[Sentence]) -> list[dict[str, JSONValue]]:
         """What each probe predicts on each sentence, in the compact form result rows
