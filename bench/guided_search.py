@@ -39,7 +39,7 @@ import dataclasses
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -127,10 +127,15 @@ class ScoredEstimates:
     evaluator: TaskEvaluator
     by_position: bool
 
-    def substitution_estimates(
+    def substitution_estimates_many(
+        self, requests: Sequence[tuple[Sentence, SubstitutionTable, Mapping[str, float]]]
+    ) -> list[Estimates | None]:
+        """Each request's options' damages, shape (options,) per position."""
+        return [self._estimates(*request) for request in requests]
+
+    def _estimates(
         self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
     ) -> Estimates:
-        """Each option's damage, shape (options,) per position."""
         session = CachedScorer(self.evaluator).session(original, Objective(dict(weights)))
         out: dict[int, np.ndarray] = {}
         for position, options in table.entries:

@@ -57,6 +57,7 @@ __all__ = [
     "is_pooling",
     "plan_rows",
     "pooling_targets",
+    "replacement_tokens",
 ]
 
 Pooling = Literal["first", "mean", "last"]
@@ -166,6 +167,39 @@ def align_batch(
                     f"this tokenizer cannot align pre-split words ({err}); use the offsets strategy"
                 ) from err
     return _align_offsets(tokenizer, sentences, prefix, suffix)
+
+
+def replacement_tokens(
+    tokenizer: PreTrainedTokenizerBase,
+    queries: Sequence[tuple[Sequence[str], int, Sequence[str]]],
+    *,
+    strategy: AlignmentStrategy = "auto",
+) -> list[list[NDArray[np.int64]]]:
+    """The content tokens of each form of each query ``(words, position, forms)`` as
+    it stands at ``position`` of ``words`` in place of the word there, shape (k,) each.
+
+    Hand-written, for speed: a guided search asks this of every option of a sentence
+    (hundreds of forms on the every-sense pools), and tokenizing each variant sentence
+    whole costs a tenth of a second for 16 sentences on 2 cores. A word's tokens in a
+    pre-split sentence depend on the word and on whether it opens the sentence (each
+    word is pre-tokenized on its own, with its leading space: WordPiece, byte-level BPE
+    and SentencePiece alike), so each form is tokenized between its two neighbours
+    only, all windows in one tokenizer call; tests check it against whole sentences.
+    """
+    windows: list[list[str]] = []
+    at: list[int] = []
+    for words, position, forms in queries:
+        before = list(words[max(position - 1, 0) : position])
+        after = list(words[position + 1 : position + 2])
+        for form in forms:
+            windows.append([*before, form, *after])
+            at.append(len(before))
+    found = iter(zip(align_batch(tokenizer, windows, strategy=strategy), at, strict=True))
+    out: list[list[NDArray[np.int64]]] = []
+    for _, _, forms in queries:
+        mine = [next(found) for _ in forms]
+        out.append([a.content_ids[a.word_of == i] for a, i in mine])
+    return out
 
 
 def special_tokens(tokenizer: PreTrainedTokenizerBase) -> tuple[tuple[int, ...], tuple[int, ...]]:

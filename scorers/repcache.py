@@ -29,12 +29,12 @@ from brittle.engine.core.errors import ConfigError
 from brittle.scorers.representations import (
     BackendOptions,
     BackendRequest,
+    EffectsRequest,
     FlatReps,
     FlatVectors,
     OOVReport,
     RepresentationBackend,
     RepresentationKey,
-    WordLoss,
     Words,
     offsets_of,
     open_backend,
@@ -132,16 +132,11 @@ class CachedBackend(RepresentationBackend):
         """The wrapped backend's report (words looked up by cache misses only)."""
         return self.inner.oov_report()
 
-    def substitution_effects(
-        self,
-        words: Words,
-        *,
-        layers: Sequence[int],
-        loss: WordLoss,
-        options: Sequence[tuple[int, Sequence[str]]],
-    ) -> list[NDArray[np.float64]] | None:
+    def substitution_effects_many(
+        self, requests: Sequence[EffectsRequest], *, layers: Sequence[int]
+    ) -> list[list[NDArray[np.float64]]] | None:
         """The wrapped backend's estimates (gradients are never cached)."""
-        return self.inner.substitution_effects(words, layers=layers, loss=loss, options=options)
+        return self.inner.substitution_effects_many(requests, layers=layers)
 
     def encode_flat(self, sentences: Sequence[Words], *, layers: Sequence[int]) -> FlatReps:
         """Cached vectors; the misses of the batch are encoded together."""

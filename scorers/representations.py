@@ -49,6 +49,7 @@ __all__ = [
     "REPRESENTATIONS",
     "BackendOptions",
     "BackendRequest",
+    "EffectsRequest",
     "FlatReps",
     "FlatVectors",
     "OOVReport",
@@ -75,6 +76,22 @@ Words = Sequence[str]
 #: A differentiable loss of one sentence's word vectors: one torch tensor (n, dim) per
 #: layer asked for, in order, to a scalar tensor.
 WordLoss: TypeAlias = "Callable[[list[torch.Tensor]], torch.Tensor]"
+
+
+@dataclass(frozen=True)
+class EffectsRequest:
+    """One sentence's question to :meth:`RepresentationBackend.substitution_effects_many`.
+
+    Attributes:
+        words: the sentence's words.
+        loss: its loss of its word vectors (:data:`WordLoss`).
+        options: (0-based word position, replacement forms) pairs.
+    """
+
+    words: Words
+    loss: WordLoss
+    options: Sequence[tuple[int, Sequence[str]]]
+
 
 #: What reopens a backend (``RepresentationBackend.describe()``), JSON-ready.
 BackendOptions: TypeAlias = dict[str, str | int | bool | None]
@@ -361,6 +378,17 @@ class RepresentationBackend(abc.ABC):
         forward and one backward pass for the whole sentence). ``None``: this backend
         has no input gradient (static vectors, which the base class stands for).
         """
+        found = self.substitution_effects_many(
+            [EffectsRequest(words, loss, options)], layers=layers
+        )
+        return None if found is None else found[0]
+
+    def substitution_effects_many(
+        self, requests: Sequence[EffectsRequest], *, layers: Sequence[int]
+    ) -> list[list[NDArray[np.float64]]] | None:
+        """:meth:`substitution_effects` of several sentences, one answer per request in
+        order; a backend batches their passes (sentences are independent, so each
+        sentence's gradient is its own loss's). ``None``: no input gradient."""
         return None
 
     def oov_report(self) -> OOVReport | None:

@@ -31,6 +31,7 @@ from brittle.scorers.alignment import (
     content_spans,
     is_pooling,
     plan_rows,
+    replacement_tokens,
 )
 from brittle.scorers.batching import CALL_COST, padded_batches
 from brittle.scorers.representations import (
@@ -38,9 +39,9 @@ from brittle.scorers.representations import (
     REPRESENTATIONS,
     BackendOptions,
     BackendRequest,
+    EffectsRequest,
     FlatReps,
     RepresentationBackend,
-    WordLoss,
     Words,
     needs_gpu,
     offsets_of,
@@ -328,108 +329,158 @@ class TransformerEncoder(RepresentationBackend):
         result = acc.cpu().numpy()
         return FlatReps(result, offsets, idx)
 
-    def substitution_effects(
-        self,
-        words: Words,
-        *,
-        layers: Sequence[int],
-        loss: WordLoss,
-        options: Sequence[tuple[int, Sequence[str]]],
-    ) -> list[NDArray[np.float64]] | None:
-        """First-order estimates of the rise of ``loss`` per replacement (see base class).
+    def substitution_effects_many(
+        self, requests: Sequence[EffectsRequest], *, layers: Sequence[int]
+    ) -> list[list[NDArray[np.float64]]]:
+        """First-order estimates of the rise of each request's loss per replacement (see
+        base class).
 
-        One forward and one backward pass through the model's input embeddings (every
-        window of a long sentence in one batch, the gradient of a token summed over the
-        windows that hold it), through the blocks up to the highest layer read only, as
-        in :meth:`forward`. For a word of k tokens replaced by a form of k tokens in
-        the same context, the estimate is the sum over its tokens of ``gradient . (new
-        embedding - old embedding)``, token by token; with another token count, each
-        old token is moved to the mean embedding of the new tokens.
+        One forward and one backward pass through the model's input embeddings for each
+        batch of sentences (:data:`GRADIENT_TOKENS` padded tokens at most; every window
+        of a long sentence in its sentence's batch, the gradient of a token summed over
+        the windows that hold it), through the blocks up to the highest layer read only,
+        as in :meth:`forward`; the batch's losses are summed, and each sentence's
+        gradient is its own loss's. For a word of k tokens replaced by a form of k
+        tokens in the same context, the estimate is the sum over its tokens of
+        ``gradient . (new embedding - old embedding)``, token by token; with another
+        token count, each old token is moved to the mean embedding of the new tokens.
         """
         import torch
 
+        if not requests:
+            return []
         idx = [self.layer_index(layer) for layer in layers]
-        alignment = align_batch(self.tokenizer, [list(words)], strategy=self.alignment)[0]
-        rows = plan_rows(
-            [alignment],
-            pooling=self.pooling,
-            max_length=self.max_length,
-            overlap=self.window_overlap,
+        alignments = align_batch(
+            self.tokenizer, [list(r.words) for r in requests], strategy=self.alignment
         )
-        spans = content_spans(alignment, max_length=self.max_length, overlap=self.window_overlap)
+        grads: list[NDArray[np.float64]] = [np.zeros(0)] * len(requests)
+        for batch in self._gradient_batches(alignments):
+            found = self._gradients(
+                [requests[i] for i in batch], [alignments[i] for i in batch], idx
+            )
+            for i, g in zip(batch, found, strict=True):
+                grads[i] = g
+        # The replacements' tokens as the tokenizer splits them in these very sentences.
+        news = replacement_tokens(
+            self.tokenizer,
+            [(r.words, p, forms) for r in requests for p, forms in r.options],
+            strategy=self.alignment,
+        )
         table = self.net.get_input_embeddings()
-        n = alignment.n_words
-        device = self.device
-
-        def embed(ids: tuple[int, ...] | NDArray[np.int64]) -> torch.Tensor:
-            return table(torch.as_tensor(np.asarray(ids, dtype=np.int64), device=device))
-
-        with torch.enable_grad():
-            content = embed(alignment.content_ids).detach().requires_grad_(True)
-            pre, suf, pad = embed(alignment.prefix), embed(alignment.suffix), embed((self.pad_id,))
-            width = max(r.input_ids.shape[0] for r in rows)
-            inputs, mask = [], torch.zeros((len(rows), width), dtype=torch.int64, device=device)
-            for k, (row, (start, end)) in enumerate(zip(rows, spans, strict=True)):
-                t = row.input_ids.shape[0]
-                fill = pad.expand(width - t, -1)
-                inputs.append(torch.cat([pre, content[start:end], suf, fill]))
-                mask[k, :t] = 1
-            # Only the blocks up to the highest layer read (as in :meth:`forward`).
-            states = dict(
-                zip(
-                    idx,
-                    self._states(
-                        {"inputs_embeds": torch.stack(inputs), "attention_mask": mask}, idx
-                    ),
-                    strict=True,
-                )
-            )
-            target = np.concatenate(
-                [
-                    np.pad(r.target, (0, width - r.input_ids.shape[0]), constant_values=-1)
-                    for r in rows
-                ]
-            )
-            keep = np.flatnonzero(target >= 0)
-            sel = torch.from_numpy(keep).to(device)
-            dest = torch.from_numpy(target[keep]).to(device)
-            counts = np.maximum(np.bincount(target[keep], minlength=n), 1)
-            scale = torch.from_numpy(1.0 / counts).to(device, torch.float32)
-            donors = torch.from_numpy(alignment.donors()).to(device)
-            vectors = []
-            for i in idx:
-                hidden = states[i].reshape(-1, self.dim).float().index_select(0, sel)
-                pooled = torch.zeros((n, self.dim), dtype=torch.float32, device=device)
-                pooled = pooled.index_add(0, dest, hidden) * scale[:, None]
-                vectors.append(pooled.index_select(0, donors))
-            (grad,) = torch.autograd.grad(loss(vectors), content)
-        g = grad.double().cpu().numpy()
-        old = content.detach().double().cpu().numpy()
-        # The replacement's tokens as the tokenizer splits it in this very sentence.
-        variants = [
-            [*words[:position], form, *words[position + 1 :]]
-            for position, forms in options
-            for form in forms
-        ]
-        swapped = iter(align_batch(self.tokenizer, variants, strategy=self.alignment))
-        out: list[NDArray[np.float64]] = []
-        for position, forms in options:
-            mine = np.flatnonzero(alignment.word_of == position)
-            news = [a.content_ids[a.word_of == position] for a in (next(swapped) for _ in forms)]
-            effects = np.zeros(len(forms), dtype=np.float64)
-            if mine.size:
-                flat = np.concatenate([*news, np.zeros(0, dtype=np.int64)])
-                with torch.inference_mode():
-                    looked = table(torch.from_numpy(flat).to(self.device)).double().cpu().numpy()
-                parts = np.split(looked, np.cumsum([ids.size for ids in news])[:-1])
-                for k, new in enumerate(parts):
-                    if new.shape[0] == 0:
+        # every embedding looked up at once: the originals' tokens, then each form's
+        pieces = [a.content_ids for a in alignments] + [ids for forms in news for ids in forms]
+        flat = np.concatenate([*pieces, np.zeros(0, dtype=np.int64)])
+        with torch.inference_mode():
+            looked = table(torch.from_numpy(flat).to(self.device)).double().cpu().numpy()
+        parts = iter(np.split(looked, np.cumsum([ids.size for ids in pieces])[:-1]))
+        olds = [next(parts) for _ in alignments]
+        out: list[list[NDArray[np.float64]]] = []
+        for r, alignment, g, old in zip(requests, alignments, grads, olds, strict=True):
+            effects_of: list[NDArray[np.float64]] = []
+            for position, forms in r.options:
+                mine = np.flatnonzero(alignment.word_of == position)
+                effects = np.zeros(len(forms), dtype=np.float64)
+                for k in range(len(forms)):
+                    new = next(parts)
+                    if not mine.size or new.shape[0] == 0:
                         continue  # a form with no token changes no embedding
                     if new.shape[0] != mine.size:
                         new = np.broadcast_to(new.mean(axis=0), (mine.size, new.shape[1]))
                     effects[k] = float(np.sum(g[mine] * (new - old[mine])))
-            out.append(effects)
+                effects_of.append(effects)
+            out.append(effects_of)
         return out
+
+    def _gradient_batches(self, alignments: Sequence[Alignment]) -> list[list[int]]:
+        """Sentence indices grouped into gradient passes, longest first, cut where padding
+        plus calls cost least, each pass at most :data:`GRADIENT_TOKENS` padded tokens
+        (a sentence longer than that gets a pass of its own)."""
+        lengths = np.fromiter(
+            (
+                max(len(a.prefix) + e - s + len(a.suffix) for s, e in self._spans(a))
+                for a in alignments
+            ),
+            dtype=np.int64,
+            count=len(alignments),
+        )
+        return padded_batches(
+            lengths,
+            max_rows=self.batch_size,
+            max_tokens=min(self.max_tokens, GRADIENT_TOKENS),
+            call_cost=self.call_cost,
+        )
+
+    def _spans(self, alignment: Alignment) -> list[tuple[int, int]]:
+        return content_spans(alignment, max_length=self.max_length, overlap=self.window_overlap)
+
+    def _gradients(
+        self, requests: Sequence[EffectsRequest], alignments: Sequence[Alignment], idx: list[int]
+    ) -> list[NDArray[np.float64]]:
+        """Each sentence's gradient of its loss with respect to its content tokens'
+        input embeddings, float64 (c_i, dim), from one forward and backward pass."""
+        import torch
+
+        device = self.device
+        table = self.net.get_input_embeddings()
+
+        def embed(ids: tuple[int, ...] | NDArray[np.int64]) -> torch.Tensor:
+            return table(torch.as_tensor(np.asarray(ids, dtype=np.int64), device=device))
+
+        rows = plan_rows(
+            alignments,
+            pooling=self.pooling,
+            max_length=self.max_length,
+            overlap=self.window_overlap,
+        )
+        spans = [span for a in alignments for span in self._spans(a)]
+        n_words = [a.n_words for a in alignments]
+        offsets = np.concatenate([[0], np.cumsum(n_words)]).astype(np.int64)
+        width = max(r.input_ids.shape[0] for r in rows)
+        pad = embed((self.pad_id,))
+        with torch.enable_grad():
+            contents = [embed(a.content_ids).detach().requires_grad_(True) for a in alignments]
+            inputs, mask = [], torch.zeros((len(rows), width), dtype=torch.int64, device=device)
+            target = np.full((len(rows), width), -1, dtype=np.int64)
+            for k, (row, (start, end)) in enumerate(zip(rows, spans, strict=True)):
+                a = alignments[row.sentence]
+                t = row.input_ids.shape[0]
+                inputs.append(
+                    torch.cat(
+                        [
+                            embed(a.prefix),
+                            contents[row.sentence][start:end],
+                            embed(a.suffix),
+                            pad.expand(width - t, -1),
+                        ]
+                    )
+                )
+                mask[k, :t] = 1
+                target[k, :t] = np.where(row.target >= 0, row.target + offsets[row.sentence], -1)
+            # Only the blocks up to the highest layer read (as in :meth:`forward`).
+            states = self._states(
+                {"inputs_embeds": torch.stack(inputs), "attention_mask": mask}, idx
+            )
+            flat = target.reshape(-1)
+            keep = np.flatnonzero(flat >= 0)
+            sel = torch.from_numpy(keep).to(device)
+            dest = torch.from_numpy(flat[keep]).to(device)
+            total = int(offsets[-1])
+            counts = np.maximum(np.bincount(flat[keep], minlength=total), 1)
+            scale = torch.from_numpy(1.0 / counts).to(device, torch.float32)
+            pooled = []
+            for hidden in states:
+                picked = hidden.reshape(-1, self.dim).float().index_select(0, sel)
+                zero = torch.zeros((total, self.dim), dtype=torch.float32, device=device)
+                pooled.append(zero.index_add(0, dest, picked) * scale[:, None])
+            loss = torch.zeros((), dtype=torch.float32, device=device)
+            for s, (r, a) in enumerate(zip(requests, alignments, strict=True)):
+                donors = torch.from_numpy(a.donors() + offsets[s]).to(device)
+                loss = loss + r.loss([p.index_select(0, donors) for p in pooled])
+            found = torch.autograd.grad(loss, contents, allow_unused=True)
+        return [
+            np.zeros((c.shape[0], self.dim)) if g is None else g.double().cpu().numpy()
+            for c, g in zip(contents, found, strict=True)
+        ]
 
     @property
     def net(self) -> PreTrainedModel:
@@ -443,6 +494,12 @@ class TransformerEncoder(RepresentationBackend):
         self._net = None
         self._blocks = None
 
+
+#: Most padded tokens in one gradient pass of :meth:`TransformerEncoder.
+#: substitution_effects_many`: the backward keeps every block's activations up to the
+#: layer read, about 15 KB a token a block for a 576-wide model, so 2,048 tokens through
+#: 15 blocks hold under half a gigabyte.
+GRADIENT_TOKENS = 2048
 
 #: What a transformer block returns: its hidden states, alone or first in a tuple.
 _BlockOutput: TypeAlias = "torch.Tensor | tuple[torch.Tensor, ...]"

@@ -106,11 +106,13 @@ class RepresentationComposer(Protocol):
 class SubstitutionEstimator(Protocol):
     """First-order damage estimates of a table's options (a guided search's ranking)."""
 
-    def substitution_estimates(
-        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
-    ) -> Estimates | None:
-        """Estimated damage of every option of ``table`` under the objective's column
-        ``weights`` (``None``: no estimate to be had, as for static vectors)."""
+    def substitution_estimates_many(
+        self, requests: Sequence[tuple[Sentence, SubstitutionTable, Mapping[str, float]]]
+    ) -> list[Estimates | None]:
+        """For each request ``(original, table, weights)``, the estimated damage of
+        every option of ``table`` under the objective's column ``weights`` (``None``: no
+        estimate to be had, as for static vectors); the requests' sentences may share
+        model passes."""
         ...
 
 

@@ -92,12 +92,15 @@ class WordHashEvaluator:
             metrics[i] = (1 - np.mean(vals), 1 - np.max(vals))
         return Evaluation(metrics, np.linspace(0, 1, m), np.linspace(1, 0.5, m))
 
-    def substitution_estimates(
-        self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
-    ) -> Estimates | None:
+    def substitution_estimates_many(
+        self, requests: Sequence[tuple[Sentence, SubstitutionTable, Mapping[str, float]]]
+    ) -> list[Estimates | None]:
         """A guided search's estimates: each option's word hash, as its damage would be."""
-        self.estimated += 1
-        return {p: np.array([_h(f) for f, _ in opts]) for p, opts in table.entries}
+        self.estimated += len(requests)
+        return [
+            {p: np.array([_h(f) for f, _ in opts]) for p, opts in table.entries}
+            for _, table, _ in requests
+        ]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -312,6 +312,42 @@ def test_substitution_effects_run_only_the_blocks_below_the_layer(
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("name", ["bert-mean", "gpt2-last"])
+def test_sentences_estimated_together_get_their_own_estimates(
+    encoders: dict[str, TransformerEncoder], name: str
+) -> None:
+    """Several sentences of different lengths in one batched gradient pass (one of them
+    cut into windows) get what each gets alone: each sentence's gradient is its own
+    loss's, padding and the other sentences change nothing."""
+    import copy
+
+    import torch
+
+    from brittle.scorers.representations import EffectsRequest
+
+    encoder = copy.copy(encoders[name])
+    encoder.max_length = 8  # the longest sentence below needs two windows
+    rng = np.random.default_rng(11)
+    sentences = [WORDS, ["a", "dog"], [*WORDS, "and", "the", "dog", "ran", "away"], ["cat"]]
+    requests = []
+    for words in sentences:
+        weight = torch.from_numpy(rng.normal(size=(len(words), encoder.dim)))
+        options = [(0, ["dog", "the"]), (len(words) - 1, ["mat", "hippopotamus"])]
+        loss = lambda v, w=weight: (v[0].double() * w).sum()  # noqa: E731
+        requests.append(EffectsRequest(words, loss, options))
+    together = encoder.substitution_effects_many(requests, layers=[1])
+    assert len(together) == len(requests)
+    for request, got in zip(requests, together, strict=True):
+        alone = encoder.substitution_effects(
+            request.words, layers=[1], loss=request.loss, options=request.options
+        )
+        assert alone is not None and len(got) == len(alone) == 2
+        assert any(float(np.abs(a).max()) > 0.02 for a in alone)  # well above the tolerance
+        for a, b in zip(got, alone, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert encoder.substitution_effects_many([], layers=[1]) == []
+
+
 def test_static_vectors_have_no_estimates() -> None:
     from brittle.scorers.representations import RepresentationBackend
 
@@ -387,6 +423,24 @@ def test_the_probes_give_estimates_for_every_option(bert_probes: tuple[str, ...]
     assert alone is not None and not np.allclose(alone[1], both[1])  # the objective counts
     empty = SubstitutionTable.from_mapping(sentence.sent_id, "test", len(sentence), {})
     assert evaluator.substitution_estimates(sentence, empty, {"pos.pos_acc": 1.0}) is None
+    # several sentences at once, each with its own objective: what each gets alone
+    other = read_conllu(TREEBANK)[3]
+    table2 = SubstitutionTable.from_mapping(other.sent_id, "test", len(other), {0: (("A", "_"),)})
+    requests = [
+        (sentence, table, {"distance.uuas": 1.0, "pos.pos_acc": 1.0}),
+        (other, table2, {"distance.uuas": 1.0}),
+        (sentence, empty, {"pos.pos_acc": 1.0}),
+        (sentence, table, {"pos.pos_acc": 1.0}),
+    ]
+    together = evaluator.substitution_estimates_many(requests)
+    assert together[2] is None
+    for request, got in zip(requests, together, strict=True):
+        alone = evaluator.substitution_estimates(*request)
+        assert (got is None) == (alone is None)
+        if got is not None and alone is not None:
+            assert sorted(got) == sorted(alone)
+            for p in got:
+                np.testing.assert_allclose(got[p], alone[p], atol=2e-6)
 
 
 def _has_cuda() -> bool:

@@ -78,12 +78,13 @@ class RoundServices:
         ]
 
     def estimate(self, requests: list[EstimateRequest]) -> list[Estimates | None]:
-        """First-order estimates of each table's options (one gradient pass per
-        sentence; ``None`` for every request when the attack has no estimator)."""
+        """First-order estimates of each table's options (the round's sentences in
+        batched gradient passes; ``None`` for every request when the attack has no
+        estimator)."""
         estimator = self.components.estimator
         if estimator is None:
             return [None] * len(requests)
-        return [estimator.substitution_estimates(s, t, w) for s, t, w in requests]
+        return estimator.substitution_estimates_many(requests)
 
     def compose(self, requests: list[ComposeRequest]) -> list[NDArray[np.float64]]:
         """Metrics of each request's pairs of scored perturbations, composed from their

@@ -25,7 +25,7 @@ from brittle.engine.reports.predictions import compact_prediction
 from brittle.scorers.probe import Probe
 from brittle.scorers.probe_gold import Gold, gold_of
 from brittle.scorers.probe_tasks import PROBE_TASKS, Prediction
-from brittle.scorers.representations import FlatReps, FlatVectors, reopen_backend
+from brittle.scorers.representations import EffectsRequest, FlatReps, FlatVectors, reopen_backend
 from brittle.search.problem import Estimates
 from brittle.search.scoring import ComposeRequest, Evaluation
 from brittle.search.table import SubstitutionTable
@@ -488,43 +488,77 @@ class ProbeEvaluator:
     def substitution_estimates(
         self, original: Sentence, table: SubstitutionTable, weights: Mapping[str, float]
     ) -> Estimates | None:
-        """First-order estimates of each option's damage, from the probes' gradient.
+        """:meth:`substitution_estimates_many` of one sentence."""
+        return self.substitution_estimates_many([(original, table, weights)])[0]
+
+    def substitution_estimates_many(
+        self, requests: Sequence[tuple[Sentence, SubstitutionTable, Mapping[str, float]]]
+    ) -> list[Estimates | None]:
+        """First-order estimates of each option's damage, from the probes' gradient, for
+        each request ``(original, table, weights)`` in order.
 
         The loss differentiated is the weighted sum of the training losses of the
         probes the objective reads (a probe's weight: the sum of its columns' weights in
         ``weights``), against the original's gold annotation, through each backend
         that has input gradients (:meth:`~brittle.scorers.representations.
-        RepresentationBackend.substitution_effects`). Estimates are in loss units
-        scaled so that the largest magnitude of the sentence is 1, rounded to 6
-        decimals (the ranking they give is what matters, and it does not hinge on the
-        last bits of a float sum). ``None``: no backend has gradients, or no option.
+        RepresentationBackend.substitution_effects_many`: the requests' sentences in
+        batched passes). Estimates are in loss units scaled so that the largest
+        magnitude of the sentence is 1, rounded to 6 decimals (the ranking they give is
+        what matters, and it does not hinge on the last bits of a float sum). ``None``
+        for a request: no backend has gradients, or its table has no option.
         """
-        if not table.entries:
-            return None
+        totals: list[list[NDArray[np.float64]] | None] = [None] * len(requests)
+        asked = [i for i, (_, table, _) in enumerate(requests) if table.entries]
+        options = {
+            i: [(p, [form for form, _ in opts]) for p, opts in requests[i][1].entries]
+            for i in asked
+        }
+        for g in self.groups:
+            mine: list[tuple[int, dict[int, float]]] = []  # (request, {probe: weight})
+            for i in asked:
+                weight = self._probe_weights(requests[i][2])
+                members = {m: weight[m] for m in g.members if weight[m] > 0}
+                if members:
+                    mine.append((i, members))
+            if not mine:
+                continue
+            layers = sorted({self.probes[m].key.layer for _, ms in mine for m in ms})
+            effects = [
+                EffectsRequest(
+                    requests[i][0].forms,
+                    self._weighted_loss(
+                        self._gold(requests[i][0]), len(requests[i][0]), ms, layers
+                    ),
+                    options[i],
+                )
+                for i, ms in mine
+            ]
+            found = g.backend.substitution_effects_many(effects, layers=layers)
+            if found is None:
+                continue
+            for (i, _), part in zip(mine, found, strict=True):
+                before = totals[i]
+                totals[i] = (
+                    part if before is None else [a + b for a, b in zip(before, part, strict=True)]
+                )
+        out: list[Estimates | None] = []
+        for i, total in enumerate(totals):
+            if total is None:
+                out.append(None)
+                continue
+            top = max((float(np.abs(a).max()) for a in total if a.size), default=0.0)
+            scale = 1.0 / top if top > 0 else 1.0
+            out.append(
+                {p: np.round(a * scale, 6) for (p, _), a in zip(options[i], total, strict=True)}
+            )
+        return out
+
+    def _probe_weights(self, weights: Mapping[str, float]) -> list[float]:
+        """Each probe's weight in an objective: the sum of its columns' in ``weights``."""
         weight = [0.0] * len(self.probes)
         for k, prefix in enumerate(self._prefixes):
             weight[k] = sum(w for c, w in weights.items() if c.split(".", 1)[0] == prefix)
-        gold = self._gold(original)
-        n = len(original)
-        options = [(p, [form for form, _ in opts]) for p, opts in table.entries]
-        total: list[NDArray[np.float64]] | None = None
-        for g in self.groups:
-            members = [i for i in g.members if weight[i] > 0]
-            if not members:
-                continue
-            layers = sorted({self.probes[i].key.layer for i in members})
-            loss = self._weighted_loss(gold, n, {i: weight[i] for i in members}, layers)
-            found = g.backend.substitution_effects(
-                original.forms, layers=layers, loss=loss, options=options
-            )
-            if found is None:
-                continue
-            total = found if total is None else [a + b for a, b in zip(total, found, strict=True)]
-        if total is None:
-            return None
-        top = max((float(np.abs(a).max()) for a in total if a.size), default=0.0)
-        scale = 1.0 / top if top > 0 else 1.0
-        return {p: np.round(a * scale, 6) for (p, _), a in zip(options, total, strict=True)}
+        return weight
 
     def _weighted_loss(
         self, gold: Gold, n: int, weights: Mapping[int, float], layers: Sequence[int]
