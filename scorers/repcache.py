@@ -18,11 +18,11 @@ import hashlib
 import json
 import os
 import tempfile
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import cachetools
 import numpy as np
 
 from brittle.engine.core.errors import ConfigError
@@ -57,8 +57,9 @@ class LRUCache:
         if max_items < 1:
             raise ConfigError("the cache must hold at least one item")
         self.max_items = max_items
-        self._items: OrderedDict[tuple[RepresentationKey, tuple[str, ...]], NDArray[np.float32]]
-        self._items = OrderedDict()
+        self._items: cachetools.LRUCache[
+            tuple[RepresentationKey, tuple[str, ...]], NDArray[np.float32]
+        ] = cachetools.LRUCache(max_items)
         self.hits = 0
         self.misses = 0
 
@@ -71,7 +72,6 @@ class LRUCache:
         if item is None:
             self.misses += 1
             return None
-        self._items.move_to_end((key, words))
         self.hits += 1
         return item
 
@@ -82,9 +82,6 @@ class LRUCache:
         arr = value.view()
         arr.setflags(write=False)
         self._items[(key, words)] = arr
-        self._items.move_to_end((key, words))
-        while len(self._items) > self.max_items:
-            self._items.popitem(last=False)
 
     def clear(self) -> None:
         """Forget everything (the counters too)."""

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+from cachetools import LRUCache
 from numpy.typing import NDArray
 
 from brittle.engine.core.perturbation import Perturbation, apply_perturbation
@@ -163,7 +163,7 @@ class CachedScorer:
     def __init__(self, evaluator: TaskEvaluator, *, cache_size: int = 100_000) -> None:
         self.evaluator = evaluator
         self.cache_size = cache_size
-        self._cache: OrderedDict[tuple[str, Words], NDArray[np.float64]] = OrderedDict()
+        self._cache: LRUCache[tuple[str, Words], NDArray[np.float64]] = LRUCache(max(cache_size, 0))
         self.hits = 0
         self.misses = 0
 
@@ -198,7 +198,6 @@ class CachedScorer:
             for i, key in enumerate(keys):
                 cached = self._cache.get(key)
                 if cached is not None:
-                    self._cache.move_to_end(key)
                     found[i] = cached
                     self.hits += 1
                 elif key in first_of:
@@ -220,9 +219,8 @@ class CachedScorer:
                 fresh = np.column_stack([ev.metrics, ev.l2, ev.cosine])
                 for i, row in zip(todo, fresh, strict=True):
                     found[i] = row
-                    self._cache[keys[i]] = row.copy()
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+                    if self._cache.maxsize > 0:
+                        self._cache[keys[i]] = row.copy()
             # The width is read after evaluating: an evaluator may learn its columns then.
             rows = np.empty((len(candidates), len(self.tasks) + 2), dtype=np.float64)
             for i, key in enumerate(keys):

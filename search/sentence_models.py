@@ -29,13 +29,13 @@ runs.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+from cachetools import LRUCache
 
 from brittle.engine.core import resources
 from brittle.engine.core.resources.loading import from_pretrained
@@ -111,24 +111,14 @@ def pair_texts(
     return original.surface_text(), candidate.surface_text()
 
 
-class _Cache(Generic[V]):
-    """A bounded mapping from text to a score, least recently used dropped first."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[str, V] = OrderedDict()
-
-    def get(self, text: str) -> V | None:
-        value = self._items.get(text)
-        if value is not None:
-            self._items.move_to_end(text)
-        return value
+class _Cache(LRUCache[str, V]):
+    """A bounded mapping from text to a score, least recently used dropped first (a
+    ``cachetools.LRUCache`` of ``maxsize`` texts)."""
 
     def put(self, text: str, value: V) -> None:
-        self._items[text] = value
-        self._items.move_to_end(text)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
+        """Keep ``value`` as ``text``'s (nothing when the cache holds none)."""
+        if self.maxsize > 0:
+            self[text] = value
 
     def split(self, texts: Iterable[str]) -> tuple[dict[str, V], list[str]]:
         """The values of the kept ``texts`` and, in the given order, the texts not kept."""
@@ -141,12 +131,6 @@ class _Cache(Generic[V]):
             else:
                 found[text] = hit
         return found, missing
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def clear(self) -> None:
-        self._items.clear()
 
 
 def _by_length(texts: Sequence[str]) -> list[str]:

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from cachetools import FIFOCache
 from numpy.typing import NDArray
 
 from brittle.engine.core.sentence import Sentence, Token
+from brittle.engine.probes import probe_eval
 from brittle.engine.probes.probe_eval import ProbeEvaluator
 
 
@@ -37,7 +39,7 @@ class Encoded(list[tuple[str, ...]]):
 def evaluator(monkeypatch: pytest.MonkeyPatch) -> tuple[ProbeEvaluator, list[int]]:
     """A ProbeEvaluator whose model is a word-to-vector table; and the sizes of its calls."""
     ev = ProbeEvaluator.__new__(ProbeEvaluator)
-    ev._originals = {}
+    ev._originals = FIFOCache(probe_eval._ORIGINALS_KEPT)
     calls: list[int] = []
 
     def encode(words: Sequence[tuple[str, ...]]) -> list[Encoded]:

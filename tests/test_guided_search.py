@@ -807,7 +807,7 @@ def test_a_guided_attack_composes_with_its_probes_and_beam_keeps_no_vectors(
 
     guided = build_components(config, device="cpu")
     assert isinstance(guided.evaluator, ProbeEvaluator) and guided.composer is guided.evaluator
-    assert guided.evaluator._vectors_budget > 0
+    assert guided.evaluator._vectors.maxsize > 0
     beam = build_components(dataclasses.replace(config, search="beam"), device="cpu")
     assert isinstance(beam.evaluator, ProbeEvaluator) and beam.composer is beam.evaluator
-    assert beam.evaluator._vectors_budget == 0
+    assert beam.evaluator._vectors.maxsize == 0

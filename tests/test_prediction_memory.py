@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from cachetools import FIFOCache
 from report_run import TASKS, TREEBANK
 from test_attack import components, config
 
@@ -76,12 +78,17 @@ def test_the_oldest_predictions_go_beyond_the_byte_budget(
 ) -> None:
     sentences = read_conllu(TREEBANK)[:6]
     _score(evaluator, sentences[:1])
-    one = evaluator._predicted_bytes
+    one = evaluator._predicted.currsize
     assert one > 0
-    monkeypatch.setattr(probe_eval, "PREDICTIONS_KEPT_BYTES", one * 2)
+    # a budget of two sentences
+    small: FIFOCache[tuple[str, ...], tuple[Any, ...]] = FIFOCache(
+        one * 2, getsizeof=probe_eval._nbytes
+    )
+    small.update(evaluator._predicted)
+    evaluator._predicted = small
     for s in sentences[1:]:
         _score(evaluator, [s])
-    assert evaluator._predicted_bytes <= one * 2
+    assert 0 < evaluator._predicted.currsize <= one * 2
     kept = list(evaluator._predicted)
     assert kept and kept[-1] == sentences[-1].forms
     assert sentences[0].forms not in kept
@@ -117,7 +124,7 @@ def test_gold_records_are_built_once_per_annotation_across_calls(
         return gold_of(sentence)
 
     monkeypatch.setattr(probe_eval, "gold_of", counted)
-    monkeypatch.setattr(probe_eval, "_GOLDS_KEPT", 2)
+    evaluator._golds = FIFOCache(2)  # two annotations kept
     a, b, c = read_conllu(TREEBANK)[:3]
     first = evaluator.evaluate_many([(a, [a], [None])])
     again = evaluator.evaluate_many([(a, [a, a], [None, None])])

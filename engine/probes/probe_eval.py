@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+from cachetools import FIFOCache, LRUCache
 from numpy.typing import NDArray
 
 from brittle.engine.core.errors import ConfigError
@@ -69,6 +69,15 @@ class _Kept:
 
     groups: tuple[NDArray[np.float32], ...]
     outputs: dict[int, NDArray[np.float32]] = field(default_factory=dict)
+
+    def nbytes(self) -> int:
+        """The vectors' bytes (what the budget counts; the outputs are not counted)."""
+        return sum(v.nbytes for v in self.groups)
+
+
+def _nbytes(predictions: tuple[Prediction, ...]) -> int:
+    """The bytes of one word sequence's predictions, one per probe."""
+    return sum(p.nbytes for p in predictions)
 
 
 @dataclass
@@ -159,16 +168,18 @@ class ProbeEvaluator:
         self._prefixes = columns.prefixes
         #: The first probe's vectors of recent clean sentences, by their words (never by
         #: sentence ID: two sentences may share one).
-        self._originals: dict[tuple[str, ...], NDArray[np.float32]] = {}
-        self._golds: OrderedDict[_Annotation, Gold] = OrderedDict()
+        self._originals: FIFOCache[tuple[str, ...], NDArray[np.float32]] = FIFOCache(
+            _ORIGINALS_KEPT
+        )
+        self._golds: FIFOCache[_Annotation, Gold] = FIFOCache(_GOLDS_KEPT)
         #: Each probe's prediction on recently scored word sequences (oldest first).
-        self._predicted: OrderedDict[tuple[str, ...], tuple[Prediction, ...]] = OrderedDict()
-        self._predicted_bytes = 0
+        self._predicted: FIFOCache[tuple[str, ...], tuple[Prediction, ...]] = FIFOCache(
+            PREDICTIONS_KEPT_BYTES, getsizeof=_nbytes
+        )
         #: What composition reads of recently scored word sequences, kept for
-        #: :meth:`compose_many` once :meth:`keep_vectors` asked (oldest first).
-        self._vectors: OrderedDict[Words, _Kept] = OrderedDict()
-        self._vectors_bytes = 0
-        self._vectors_budget = 0
+        #: :meth:`compose_many` once :meth:`keep_vectors` asked (least recently scored
+        #: or composed dropped first; a budget of 0 keeps none).
+        self._vectors: LRUCache[Words, _Kept] = LRUCache(0, getsizeof=_Kept.nbytes)
         #: The layers of each group's kept vectors, as its backend numbers them.
         self._vector_layers: tuple[tuple[int, ...], ...] = ()
         #: The group of each probe (an index into ``groups``).
@@ -277,8 +288,6 @@ class ProbeEvaluator:
         gold = self._golds.get(key)
         if gold is None:
             gold = self._golds[key] = gold_of(sentence)
-            while len(self._golds) > _GOLDS_KEPT:
-                self._golds.popitem(last=False)
         return gold
 
     def _original_vectors(
@@ -304,8 +313,6 @@ class ProbeEvaluator:
         if vec is None:
             vec = self._first_layer(self._encode([forms]), 0)
         self._originals[forms] = vec
-        while len(self._originals) > _ORIGINALS_KEPT:
-            self._originals.pop(next(iter(self._originals)))
         return vec
 
     def _distances(
@@ -339,36 +346,32 @@ class ProbeEvaluator:
             if forms in self._predicted:
                 continue
             kept = tuple(per_probe[k].copy() for per_probe in predicted)
-            self._predicted[forms] = kept
-            self._predicted_bytes += sum(p.nbytes for p in kept)
-        while self._predicted_bytes > PREDICTIONS_KEPT_BYTES and self._predicted:
-            _, dropped = self._predicted.popitem(last=False)
-            self._predicted_bytes -= sum(p.nbytes for p in dropped)
+            if _nbytes(kept) <= self._predicted.maxsize:
+                self._predicted[forms] = kept
 
     def forget_predictions(self) -> None:
         """Drop the predictions and vectors kept from scoring (every chunk of an attack
         starts so, in one process as on a worker, so a row never depends on an earlier
         chunk)."""
         self._predicted.clear()
-        self._predicted_bytes = 0
         self._vectors.clear()
-        self._vectors_bytes = 0
 
     def keep_vectors(self, max_bytes: int = VECTORS_KEPT_BYTES) -> None:
         """From now on keep the word vectors of every scored word sequence, up to
         ``max_bytes`` (the oldest dropped first; 0 keeps none), for
         :meth:`compose_many`."""
-        self._vectors_budget = max(self._vectors_budget, max_bytes)
+        if max_bytes > self._vectors.maxsize:
+            self._vectors = LRUCache(max_bytes, getsizeof=_Kept.nbytes)
 
     def _keep_vectors(self, words: Sequence[tuple[str, ...]], reps: list[FlatReps]) -> None:
         """Keep each group's vectors of each scored word sequence (copied out of the
         batch) when :meth:`keep_vectors` asked for them."""
-        if self._vectors_budget <= 0:
+        budget = self._vectors.maxsize
+        if budget <= 0:
             return
         self._vector_layers = tuple(r.layers for r in reps)
         for k, forms in enumerate(words):
-            if forms in self._vectors:
-                self._vectors.move_to_end(forms)
+            if self._vectors.get(forms) is not None:  # now the most recently used
                 continue
             kept = _Kept(
                 tuple(
@@ -376,11 +379,8 @@ class ProbeEvaluator:
                     for r in reps
                 )
             )
-            self._vectors[forms] = kept
-            self._vectors_bytes += sum(v.nbytes for v in kept.groups)
-        while self._vectors_bytes > self._vectors_budget and self._vectors:
-            _, dropped = self._vectors.popitem(last=False)
-            self._vectors_bytes -= sum(v.nbytes for v in dropped.groups)
+            if kept.nbytes() <= budget:
+                self._vectors[forms] = kept
 
     def compose_many(self, requests: Sequence[ComposeRequest]) -> list[NDArray[np.float64]]:
         """Metrics (m, tasks) of the union of each pair of scored word sequences

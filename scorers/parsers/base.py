@@ -9,12 +9,12 @@ words tuple, which survives across sentences and counts queries, hits and parses
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+from cachetools import LRUCache
 
 from brittle.engine.core.registry import Registry
 
@@ -184,7 +184,10 @@ class CachedParser:
     backend: WordParser
     cache_size: int = 100_000
     stats: CacheStats = field(default_factory=CacheStats)
-    _cache: OrderedDict[Words, Parse] = field(default_factory=OrderedDict, repr=False)
+    _cache: LRUCache[Words, Parse] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._cache = LRUCache(max(self.cache_size, 0))
 
     @property
     def name(self) -> str:
@@ -220,7 +223,6 @@ class CachedParser:
                 continue
             hit = self._cache.get(key)
             if hit is not None:
-                self._cache.move_to_end(key)
                 found[key] = hit
                 self.stats.hits += 1
             else:
@@ -244,12 +246,8 @@ class CachedParser:
         return [found[key] for key in keys]
 
     def _remember(self, key: Words, parse: Parse) -> None:
-        if self.cache_size <= 0:
-            return
-        self._cache[key] = parse
-        self._cache.move_to_end(key)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        if self._cache.maxsize > 0:
+            self._cache[key] = parse
 
     def clear(self) -> None:
         """Empty the cache (counters are kept)."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+from cachetools import FIFOCache
 
 from brittle.engine.core.resources import load_wordnet
 from brittle.scorers.parsers import make_parser
@@ -308,15 +309,15 @@ class Grader:
 #: Most grades kept between :meth:`Grader.grade` calls (a few KB each).
 GRADES_KEPT = 4096
 
-#: The grades made in this process, by (grader settings, original, perturbed), oldest
-#: first; emptied with the models' text caches (:func:`forget_grades`).
-_GRADES: dict[tuple[tuple[str | None, ...], Sentence, Sentence], Grade] = {}
+#: The grades made in this process, by (grader settings, original, perturbed), the
+#: oldest dropped first; emptied with the models' text caches (:func:`forget_grades`).
+_GRADES: FIFOCache[tuple[tuple[str | None, ...], Sentence, Sentence], Grade] = FIFOCache(
+    GRADES_KEPT
+)
 
 
 def _keep_grade(key: tuple[tuple[str | None, ...], Sentence, Sentence], grade: Grade) -> None:
     _GRADES[key] = grade
-    while len(_GRADES) > GRADES_KEPT:
-        del _GRADES[next(iter(_GRADES))]
 
 
 def forget_grades() -> None:
