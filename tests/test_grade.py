@@ -32,7 +32,7 @@ from brittle.search.validity.grammar import (
     place_phrase_check,
     verb_frame_check,
 )
-from brittle.search.validity.lexical import closed_class_check, form_check
+from brittle.search.validity.lexical import closed_class_check, form_check, same_function_class
 from brittle.search.validity.meaning import similarity_check, spelling_variant, synonymy_check
 from brittle.search.validity.surprisal import (
     continuation_classes,
@@ -183,6 +183,30 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("stayed", "stay", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", "4", "conj"),
         ("away", "away", "ADV", "RB", "_", "8", "advmod"),
         (".", ".", "PUNCT", ".", "_", "4", "punct"),
+    ],
+    "smoked": [
+        ("You", "you", "PRON", "PRP", "Case=Nom|Person=2|PronType=Prs", "2", "nsubj"),
+        ("smoked", "smoke", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", "0", "root"),
+        ("it", "it", "PRON", "PRP", "Case=Acc|Gender=Neut|Number=Sing|Person=3|PronType=Prs",
+         "2", "obj"),
+        ("down", "down", "ADV", "RB", "_", "2", "advmod"),
+        ("into", "into", "ADP", "IN", "_", "7", "case"),
+        ("the", "the", "DET", "DT", "Definite=Def|PronType=Art", "7", "det"),
+        ("cork", "cork", "NOUN", "NN", "Number=Sing", "2", "obl"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
+    "repair": [
+        ("I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", "6", "nsubj"),
+        ("may", "may", "AUX", "MD", "VerbForm=Fin", "6", "aux"),
+        ("have", "have", "AUX", "VB", "VerbForm=Inf", "6", "aux"),
+        ("given", "give", "VERB", "VBN", "Tense=Past|VerbForm=Part", "6", "reparandum"),
+        ("-", "-", "PUNCT", ":", "_", "6", "punct"),
+        ("given", "give", "VERB", "VBN", "Tense=Past|VerbForm=Part", "0", "root"),
+        ("him", "he", "PRON", "PRP", "Case=Acc|Gender=Masc|Number=Sing|Person=3|PronType=Prs",
+         "6", "iobj"),
+        ("some", "some", "DET", "DT", "_", "9", "det"),
+        ("basil", "basil", "NOUN", "NN", "Number=Sing", "6", "obj"),
+        (".", ".", "PUNCT", ".", "_", "6", "punct"),
     ],
     "somewhere": [
         ("We", "we", "PRON", "PRP", "Case=Nom|Number=Plur|Person=1|PronType=Prs", "3",
@@ -342,6 +366,19 @@ def test_one_heading_a_noun_phrase_is_a_noun(lexicon: PosLexicon) -> None:
     assert closed_class_check(original, changed, lexicon).passed is True
 
 
+def test_a_particle_may_take_the_slot_of_another_particle(lexicon: PosLexicon) -> None:
+    """*smoked it down* -> *out*: one particle for another keeps the slot's class; a
+    preposition that is no particle, or a wh-word, does not."""
+    for particle in ("out", "up", "off"):
+        original, _, changed = pair("smoked", {3: particle})
+        assert closed_class_check(original, changed, lexicon).passed is True
+    for other in ("into", "why", "the"):
+        original, _, changed = pair("smoked", {3: other})
+        assert closed_class_check(original, changed, lexicon).passed is False
+    assert same_function_class("how", "Why") and same_function_class("later", "sooner")
+    assert not same_function_class("how", "out") and not same_function_class("rate", "or")
+
+
 def test_content_words_and_function_slots_pass_the_closed_class_check(
     lexicon: PosLexicon,
 ) -> None:
@@ -487,6 +524,15 @@ def test_a_verb_must_allow_the_slots_use(lexicon: PosLexicon, wordnet: Any) -> N
     original, _, changed = pair("loved", {1: "adored"})
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
     original, _, changed = pair("loved", {1: "arrived"})  # an object the verb cannot take
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is False
+
+
+def test_a_broken_off_verb_has_no_use_to_judge(lexicon: PosLexicon, wordnet: Any) -> None:
+    """*I may have arrived – given him some basil*: the reparandum is repaired at once;
+    the same verb where the repair stands must take the objects."""
+    original, _, changed = pair("repair", {3: "arrived"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is None
+    original, _, changed = pair("repair", {5: "arrived"})
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is False
 
 

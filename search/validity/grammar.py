@@ -37,6 +37,7 @@ from brittle.search.generators.frames import (
 from brittle.search.generators.inflection import inflect_lemma
 from brittle.search.generators.usage import count_use, is_countable
 from brittle.search.generators.vocabulary import frequency_rank
+from brittle.search.validity.lexical import PLACE_ADVERBS
 from brittle.search.validity.meaning import shared_sense
 from brittle.search.validity.records import ChangedWord, Check
 
@@ -232,7 +233,9 @@ def verb_frame_check(
     """Each new verb in a ``VERB`` slot allows the slot's use in the gold tree (a past
     participle heading an adverbial clause or modifying a noun with no auxiliary or
     subject of its own is passive: :func:`_reduced_passive`), and keeps a phrasal verb
-    with the slot's particle when the original's is one WordNet lists.
+    with the slot's particle when the original's is one WordNet lists. A verb the
+    speaker broke off and said again (a ``reparandum``: "I may have *given* – given him
+    some") has no use to judge.
 
     Value: the use of each verb slot. Unknown when no changed word is a verb WordNet
     knows, or no slot's use can be judged.
@@ -242,8 +245,8 @@ def verb_frame_check(
     bad: list[str] = []
     judged = 0
     for w in changed:
-        if words[w.index].upos != "VERB":
-            continue
+        if words[w.index].upos != "VERB" or words[w.index].deprel == "reparandum":
+            continue  # a reparandum is broken off: it has no use to judge
         gap = _reduced_passive(original, w.index) or _object_gap(original, w.index)
         use = "transitive" if gap else verb_use(original, w.index)
         predicative = _predicative(original, w.index)
@@ -396,20 +399,6 @@ DEGREE_ADVERBS: frozenset[str] = frozenset(
      "tremendously", "enormously", "vastly", "overly", "excessively", "mildly",
      "moderately", "marginally", "supremely", "intensely", "astonishingly",
      "strikingly", "dreadfully", "frightfully", "outrageously", "infinitely"}
-)  # fmt: skip
-#: Place adverbs and particles: they complete a verb's construction (*staying away
-#: from*, *be back*, *heard before*, *go somewhere nice*), and only another place word
-#: fills their slot. Hand-written for the same reason.
-PLACE_ADVERBS: frozenset[str] = frozenset(
-    {"back", "up", "down", "out", "off", "away", "on", "over", "around", "before",
-     "somewhere", "anywhere", "nowhere", "everywhere", "ago", "home", "abroad", "outside",
-     "inside", "upstairs", "downstairs", "nearby", "ahead", "aside", "apart", "together",
-     "forward", "forwards", "backward", "backwards", "along", "across", "through",
-     "behind", "underneath", "elsewhere", "overseas", "ashore", "aboard", "indoors",
-     "outdoors", "in", "by", "about", "later", "earlier", "there", "here", "someplace",
-     "anyplace", "north", "south", "east", "west", "northeast", "northwest", "southeast",
-     "southwest", "upstream", "downstream", "uptown", "downtown", "offshore", "inland",
-     "overhead", "below", "above", "beneath", "within", "near", "close", "far"}
 )  # fmt: skip
 
 

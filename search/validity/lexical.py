@@ -27,9 +27,12 @@ if TYPE_CHECKING:
 __all__ = [
     "CLOSED_CLASS_WORDS",
     "OPEN_UPOS",
+    "PLACE_ADVERBS",
+    "WH_ADVERBS",
     "closed_class_check",
     "form_check",
     "is_closed_class",
+    "same_function_class",
 ]
 
 #: Slots of the open classes, where a function word is out of place.
@@ -98,6 +101,36 @@ def _is_wh(word: str) -> bool:
     return key.startswith("wh") or key in ("how", "that")
 
 
+#: Place adverbs and particles: they complete a verb's construction (*staying away
+#: from*, *be back*, *heard before*, *go somewhere nice*), and only another place word
+#: fills their slot. Hand-written for the same reason.
+PLACE_ADVERBS: frozenset[str] = frozenset(
+    {"back", "up", "down", "out", "off", "away", "on", "over", "around", "before",
+     "somewhere", "anywhere", "nowhere", "everywhere", "ago", "home", "abroad", "outside",
+     "inside", "upstairs", "downstairs", "nearby", "ahead", "aside", "apart", "together",
+     "forward", "forwards", "backward", "backwards", "along", "across", "through",
+     "behind", "underneath", "elsewhere", "overseas", "ashore", "aboard", "indoors",
+     "outdoors", "in", "by", "about", "later", "earlier", "sooner", "there", "here", "someplace",
+     "anyplace", "north", "south", "east", "west", "northeast", "northwest", "southeast",
+     "southwest", "upstream", "downstream", "uptown", "downtown", "offshore", "inland",
+     "overhead", "below", "above", "beneath", "within", "near", "close", "far"}
+)  # fmt: skip
+#: Wh-adverbs: in an adverb slot each is replaced by another (*that's how / why I've*).
+WH_ADVERBS: frozenset[str] = frozenset(
+    {"when", "where", "why", "how", "whenever", "wherever", "however"}
+)
+#: Function words that hold open-class slots as a class of their own (UD tags them ADV or
+#: ADJ there): one of a class may take another's slot (*smoked it down* → *out*, "it's
+#: out" → *off*, *that's how* → *why*), which is not a function word in a content slot.
+_OPEN_SLOT_CLASSES: tuple[frozenset[str], ...] = (PLACE_ADVERBS, WH_ADVERBS)
+
+
+def same_function_class(original: str, new: str) -> bool:
+    """Whether ``original`` and ``new`` belong to one of :data:`_OPEN_SLOT_CLASSES`."""
+    old, key = original.lower(), new.lower()
+    return any(old in members and key in members for members in _OPEN_SLOT_CLASSES)
+
+
 def is_closed_class(word: str, lexicon: PosLexicon) -> bool:
     """Whether ``word`` is a function word: in :data:`CLOSED_CLASS_WORDS`, or a modal
     (an AUX reading in the lexicon whose lemma is not also a main verb)."""
@@ -132,7 +165,9 @@ def closed_class_check(
     original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
 ) -> Check:
     """Fails when a function word fills a slot of an open class (value: such words); a
-    pro-form *one* heading a noun phrase is a noun (:func:`_pro_noun`)."""
+    pro-form *one* heading a noun phrase is a noun (:func:`_pro_noun`), and a particle,
+    place word or wh-adverb in the slot of another of its class keeps the slot's class
+    (:func:`same_function_class`)."""
     upos = original.upos
     bad = tuple(
         w.new
@@ -140,6 +175,7 @@ def closed_class_check(
         if upos[w.index] in OPEN_UPOS
         and is_closed_class(w.new, lexicon)
         and not _pro_noun(original, w.index, w.new)
+        and not same_function_class(w.original, w.new)
     )
     return Check(
         name="closed-class",
