@@ -411,6 +411,7 @@ class TransformerEncoder(RepresentationBackend):
         )
 
     def _spans(self, alignment: Alignment) -> list[tuple[int, int]]:
+        """The content tokens ``[start, end)`` of each of the sentence's rows."""
         return content_spans(alignment, max_length=self.max_length, overlap=self.window_overlap)
 
     def _gradients(
