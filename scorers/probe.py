@@ -141,13 +141,15 @@ class Probe:
             One prediction per sentence: distances (n, n), depths (n,), tag ids (n,),
             root probabilities (n,) or tree-depth class probabilities (classes,).
         """
+        return self._predict_padded(self._scaled(words), self.net, batch_size)
+
+    def _scaled(self, words: FlatVectors) -> FlatVectors:
+        """``words`` checked against the probe's dimension and scaled as in training."""
         if words.vectors.ndim != 2:
             shape = words.vectors.shape
             raise ConfigError(f"word vectors must be (words, dim), got shape {shape}")
         self._check_dim(int(words.vectors.shape[1]))
-        if self.scaler is not None:
-            words = self.scaler.apply(words)
-        return self._predict_padded(words, self.net, batch_size)
+        return words if self.scaler is None else self.scaler.apply(words)
 
     @property
     def affine(self) -> bool:
@@ -165,9 +167,7 @@ class Probe:
         # deferred: as in the module's other uses of the representations' records
         from brittle.scorers.representations import FlatVectors
 
-        self._check_dim(int(words.vectors.shape[1]))
-        if self.scaler is not None:
-            words = self.scaler.apply(words)
+        words = self._scaled(words)
         with torch.inference_mode():
             x = torch.from_numpy(np.ascontiguousarray(words.vectors, dtype=np.float32))
             y = self.net(x.to(self.device)).float().cpu().numpy()

@@ -382,8 +382,12 @@ class ScoringSession:
         for p, row, full in zip(candidates[:allowed], metrics, rows, strict=True):
             self._metrics[p] = row
             self._distances[p] = (float(full[-2]), float(full[-1]))
-        drops = self.clean[None, :] - metrics
-        return np.asarray(drops @ self.weights, dtype=np.float64)
+        return self._damage(metrics)
+
+    def _damage(self, metrics: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The objective's damage of each row of per-task ``metrics`` (m, tasks): the
+        weighted drop from the clean sentence's, shape (m,)."""
+        return np.asarray((self.clean[None, :] - metrics) @ self.weights, dtype=np.float64)
 
     def composed(self, pairs: Sequence[tuple[Perturbation, Perturbation]]) -> NDArray[np.float64]:
         """Predicted damage of the union of each pair of scored perturbations, shape
@@ -393,8 +397,7 @@ class ScoringSession:
         if self._compose is None:
             return np.full(len(pairs), np.nan)
         words = [(self.applied(a).forms, self.applied(b).forms) for a, b in pairs]
-        metrics = self._compose((self.original, words))
-        return np.asarray((self.clean[None, :] - metrics) @ self.weights, dtype=np.float64)
+        return self._damage(self._compose((self.original, words)))
 
     def admit(self, candidates: Sequence[Perturbation], admissible: NDArray[np.bool_]) -> None:
         """Record which checked candidates the constraints admitted, for epsilon and

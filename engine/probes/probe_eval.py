@@ -358,8 +358,8 @@ class ProbeEvaluator:
 
     def keep_vectors(self, max_bytes: int = VECTORS_KEPT_BYTES) -> None:
         """From now on keep the word vectors of every scored word sequence, up to
-        ``max_bytes`` (the oldest dropped first; 0 keeps none), for
-        :meth:`compose_many`."""
+        ``max_bytes`` (the least recently scored or composed dropped first; 0 keeps
+        none), for :meth:`compose_many`."""
         if max_bytes > self._vectors.maxsize:
             self._vectors = LRUCache(max_bytes, getsizeof=_Kept.nbytes)
 
@@ -513,10 +513,11 @@ class ProbeEvaluator:
             i: [(p, [form for form, _ in opts]) for p, opts in requests[i][1].entries]
             for i in asked
         }
+        weights = {i: self._probe_weights(requests[i][2]) for i in asked}
         for g in self.groups:
             mine: list[tuple[int, dict[int, float]]] = []  # (request, {probe: weight})
             for i in asked:
-                weight = self._probe_weights(requests[i][2])
+                weight = weights[i]
                 members = {m: weight[m] for m in g.members if weight[m] > 0}
                 if members:
                     mine.append((i, members))
