@@ -5,7 +5,7 @@ docs/validity.md ("The reading") holds every pair read one by one: the sentence 
 the original and the perturbed sentence (words separated by spaces, changed words in
 bold), the reading (tree-valid, grammatical, meaning kept, ``y``/``n``) and the grade the
 judges gave when the pair was read. This script rebuilds each pair from the treebank
-(EWT test, GUM test or GUM dev, found by ``sent_id``; the perturbed sentence is the
+(EWT test or dev, GUM test or dev, found by ``sent_id``; the perturbed sentence is the
 original with the differing words replaced, lemma unknown), grades all of them with
 today's judges in one call (:func:`brittle.search.validity.grade.grade_pairs`), and
 prints per table:
@@ -51,6 +51,7 @@ TREEBANKS = (
     UD / "UD_English-EWT" / "en_ewt-ud-test.conllu",
     UD / "UD_English-GUM" / "en_gum-ud-test.conllu",
     UD / "UD_English-GUM" / "en_gum-ud-dev.conllu",
+    UD / "UD_English-EWT" / "en_ewt-ud-dev.conllu",
 )
 LEVELS = ("tree", "gram", "meaning")
 
@@ -198,6 +199,16 @@ PRESET_TABLES = (
         "`meaning`, GUM test 61-120 (held out)",
         2,
         "`--validity meaning` today (GUM test, sentences 61-120, attack, beam, tau 2, held out)",
+    ),
+    (
+        "`tree`, EWT dev (held out)",
+        0,
+        "`--validity tree` (EWT dev, first 60, attack, beam, tau 2, held out)",
+    ),
+    (
+        "`grammatical`, EWT dev (held out)",
+        1,
+        "`--validity grammatical` (EWT dev, first 60, attack, beam, tau 2, held out)",
     ),
 )
 #: The page that shows the presets' readings beside their grades.
