@@ -210,6 +210,11 @@ PRESET_TABLES = (
         1,
         "`--validity grammatical` (EWT dev, first 60, attack, beam, tau 2, held out)",
     ),
+    (
+        "`meaning`, EWT dev (held out)",
+        2,
+        "`--validity meaning` (EWT dev, first 60, attack, beam, tau 2, held out)",
+    ),
 )
 #: The page that shows the presets' readings beside their grades.
 FRONTIER = ROOT / "docs" / "frontier.md"

@@ -30,7 +30,7 @@ say which of these their output is: a preset does, by construction.
   and which rejected good synonyms there: *Results* → *Outcomes*, *consequences* →
   *effects*). On the first 60 sentences of GUM test (beam, tau 2) it changes 35, 32 of
   them read as keeping the meaning; on held-out text fewer keep it (GUM dev 28 of 40,
-  EWT test 15 of 18: docs/validity.md).
+  EWT test 15 of 18, EWT dev 19 of 25: docs/validity.md).
 
 ``attack``, ``perturb`` and the demo resolve ``--validity NAME`` through
 :data:`PRESETS` and print the resolved generator and constraints when they start.

@@ -99,6 +99,20 @@ ROWS: dict[str, list[tuple[str, ...]]] = {
         ("today", "today", "NOUN", "NN", "Number=Sing", "2", "obl:unmarked"),
         (".", ".", "PUNCT", ".", "_", "2", "punct"),
     ],
+    "september": [
+        ("Papers", "paper", "NOUN", "NNS", "Number=Plur", "2", "nsubj"),
+        ("printed", "print", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", "0", "root"),
+        ("them", "they", "PRON", "PRP", "Case=Acc|Number=Plur|Person=3|PronType=Prs", "2",
+         "obj"),
+        ("last", "last", "ADJ", "JJ", "Degree=Pos", "5", "amod"),
+        ("September", "September", "PROPN", "NNP", "Number=Sing", "2", "obl:unmarked"),
+        ("and", "and", "CCONJ", "CC", "_", "10", "cc"),
+        ("the", "the", "DET", "DT", "Definite=Def|PronType=Art", "10", "det"),
+        ("last", "last", "ADJ", "JJ", "Degree=Pos", "10", "amod"),
+        ("big", "big", "ADJ", "JJ", "Degree=Pos", "10", "amod"),
+        ("week", "week", "NOUN", "NN", "Number=Sing", "5", "conj"),
+        (".", ".", "PUNCT", ".", "_", "2", "punct"),
+    ],
     "expanded": [
         ("They", "they", "PRON", "PRP", "Case=Nom|Number=Plur|Person=3|PronType=Prs", "2",
          "nsubj"),
@@ -564,6 +578,19 @@ def test_a_phrasal_verb_stays_one(lexicon: PosLexicon, wordnet: Any) -> None:
     assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
 
 
+def test_a_verb_with_no_complement_needs_a_frame_that_is_not_predicative(
+    lexicon: PosLexicon, wordnet: Any
+) -> None:
+    """WordNet lists "Something ----s Adjective/Noun" among the intransitive frames; a
+    verb with only such frames (*seem*) wants its complement: "They seemed on the plan"
+    is not English where "They worked on the plan" is."""
+    original, _, changed = pair("expanded", {1: "seemed"})
+    check = verb_frame_check(original, changed, lexicon, wordnet)
+    assert check.passed is False and "seemed (seem) wants a complement" in str(check.failed)
+    original, _, changed = pair("expanded", {1: "worked"})
+    assert verb_frame_check(original, changed, lexicon, wordnet).passed is True
+
+
 def test_a_reduced_passive_needs_a_transitive_verb(lexicon: PosLexicon, wordnet: Any) -> None:
     """A past participle heading an adverbial clause or modifying a noun with no
     auxiliary or subject of its own is passive: *if interrogated*, *the interrogated report*;
@@ -593,6 +620,18 @@ def test_a_bare_time_noun_and_its_deictic_adjective(lexicon: PosLexicon, glove: 
     original, _, changed = pair("today", {2: "next"})
     assert count_check(original, changed, lexicon).passed is True
     original, _, changed = pair("today", {6: "TYRANT"})
+    assert count_check(original, changed, lexicon).passed is None
+
+
+def test_last_before_a_bare_month_is_its_determiner(lexicon: PosLexicon, glove: None) -> None:
+    """*last September* as *last month*: a proper noun with no determiner of its own
+    takes *last* or *next*, not another adjective; *the last week* has its article."""
+    original, _, changed = pair("september", {3: "early"})  # "them early September"
+    check = count_check(original, changed, lexicon)
+    assert check.passed is False and "determiner last" in str(check.failed)
+    original, _, changed = pair("september", {3: "next"})
+    assert count_check(original, changed, lexicon).passed is True
+    original, _, changed = pair("september", {7: "early"})  # "the early big week"
     assert count_check(original, changed, lexicon).passed is None
 
 

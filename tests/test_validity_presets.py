@@ -17,7 +17,7 @@ from brittle.engine.core.conllu import iter_conllu
 from brittle.engine.core.errors import ConfigError
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.closed_class import is_function_word
-from brittle.search.generators.frames import slot_uses, verb_fits
+from brittle.search.generators.frames import slot_uses, stands_alone, verb_fits, verb_frames
 from brittle.search.generators.inflection import regular_inflection
 from brittle.search.generators.jabberwocky import Jabberwocky
 from brittle.search.generators.random_words import (
@@ -29,12 +29,13 @@ from brittle.search.generators.random_words import (
 from brittle.search.generators.slots import (
     common_case,
     demonym,
+    kept_slot,
     kept_word,
     proper_adjective,
     slot_tag,
 )
 from brittle.search.generators.syllables import ONSETS, RHYMES, SyllableStems
-from brittle.search.generators.usage import is_countable
+from brittle.search.generators.usage import deictic_determiner, is_countable
 from brittle.search.presets import PRESETS, resolve_preset
 
 TREEBANK = Path(__file__).resolve().parents[1] / "data" / "default.conllu"
@@ -234,6 +235,28 @@ def test_verb_uses_and_frames() -> None:
     assert not verb_fits("parsley", frozenset({"intransitive"}))  # not a verb
     assert verb_fits("consider", frozenset({"transitive", "predicative"}))
     assert not verb_fits("examine", frozenset({"transitive", "predicative"}))
+    # a predicative frame is no frame for a verb with no complement at all
+    assert not stands_alone(verb_frames("seem")) and stands_alone(verb_frames("arrive"))
+    assert verb_fits("seem", frozenset({"predicative"}))
+    assert stands_alone(frozenset())  # no frames: not judged
+
+
+INTRANSITIVE = """
+they PRON PRP 2 nsubj
+appeared VERB VBD 0 root
+at ADP IN 4 case
+Newsday PROPN NNP 2 obl
+"""
+
+
+@pytest.mark.needs("glove")
+def test_a_verb_slot_with_no_complement_draws_no_verb_that_wants_one() -> None:
+    """The `grammatical` preset's draws for *they appeared at Newsday*: no verb whose
+    only intransitive frames are predicative (*seem*, *say*)."""
+    options = dict(slots="regular", function_words=False, frames=True, countability=True)
+    generator = RandomWords(oversample=40, **options)  # type: ignore[arg-type]
+    fits = generator._fit(sentence_of(INTRANSITIVE), 1)
+    assert fits("arrive") and not fits("seem") and not fits("say")
 
 
 def test_adjective_positions() -> None:
@@ -375,6 +398,67 @@ def test_a_count_noun_bare_in_a_phrase_keeps_its_word() -> None:
     plain = RandomWords(oversample=10, **{**options, "countability": False})  # type: ignore[arg-type]
     (loose,) = plain.candidates([sentence_of(CONNECTION)], top_k=3)
     assert 2 in loose.positions
+
+
+DEICTIC = """
+papers paper NOUN NNS 2 nsubj
+printed print VERB VBD 0 root
+it it PRON PRP 2 obj
+last last ADJ JJ 5 amod
+September September PROPN NNP 2 obl:unmarked
+and and CCONJ CC 10 cc
+the the DET DT 10 det
+last last ADJ JJ 10 amod
+long long ADJ JJ 10 amod
+chapter chapter NOUN NN 5 conj
+next next ADJ JJ 12 amod
+weeks week NOUN NNS 2 obl:unmarked
+"""
+
+
+def test_last_before_a_bare_noun_is_a_determiner() -> None:
+    """*last* or *next* before a singular noun or proper noun with no determiner of its
+    own works as its determiner: no other adjective, nor a nonword, can stand there
+    ("papers blaip September"); before *the last chapter* or plural *next weeks* it is
+    an adjective like any other."""
+    sentence = sentence_of(DEICTIC)
+    assert [i for i in range(len(sentence)) if deictic_determiner(sentence, i)] == [3]
+    assert kept_slot(sentence, 3) and not kept_slot(sentence, 7) and not kept_slot(sentence, 8)
+    assert kept_slot(sentence_of(EXISTENTIAL), 3)  # few, as before
+
+
+@pytest.mark.needs("glove")
+def test_the_generators_keep_last_before_a_bare_month() -> None:
+    sentence = sentence_of(DEICTIC)
+    (nonwords,) = Jabberwocky(stems="syllable", slots="regular").candidates([sentence], top_k=3)
+    assert 3 not in nonwords.positions and {7, 8}.issubset(nonwords.positions)
+    options = dict(slots="regular", function_words=False, frames=True, countability=True)
+    (words,) = RandomWords(oversample=10, **options).candidates([sentence], top_k=3)  # type: ignore[arg-type]
+    assert 3 not in words.positions and 8 in words.positions
+
+
+BARE = """
+they they PRON PRP 2 nsubj
+fled flee VERB VBD 0 root
+from from ADP IN 5 case
+hostile hostile ADJ JJ 5 amod
+fire fire NOUN NN 2 obl
+"""
+
+
+@pytest.mark.needs("glove")
+def test_a_bare_singular_takes_no_noun_that_is_also_an_adjective() -> None:
+    """*to hostile fire* wants a mass noun; a noun that is also an adjective (*anti*,
+    *crisp*) is counted by its form's frequency, mostly the adjective's, and looks like
+    a mass noun when it is a count noun: none is drawn there."""
+    options = dict(slots="regular", function_words=False, frames=True, countability=True)
+    generator = RandomWords(oversample=40, **options)  # type: ignore[arg-type]
+    (table,) = generator.candidates([sentence_of(BARE)], top_k=30)
+    nouns = [form for form, _ in table.options(4)]
+    assert len(nouns) >= 10
+    for noun in nouns:
+        assert not is_countable(noun) and "ADJ" not in generator.lexicon.upos(noun), noun
+    assert not is_countable("anti") and "ADJ" in generator.lexicon.upos("anti")
 
 
 EXISTENTIAL = """

@@ -37,6 +37,7 @@ __all__ = [
     "infinitive_fits",
     "lemma_frames",
     "slot_uses",
+    "stands_alone",
     "synonym_fits",
     "verb_fits",
     "verb_frames",
@@ -211,6 +212,15 @@ def verb_frames(lemma: str) -> frozenset[int]:
 #: WordNet frames of a verb with a predicative complement: "Something ----s something
 #: Adjective/Noun", "Something ----s Adjective/Noun", "Somebody ----s Adjective".
 PREDICATIVE_FRAMES = frozenset({5, 6, 7})
+
+
+def stands_alone(frames: Collection[int]) -> bool:
+    """Whether a verb with WordNet ``frames`` (of the senses looked at) can stand with no
+    complement at all: an intransitive frame that is not a predicative one. *seem*
+    has only "Something ----s Adjective/Noun" and "Somebody ----s Adjective" among its
+    intransitive frames, so "the piece has *seemed* at Newsday" is not English where
+    "has *appeared*" is; a verb WordNet gives no frames is not judged (True)."""
+    return not frames or bool((FRAMES_BY_USE["intransitive"] - PREDICATIVE_FRAMES) & set(frames))
 
 
 def slot_uses(sentence: Sentence, index: int) -> frozenset[VerbUse | str]:

@@ -58,7 +58,7 @@ from brittle.search.generators.slots import (
     Slots,
     common_case,
     demonym,
-    kept_word,
+    kept_slot,
     proper_adjective,
     slot_tag,
 )
@@ -234,11 +234,7 @@ class Jabberwocky(SubstitutionGenerator):
             word = sentence.words[i]
             tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
             proper = self.slots != "content" and proper_adjective(sentence, i)
-            regular = (
-                tag is not None
-                and common_case(word.form, i)
-                and not kept_word(word.lemma, word.form)
-            )
+            regular = tag is not None and common_case(word.form, i) and not kept_slot(sentence, i)
             if self.slots != "content" and not (proper or regular):
                 return []
             found = self.pseudowords(sentence.sent_id, i, word.upos, tag, k, proper=proper)

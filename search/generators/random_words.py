@@ -25,7 +25,9 @@ Four options make the substitutions keep the sentence grammatical (the
   (:mod:`~brittle.search.generators.closed_class`);
 - ``frames=true`` replaces a verb only when it is used with an object (or in the
   passive) or with no complement, by a verb with a WordNet frame for that use
-  (:func:`~brittle.search.generators.frames.slot_uses`); verbs with a clause, an
+  (:func:`~brittle.search.generators.frames.slot_uses`; with no complement, not one
+  whose only such frames are predicative:
+  :func:`~brittle.search.generators.frames.stands_alone`); verbs with a clause, an
   infinitive, a gerund or a predicative complement, and phrasal verbs (with a
   ``compound:prt`` particle), keep their word; an adjective is replaced only before a
   noun or after a copula and without a complement of its own (*fond of*, *willing
@@ -33,7 +35,8 @@ Four options make the substitutions keep the sentence grammatical (the
   prenominal-only after a copula (*former*); a noun used as an adverbial of time or
   measure (*today*) keeps its word;
 - ``countability=true`` draws count nouns where only a count noun fits (a plural, or
-  after *a*, *each*, *every*) and mass nouns for a bare singular, and leaves alone a
+  after *a*, *each*, *every*) and mass nouns for a bare singular (never a noun that is
+  also an adjective, whose frequency cannot tell: *anti*, *crisp*), and leaves alone a
   count noun bare in a prepositional phrase, an idiom (*in connection with*, not *in
   reliance with*; :func:`~brittle.search.generators.usage.bare_idiom`);
 - ``wordnet_pos=true`` draws only lemmas WordNet knows in the slot's part of speech.
@@ -52,7 +55,7 @@ from typing import ClassVar
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.base import GENERATORS, SubstitutionGenerator, position_rng
 from brittle.search.generators.closed_class import is_function_word
-from brittle.search.generators.frames import slot_uses, verb_fits
+from brittle.search.generators.frames import slot_uses, stands_alone, verb_fits, verb_frames
 from brittle.search.generators.inflection import (
     TAG_FAMILY,
     is_lexicon_lemma,
@@ -60,7 +63,7 @@ from brittle.search.generators.inflection import (
     target_tag,
 )
 from brittle.search.generators.lexicon import WORDNET_POS, PosLexicon
-from brittle.search.generators.slots import Slots, common_case, kept_word, slot_tag
+from brittle.search.generators.slots import Slots, common_case, kept_slot, slot_tag
 from brittle.search.generators.usage import bare_idiom, bare_singular, count_use, is_countable
 from brittle.search.generators.vocabulary import attested_form, frequent_words, glove
 from brittle.search.table import Candidate, SubstitutionTable
@@ -256,7 +259,7 @@ class RandomWords(SubstitutionGenerator):
         word = sentence.words[i]
         if self.slots != "content":
             tag = slot_tag(word.upos, word.xpos, word.feats_dict, word.form, self.slots)
-            if tag is None or not common_case(word.form, i) or kept_word(word.lemma, word.form):
+            if tag is None or not common_case(word.form, i) or kept_slot(sentence, i):
                 return False
         if not self.function_words and (
             is_function_word(word.form, self.lexicon) or is_function_word(word.lemma, self.lexicon)
@@ -296,6 +299,8 @@ class RandomWords(SubstitutionGenerator):
         if self.frames and word.upos == "VERB":
             uses = slot_uses(sentence, i)
             tests.append(lambda lemma: verb_fits(lemma, uses))
+            if uses == {"intransitive"}:  # no complement: no verb that wants one (seem)
+                tests.append(lambda lemma: stands_alone(verb_frames(lemma)))
         if self.frames and word.upos == "ADJ":
             position = adjective_position(sentence, i)
             if position is not None:
@@ -304,7 +309,13 @@ class RandomWords(SubstitutionGenerator):
             if count_use(sentence, i) or _counted(sentence, i):
                 tests.append(is_countable)
             elif bare_singular(sentence, i):
-                tests.append(lambda lemma: not is_countable(lemma))
+                # a bare singular wants a mass noun, and is_countable reads a form's
+                # frequency over all its uses: a noun that is also an adjective is
+                # counted mostly as the adjective and looks like a mass noun when it
+                # is a count noun ("to hostile anti", "in Palestinian crisp")
+                tests.append(
+                    lambda lemma: not is_countable(lemma) and "ADJ" not in self.lexicon.upos(lemma)
+                )
         return lambda lemma: all(test(lemma) for test in tests)
 
     def _draw(

@@ -19,6 +19,7 @@ from typing import Literal
 from brittle.engine.core.sentence import Sentence
 from brittle.search.generators.eligibility import FUNCTION_ADVERBS
 from brittle.search.generators.inflection import target_tag
+from brittle.search.generators.usage import deictic_determiner
 
 __all__ = [
     "KEPT_LEMMAS",
@@ -27,6 +28,7 @@ __all__ = [
     "Slots",
     "common_case",
     "demonym",
+    "kept_slot",
     "kept_word",
     "proper_adjective",
     "slot_tag",
@@ -65,6 +67,15 @@ KEPT_LEMMAS: frozenset[str] = frozenset(
 def kept_word(lemma: str, form: str) -> bool:
     """Whether the word keeps its form in a regular slot (:data:`KEPT_LEMMAS`)."""
     return lemma.lower() in KEPT_LEMMAS or form.lower() in KEPT_LEMMAS
+
+
+def kept_slot(sentence: Sentence, index: int) -> bool:
+    """Whether the word at 0-based ``index`` keeps its form in a regular slot: a word of
+    :data:`KEPT_LEMMAS`, or *last* or *next* as the determiner of a bare noun
+    (:func:`~brittle.search.generators.usage.deictic_determiner`: "papers *last*
+    September" has no reading with another adjective or a nonword there)."""
+    word = sentence.words[index]
+    return kept_word(word.lemma, word.form) or deictic_determiner(sentence, index)
 
 
 def common_case(form: str, position: int) -> bool:

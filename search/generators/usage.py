@@ -16,6 +16,8 @@ ordered by frequency in Wikipedia and Gigaword;
   23, *parts* 7). :func:`count_use` tells where the tree needs a count noun (a plural,
   or a singular after *a*, *an*, *another*, *each* or *every*): there, a noun that does
   not count is no substitute ("in the early zeroes" is not "in the early nothings").
+
+And one slot where an adjective is a determiner: :func:`deictic_determiner`.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ from brittle.search.generators.vocabulary import frequency_rank
 
 __all__ = [
     "COUNT_DETERMINERS",
+    "DEICTIC_ADJECTIVES",
+    "DETERMINER_RELATIONS",
     "MASS_RATIO",
     "bare_idiom",
     "bare_singular",
     "count_use",
+    "deictic_determiner",
     "is_countable",
     "rarity",
 ]
@@ -43,6 +48,13 @@ MASS_RATIO = 50.0
 COUNT_DETERMINERS = frozenset({"a", "an", "another", "each", "every"})
 #: Dependents that let a singular count noun stand (a determiner, a possessor, a number).
 _LICENSERS = frozenset({"det", "det:poss", "nmod:poss", "nummod"})
+#: Adjectives that complete a bare singular noun as a determiner would ("*last*
+#: month's blasts", "*next* week", "*last* September"): any other adjective, a nonword
+#: too, leaves the noun bare ("of **early** month's", "papers **blaip** September").
+DEICTIC_ADJECTIVES = frozenset({"last", "next"})
+#: Dependents that make a singular noun phrase complete without an article (*last* and
+#: *next* aside: :func:`deictic_determiner`).
+DETERMINER_RELATIONS = frozenset({"det", "det:poss", "nmod:poss", "nummod", "det:predet"})
 
 
 def rarity(original: str, substitute: str) -> float | None:
@@ -110,3 +122,21 @@ def bare_idiom(sentence: Sentence, index: int) -> bool:
     in_phrase = "case" in relations and "amod" not in relations
     word = sentence.words[index]
     return in_phrase and is_countable(word.lemma if word.lemma not in ("_", "") else word.form)
+
+
+def deictic_determiner(sentence: Sentence, index: int) -> bool:
+    """Whether the word at 0-based ``index`` is *last* or *next* (an ``ADJ``) standing
+    as the determiner of its head: a singular noun or proper noun with no determiner,
+    possessor or number of its own ("*last* September", "*next* week"; not "the *last*
+    chapter", "*last* years")."""
+    word = sentence.words[index]
+    if word.upos != "ADJ" or word.form.lower() not in DEICTIC_ADJECTIVES:
+        return False
+    if word.head in ("0", "_", ""):
+        return False
+    noun = sentence.words[int(word.head) - 1]
+    if noun.upos not in ("NOUN", "PROPN") or noun.xpos in ("NNS", "NNPS"):
+        return False
+    if noun.feats_dict.get("Number") == "Plur":
+        return False
+    return not any(d.head == word.head and d.deprel in DETERMINER_RELATIONS for d in sentence.words)

@@ -31,11 +31,18 @@ from brittle.search.generators.frames import (
     infinitive_after_object,
     infinitive_fits,
     lemma_frames,
+    stands_alone,
     synonym_fits,
     verb_use,
 )
 from brittle.search.generators.inflection import inflect_lemma
-from brittle.search.generators.usage import count_use, is_countable
+from brittle.search.generators.usage import (
+    DEICTIC_ADJECTIVES,
+    DETERMINER_RELATIONS,
+    count_use,
+    deictic_determiner,
+    is_countable,
+)
 from brittle.search.generators.vocabulary import frequency_rank
 from brittle.search.validity.lexical import PLACE_ADVERBS
 from brittle.search.validity.meaning import shared_sense
@@ -69,12 +76,6 @@ __all__ = [
     "verb_frames",
 ]
 
-#: Dependents that make a singular noun phrase complete without an article.
-_DETERMINERS = frozenset({"det", "det:poss", "nmod:poss", "nummod", "det:predet"})
-#: Adjectives that complete a bare singular time noun as a determiner would ("*last*
-#: month's blasts", "*next* week"): another adjective leaves the noun bare ("of
-#: **early** month's").
-DEICTIC_ADJECTIVES = frozenset({"last", "next"})
 #: Relations of the bare nouns the count check reads: core arguments and predicates,
 #: and noun phrases that modify without a preposition ("by 4:30 *today*", "*tomorrow*
 #: we leave": a bare singular there is a time word, never a count noun).
@@ -233,9 +234,11 @@ def verb_frame_check(
     """Each new verb in a ``VERB`` slot allows the slot's use in the gold tree (a past
     participle heading an adverbial clause or modifying a noun with no auxiliary or
     subject of its own is passive: :func:`_reduced_passive`), and keeps a phrasal verb
-    with the slot's particle when the original's is one WordNet lists. A verb the
-    speaker broke off and said again (a ``reparandum``: "I may have *given* – given him
-    some") has no use to judge.
+    with the slot's particle when the original's is one WordNet lists. A verb with no
+    complement in the tree needs a frame that is not predicative
+    (:func:`~brittle.search.generators.frames.stands_alone`: not *has seemed at
+    Newsday*). A verb the speaker broke off and said again (a ``reparandum``: "I may
+    have *given* – given him some") has no use to judge.
 
     Value: the use of each verb slot. Unknown when no changed word is a verb WordNet
     knows, or no slot's use can be judged.
@@ -279,6 +282,10 @@ def verb_frame_check(
         judged += 1
         if not synonym_fits(lemma, frames, use):
             bad.append(f"{w.new} ({lemma}) has no {use} frame")
+        elif use == "intransitive" and not stands_alone(frames):
+            # "Something ----s Adjective/Noun" is intransitive in WordNet's list, but a
+            # verb with only such frames wants its complement ("has seemed at Newsday")
+            bad.append(f"{w.new} ({lemma}) wants a complement it does not have here")
         elif (
             use == "transitive"
             and _clause_too(original, w.index)
@@ -548,17 +555,6 @@ def place_phrase_check(original: Sentence, changed: Sequence[ChangedWord]) -> Ch
     )
 
 
-def _bare_noun(original: Sentence, head: str) -> bool:
-    """Whether word ``head`` (1-based, as a string) is a singular noun without a
-    determiner or possessor of its own."""
-    if head in ("0", "_", ""):
-        return False
-    noun = original.words[int(head) - 1]
-    if noun.upos != "NOUN" or noun.xpos == "NNS":
-        return False
-    return not any(d.head == head and d.deprel in _DETERMINERS for d in original.words)
-
-
 #: Nouns of quantity whose *of*-complement is plural or a mass noun ("a lot of bass",
 #: "plenty of time"): a singular count noun there is not English ("a lot of vocalist").
 QUANTITY_NOUNS = frozenset({"lot", "lots", "plenty", "amount", "deal", "bit", "quantity"})
@@ -579,7 +575,7 @@ def _mass_slot(original: Sentence, index: int) -> bool:
         ):
             return True
     return any(d.form.lower() == "all" for d in mine) and any(
-        d.deprel in _DETERMINERS and d.form.lower() != "all" for d in mine
+        d.deprel in DETERMINER_RELATIONS and d.form.lower() != "all" for d in mine
     )
 
 
@@ -588,8 +584,9 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
     *each*, *every*: :func:`~brittle.search.generators.usage.count_use`) takes a noun
     that has a plural in use (:func:`~brittle.search.generators.usage.is_countable`:
     not "an ammunition"); a bare singular noun slot (no determiner or possessor) that
-    held a mass noun takes a noun that can be a mass noun; *last* or *next* before a
-    bare singular noun (:data:`DEICTIC_ADJECTIVES`) takes one of them; a singular slot
+    held a mass noun takes a noun that can be a mass noun; *last* or *next* as the
+    determiner of a bare singular noun or proper noun
+    (:func:`~brittle.search.generators.usage.deictic_determiner`) takes one of them; a singular slot
     only a mass noun can fill (:func:`_mass_slot`: "a lot of bass", "all my travel")
     takes no count-only noun. Value: the slots checked; unknown when there are none."""
     words = original.words
@@ -598,7 +595,7 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
     for w in changed:
         tok = words[w.index]
         if tok.upos == "ADJ" and w.original.lower() in DEICTIC_ADJECTIVES:
-            if _bare_noun(original, tok.head):
+            if deictic_determiner(original, w.index):
                 checked.append(w.new)
                 if w.new.lower() not in DEICTIC_ADJECTIVES:
                     bad.append(f"{w.new} cannot stand for the determiner {w.original}")
@@ -617,7 +614,9 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
         if tok.deprel not in _COUNT_CHECKED and not mass_slot:
             continue
         head = str(w.index + 1)
-        if not mass_slot and any(d.head == head and d.deprel in _DETERMINERS for d in words):
+        if not mass_slot and any(
+            d.head == head and d.deprel in DETERMINER_RELATIONS for d in words
+        ):
             continue
         old = tok.lemma if tok.lemma not in ("_", "") else w.original
         if count_only(old) or w.original.isupper():
