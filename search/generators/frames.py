@@ -31,6 +31,7 @@ __all__ = [
     "CLAUSE_AFTER_OBJECT",
     "FRAMES_BY_USE",
     "PREDICATIVE_FRAMES",
+    "RAISING_FRAMES",
     "VerbUse",
     "fits",
     "infinitive_after_object",
@@ -212,15 +213,24 @@ def verb_frames(lemma: str) -> frozenset[int]:
 #: WordNet frames of a verb with a predicative complement: "Something ----s something
 #: Adjective/Noun", "Something ----s Adjective/Noun", "Somebody ----s Adjective".
 PREDICATIVE_FRAMES = frozenset({5, 6, 7})
+#: WordNet frames of a raising verb: "Somebody ----s to INFINITIVE", "It ----s that
+#: CLAUSE".
+RAISING_FRAMES = frozenset({28, 34})
 
 
 def stands_alone(frames: Collection[int]) -> bool:
     """Whether a verb with WordNet ``frames`` (of the senses looked at) can stand with no
-    complement at all: an intransitive frame that is not a predicative one. *seem*
-    has only "Something ----s Adjective/Noun" and "Somebody ----s Adjective" among its
-    intransitive frames, so "the piece has *seemed* at Newsday" is not English where
-    "has *appeared*" is; a verb WordNet gives no frames is not judged (True)."""
-    return not frames or bool((FRAMES_BY_USE["intransitive"] - PREDICATIVE_FRAMES) & set(frames))
+    complement at all. Not a raising verb whose only intransitive frames are
+    predicative: WordNet files "Something ----s Adjective/Noun" and "Somebody ----s
+    Adjective" among the intransitive frames, and *seem* (with "It ----s that CLAUSE"
+    and "Somebody ----s to INFINITIVE") has no other, so "the piece has *seemed* at
+    Newsday" is not English where "has *appeared*" is. A verb with a predicative frame
+    and no raising one is not refused: WordNet also gives "Somebody ----s Adjective"
+    to verbs of digging (*excavate*, *unearth*), which stand alone ("excavating deep
+    into"). A verb WordNet gives no frames is not judged (True)."""
+    frames = set(frames)
+    bare = (FRAMES_BY_USE["intransitive"] - PREDICATIVE_FRAMES) & frames
+    return not frames or bool(bare) or not (PREDICATIVE_FRAMES & frames and RAISING_FRAMES & frames)
 
 
 def slot_uses(sentence: Sentence, index: int) -> frozenset[VerbUse | str]:
