@@ -24,6 +24,7 @@ from brittle.search.validity.grade import changed_words_of
 from brittle.search.validity.grammar import (
     DEGREE_ADVERBS,
     PLACE_ADVERBS,
+    adjective_position_check,
     agreement_check,
     count_check,
     fixed_phrase_check,
@@ -633,6 +634,21 @@ def test_last_before_a_bare_month_is_its_determiner(lexicon: PosLexicon, glove: 
     assert count_check(original, changed, lexicon).passed is True
     original, _, changed = pair("september", {7: "early"})  # "the early big week"
     assert count_check(original, changed, lexicon).passed is None
+
+
+def test_a_predicate_adjective_slot_takes_no_adjective_that_stands_only_before_a_noun(
+    lexicon: PosLexicon,
+) -> None:
+    """WordNet marks *main* (and *indoor*, *seeming*) as standing only before a noun:
+    "That is too main" is not English where "That is too good" is; before a noun
+    (*last month → main month*) the check does not apply."""
+    original, _, changed = pair("nice", {3: "main"})
+    check = adjective_position_check(original, changed, lexicon)
+    assert check.passed is False and "main stands only before a noun" in str(check.failed)
+    original, _, changed = pair("nice", {3: "good"})
+    assert adjective_position_check(original, changed, lexicon).passed is True
+    original, _, changed = pair("today", {2: "main"})
+    assert adjective_position_check(original, changed, lexicon).passed is None
 
 
 def test_agreement_of_number_and_of_the_indefinite_article(lexicon: PosLexicon) -> None:

@@ -31,6 +31,7 @@ from brittle.scorers.parsers import make_parser
 from brittle.search.generators.lexicon import PosLexicon
 from brittle.search.sentence_models import also_forget, sentence_encoder, surprisal_model
 from brittle.search.validity.grammar import (
+    adjective_position_check,
     agreement_check,
     count_check,
     fixed_phrase_check,
@@ -238,6 +239,7 @@ class Grader:
                     count_check(o, changed, lexicon),
                     function_adverb_check(o, changed, lexicon),
                     fixed_phrase_check(o, changed, lexicon),
+                    adjective_position_check(o, changed, lexicon),
                 )
             )
             synonymy.append(synonymy_check(o, changed, lexicon, wordnet))

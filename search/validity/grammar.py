@@ -36,6 +36,7 @@ from brittle.search.generators.frames import (
     verb_use,
 )
 from brittle.search.generators.inflection import inflect_lemma
+from brittle.search.generators.random_words import adjective_position, adjective_positions
 from brittle.search.generators.usage import (
     DEICTIC_ADJECTIVES,
     DETERMINER_RELATIONS,
@@ -64,6 +65,7 @@ __all__ = [
     "PRO_PLACES",
     "QUANTITY_NOUNS",
     "SINGULAR_QUANTIFIERS",
+    "adjective_position_check",
     "agreement_check",
     "count_check",
     "count_only",
@@ -511,6 +513,41 @@ def fixed_phrase_check(
         "fixed-phrase",
         "grammatical",
         "adjectives that are the object of a preposition and what fills them",
+        checked,
+        bad,
+    )
+
+
+def adjective_position_check(
+    original: Sentence, changed: Sequence[ChangedWord], lexicon: PosLexicon
+) -> Check:
+    """An adjective slot that is a predicate (with a copula, or an open complement of a
+    verb: *is **large***, *getting the material **right***) takes no adjective that
+    WordNet marks as standing only before a noun (*main*, *indoor*, *seeming*:
+    :func:`~brittle.search.generators.random_words.adjective_positions`). Value: the
+    slots checked (an adjective WordNet does not know is not judged); unknown when there
+    are none."""
+    words = original.words
+    checked: list[str] = []
+    bad: list[str] = []
+    for w in changed:
+        tok = words[w.index]
+        if tok.upos != "ADJ":
+            continue
+        if adjective_position(original, w.index) != "predicative" and tok.deprel != "xcomp":
+            continue
+        lemma = w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, "ADJ")
+        allowed = adjective_positions(lemma if lemma != "_" else w.new.lower())
+        if not allowed:
+            continue
+        checked.append(w.new)
+        if "predicative" not in allowed:
+            bad.append(f"{w.new} stands only before a noun, not as a predicate")
+    return Check.of_slots(
+        "adjective-position",
+        "grammatical",
+        "adjectives in predicate slots, against WordNet's markers of where the new "
+        "adjective stands",
         checked,
         bad,
     )
