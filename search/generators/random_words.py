@@ -25,8 +25,8 @@ Four options make the substitutions keep the sentence grammatical (the
   (:mod:`~brittle.search.generators.closed_class`);
 - ``frames=true`` replaces a verb only when it is used with an object (or in the
   passive) or with no complement, by a verb with a WordNet frame for that use
-  (:func:`~brittle.search.generators.frames.slot_uses`; with no complement, not one
-  whose only such frames are predicative:
+  (:func:`~brittle.search.generators.frames.slot_uses`; with no complement, not a
+  raising verb whose only such frames are predicative, *seem*:
   :func:`~brittle.search.generators.frames.stands_alone`); verbs with a clause, an
   infinitive, a gerund or a predicative complement, and phrasal verbs (with a
   ``compound:prt`` particle), keep their word; an adjective is replaced only before a
@@ -299,7 +299,7 @@ class RandomWords(SubstitutionGenerator):
         if self.frames and word.upos == "VERB":
             uses = slot_uses(sentence, i)
             tests.append(lambda lemma: verb_fits(lemma, uses))
-            if uses == {"intransitive"}:  # no complement: no verb that wants one (seem)
+            if uses == {"intransitive"}:  # no complement: no raising verb that wants one
                 tests.append(lambda lemma: stands_alone(verb_frames(lemma)))
         if self.frames and word.upos == "ADJ":
             position = adjective_position(sentence, i)

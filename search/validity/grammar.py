@@ -236,10 +236,10 @@ def verb_frame_check(
     """Each new verb in a ``VERB`` slot allows the slot's use in the gold tree (a past
     participle heading an adverbial clause or modifying a noun with no auxiliary or
     subject of its own is passive: :func:`_reduced_passive`), and keeps a phrasal verb
-    with the slot's particle when the original's is one WordNet lists. A verb with no
-    complement in the tree needs a frame that is not predicative
-    (:func:`~brittle.search.generators.frames.stands_alone`: not *has seemed at
-    Newsday*). A verb the speaker broke off and said again (a ``reparandum``: "I may
+    with the slot's particle when the original's is one WordNet lists. A raising verb
+    whose only intransitive frames are predicative needs a complement where the tree
+    gives none (:func:`~brittle.search.generators.frames.stands_alone`: not *has seemed
+    at Newsday*). A verb the speaker broke off and said again (a ``reparandum``: "I may
     have *given* – given him some") has no use to judge.
 
     Value: the use of each verb slot. Unknown when no changed word is a verb WordNet
@@ -286,7 +286,8 @@ def verb_frame_check(
             bad.append(f"{w.new} ({lemma}) has no {use} frame")
         elif use == "intransitive" and not stands_alone(frames):
             # "Something ----s Adjective/Noun" is intransitive in WordNet's list, but a
-            # verb with only such frames wants its complement ("has seemed at Newsday")
+            # raising verb with only such frames wants its complement ("has seemed at
+            # Newsday")
             bad.append(f"{w.new} ({lemma}) wants a complement it does not have here")
         elif (
             use == "transitive"
