@@ -54,7 +54,7 @@ _LICENSERS = frozenset({"det", "det:poss", "nmod:poss", "nummod"})
 DEICTIC_ADJECTIVES = frozenset({"last", "next"})
 #: Dependents that make a singular noun phrase complete without an article (*last* and
 #: *next* aside: :func:`deictic_determiner`).
-DETERMINER_RELATIONS = frozenset({"det", "det:poss", "nmod:poss", "nummod", "det:predet"})
+DETERMINER_RELATIONS = _LICENSERS | {"det:predet"}
 
 
 def rarity(original: str, substitute: str) -> float | None:

@@ -632,11 +632,10 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
     bad: list[str] = []
     for w in changed:
         tok = words[w.index]
-        if tok.upos == "ADJ" and w.original.lower() in DEICTIC_ADJECTIVES:
-            if deictic_determiner(original, w.index):
-                checked.append(w.new)
-                if w.new.lower() not in DEICTIC_ADJECTIVES:
-                    bad.append(f"{w.new} cannot stand for the determiner {w.original}")
+        if deictic_determiner(original, w.index):
+            checked.append(w.new)
+            if w.new.lower() not in DEICTIC_ADJECTIVES:
+                bad.append(f"{w.new} cannot stand for the determiner {w.original}")
             continue
         if tok.upos != "NOUN":
             continue
