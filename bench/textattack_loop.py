@@ -60,8 +60,11 @@ Where the two loops differ (the figures depend on it):
   three-word texts of its last beam and lets MaxWordsPerturbed reject them.
 - What is timed. brittle's seconds are the whole ``run_attack``: the search, the
   probes' predictions on each kept perturbation (one batched model call per chunk),
-  ``results.jsonl`` and the reports (summary, plots, report.html). TextAttack's are its
-  searches with the tables and scoring sessions they need, nothing written.
+  ``results.jsonl`` and the reports (summary, plots, report.html); its search's
+  seconds end as its last sentence's search does (``on_sentence``), before its
+  chunk's kept perturbations are predicted and written, and before the reports.
+  TextAttack's are its searches with the tables and scoring sessions they need,
+  nothing written.
 
 Both loops run in this process with the same components (the parser's helper process
 included); models are loaded and both loops' beam search run once on 4 sentences
@@ -412,8 +415,13 @@ class BrittleConstraints(Constraint):
 
 def run_brittle(config: AttackConfig, components: AttackComponents, out: Path) -> Measured:
     """``run_attack`` with ``components``, timed, and what its rows say."""
+    last_row: list[float] = []
+
+    def on_sentence(progress: object, total: int) -> None:
+        last_row[:] = [time.perf_counter()]
+
     start = time.perf_counter()
-    run_attack(config, out, components=components)
+    run_attack(config, out, components=components, on_sentence=on_sentence)
     seconds = time.perf_counter() - start
     rows = list(read_rows(out / "results.jsonl"))
     n = len(rows)
@@ -421,6 +429,7 @@ def run_brittle(config: AttackConfig, components: AttackComponents, out: Path) -
         sentences=n,
         candidates=sum(r.queries for r in rows),
         seconds=seconds,
+        search_seconds=last_row[0] - start,
         uuas=sum(r.tasks[UUAS].drop or 0.0 for r in rows) / n,
         damage=sum(r.damage for r in rows) / n,
         checked=sum(r.syntax_checked for r in rows),
@@ -493,8 +502,14 @@ def run_textattack(
 
 
 def median_run(runs: Sequence[Measured]) -> Measured:
-    """The first run with the median seconds of all (the other figures do not vary)."""
-    return replace(runs[0], seconds=statistics.median(r.seconds for r in runs))
+    """The first run with the median seconds of all, whole and to the search's end (the
+    other figures do not vary)."""
+    searched = [r.search_seconds for r in runs if r.search_seconds is not None]
+    return replace(
+        runs[0],
+        seconds=statistics.median(r.seconds for r in runs),
+        search_seconds=statistics.median(searched) if searched else None,
+    )
 
 
 def markdown(results: dict[str, dict[str, Measured]]) -> list[str]:

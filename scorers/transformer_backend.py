@@ -25,6 +25,7 @@ from brittle.scorers.alignment import (
     POOLINGS,
     Alignment,
     AlignmentStrategy,
+    PieceCache,
     Pooling,
     Row,
     align_batch,
@@ -149,6 +150,8 @@ class TransformerEncoder(RepresentationBackend):
         self.call_cost = call_cost
         self.window_overlap = window_overlap
         self.alignment: AlignmentStrategy = alignment
+        #: The tokenizer's words seen so far (a search meets the same words again and again).
+        self.pieces = PieceCache()
         self.dtype = dtype
         self.max_length = max_length or _model_max_length(tokenizer, net.config)
         cfg = net.config
@@ -206,7 +209,9 @@ class TransformerEncoder(RepresentationBackend):
     ) -> tuple[list[Row], NDArray[np.int64], list[Alignment]]:
         """Alignment and rows for a batch: (rows, word offsets (n_sentences + 1,), one
         alignment per sentence)."""
-        alignments = align_batch(self.tokenizer, sentences, strategy=self.alignment)
+        alignments = align_batch(
+            self.tokenizer, sentences, strategy=self.alignment, cache=self.pieces
+        )
         rows = plan_rows(
             alignments,
             pooling=self.pooling,
@@ -351,7 +356,10 @@ class TransformerEncoder(RepresentationBackend):
             return []
         idx = [self.layer_index(layer) for layer in layers]
         alignments = align_batch(
-            self.tokenizer, [list(r.words) for r in requests], strategy=self.alignment
+            self.tokenizer,
+            [list(r.words) for r in requests],
+            strategy=self.alignment,
+            cache=self.pieces,
         )
         grads: list[NDArray[np.float64]] = [np.zeros(0)] * len(requests)
         for batch in self._gradient_batches(alignments):

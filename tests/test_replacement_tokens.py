@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brittle.scorers.alignment import align_batch, replacement_tokens
+from brittle.scorers.alignment import PieceCache, align_batch, replacement_tokens
 
 from support import missing_sentence_models
 
@@ -80,3 +80,34 @@ def test_queries_come_back_in_order(tokenizers: dict[str, Any]) -> None:
         for form, one in zip(forms, ids, strict=True):
             np.testing.assert_array_equal(one, whole(tok, words, position, form, "auto"))
     assert replacement_tokens(tok, []) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(batches=st.lists(st.lists(words_st, min_size=1, max_size=4), min_size=1, max_size=3))
+def test_the_piece_cache_aligns_as_the_whole_sentences_do(
+    tokenizers: dict[str, Any], batches: list[list[list[str]]]
+) -> None:
+    """Several calls sharing one small cache (it starts again when full) give every
+    sentence the alignment of the sentence tokenized whole."""
+    for name, tok in tokenizers.items():
+        cache = PieceCache(max_words=12)
+        for sentences in batches:
+            got = align_batch(tok, sentences, cache=cache)
+            expected = align_batch(tok, sentences)
+            for a, b in zip(got, expected, strict=True):
+                assert a.content_ids.tolist() == b.content_ids.tolist(), (name, sentences)
+                assert a.word_of.tolist() == b.word_of.tolist(), (name, sentences)
+                assert (a.orphans, a.prefix, a.suffix) == (b.orphans, b.prefix, b.suffix)
+
+
+def test_the_piece_cache_starts_again_when_full(tokenizers: dict[str, Any]) -> None:
+    tok = tokenizers["wordpiece"]
+    cache = PieceCache(max_words=3)
+    align_batch(tok, [["the", "cat"]], cache=cache)
+    assert len(cache) == 2
+    align_batch(tok, [["the", "cat", "sat", "on"]], cache=cache)
+    assert len(cache) == 2  # full: emptied, then the two new words kept
+    assert cache.lookup({("sat", False), ("on", False), ("the", True)}).keys() == {
+        ("sat", False),
+        ("on", False),
+    }

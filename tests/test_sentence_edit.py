@@ -69,3 +69,17 @@ def test_a_replacement_that_drops_space_after_no_changes_the_text() -> None:
     spaced = glued.with_words({cats: replace(first.words[cats], form="dogs", misc="_")})
     assert glued.surface_text() == "I don't like cats."
     assert spaced.surface_text() == "I don't like dogs ."
+
+
+def test_copies_share_the_layout_the_original_computes_once() -> None:
+    """A search edits one sentence thousands of times: its surface layout is computed on
+    the original at the first edit that keeps it, and every copy reads that one."""
+    original = _fresh(SENTENCES[0])
+    assert "_surface_layout" not in original.__dict__
+    cats = original.forms.index("cats")
+    first = original.with_words({cats: replace(original.words[cats], form="dogs")})
+    second = original.with_words({cats: replace(original.words[cats], form="mice")})
+    layout = original.__dict__["_surface_layout"]
+    assert first.__dict__["_surface_layout"] is layout
+    assert second.__dict__["_surface_layout"] is layout
+    assert second.surface_text() == "I don't like mice."

@@ -346,6 +346,10 @@ class Sentence:
             rows[k] = tok
         out = Sentence(self.sent_id, self.comments, tuple(rows), self.source, self.line)
         if same_ids:
+            if same_layout:
+                # Laid out once here, on the sentence a search edits over and over, and
+                # lent to every copy (a perturbed sentence writes its text at once).
+                _ = self._surface_layout
             self._lend(out, _LAYOUT_VIEWS if same_layout else _ID_VIEWS)
         return out
 
