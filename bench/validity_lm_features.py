@@ -54,7 +54,9 @@ def features(
     original: Sentence, perturbed: Sentence, so: np.ndarray, sp: np.ndarray, alone: dict[str, float]
 ) -> dict[str, float]:
     """The module docstring's measures of one pair from both sentences' word surprisals."""
-    changed = [i for i, (a, b) in enumerate(zip(original.forms, perturbed.forms)) if a != b]
+    changed = [
+        i for i, (a, b) in enumerate(zip(original.forms, perturbed.forms, strict=True)) if a != b
+    ]
     first, last, n = changed[0], changed[-1], len(so)
     rise = sp - so
     unigram = sum(alone[perturbed.forms[i]] - alone[original.forms[i]] for i in changed)
