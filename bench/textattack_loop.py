@@ -86,7 +86,8 @@ Run: ``PYTHONPATH=/tmp/ta-site .venv/bin/python bench/textattack_loop.py [--ewt 
 are trained: the first run trains them). Each run compares the loops twice: with the
 syntax check, and with brittle's cheap ``budget`` constraint in its place (an empty
 constraint list would mean the default, ``syntax:0.2``), so that what is compared is
-the search loop and its scoring alone; ``--no-syntax`` runs only the second. The
+the search loop and its scoring alone; ``--no-syntax`` runs only the second, its
+figures kept in the file ``--measured`` names (the page's table holds both). The
 figures go to ``docs/textattack.json`` (``--measured``; ``--render`` prints the tables
 from it and runs nothing) and ``--write-doc`` writes the table into
 docs/performance.md's generated block ``textattack``: run it with nothing else
@@ -627,6 +628,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="torch device of the probes' model")
     add_doc_options(parser, MEASURED, DOC)
     args = parser.parse_args(argv)
+    if args.no_syntax and not args.render and (args.write_doc or args.measured == MEASURED):
+        parser.error(
+            "--no-syntax measures one of the page's two settings: give --measured FILE "
+            "for its figures, and leave out --write-doc"
+        )
     data = kept_figures(args, lambda: measure(args))
     for mode, searches in data["modes"].items():
         results = {
