@@ -148,9 +148,10 @@ class PieceCache:
     A search tokenizes thousands of candidates a second that differ from their sentence
     in a word or two; with this cache :func:`align_batch` tokenizes only the words it has
     not seen (tokenizing went from 0.27 s to 0.11 s of a 6.5 s greedy search on the
-    every-sense coPOS pool, 2 cores). A word's tokens in a pre-split sentence depend on the word and on whether
-    it opens the sentence (see :func:`replacement_tokens`; tests check the cached
-    alignment against whole sentences for every tokenizer family). At most
+    every-sense coPOS pool, 2 cores). A word's tokens in a pre-split sentence depend
+    on the word and on whether it opens the sentence (see :func:`replacement_tokens`;
+    tests check the cached alignment against whole sentences for every tokenizer
+    family). At most
     ``max_words`` entries: it starts again empty when full, so memory stays flat.
     """
 
