@@ -152,10 +152,11 @@ class PieceCache:
     on the word and on whether it opens the sentence (see :func:`replacement_tokens`;
     tests check the cached alignment against whole sentences for every tokenizer
     family). At most
-    ``max_words`` entries: it starts again empty when full, so memory stays flat.
+    ``max_words`` entries (some 300 bytes each: 15 MB by default): it starts again
+    empty when full, so memory stays flat.
     """
 
-    def __init__(self, max_words: int = 200_000) -> None:
+    def __init__(self, max_words: int = 50_000) -> None:
         self.max_words = max_words
         self._pieces: dict[PieceKey, tuple[int, ...]] = {}
 
