@@ -438,12 +438,12 @@ class ProbeEvaluator:
             parts = [
                 (kept[a].outputs[k], kept[b].outputs[k], kept[c].outputs[k]) for c, a, b in triples
             ]
-            return probe.predict_outputs(FlatVectors.stack([x + y - z for x, y, z in parts]))
+            return probe.predict_outputs(FlatVectors.stack_sums(parts))
         parts = [
             (kept[a].groups[g][at], kept[b].groups[g][at], kept[c].groups[g][at])
             for c, a, b in triples
         ]
-        return probe.predict(FlatVectors.stack([x + y - z for x, y, z in parts]))
+        return probe.predict(FlatVectors.stack_sums(parts))
 
     def _fill_outputs(self, k: int, g: int, at: int, words: Sequence[Words]) -> None:
         """Affine probe ``k``'s outputs (n, out) on the kept vectors of each word
