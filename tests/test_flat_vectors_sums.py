@@ -22,9 +22,8 @@ def parts(draw: st.DrawFn) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
                 [(np.float32,) * 3, (np.float64, np.float32, np.float32), (np.float64,) * 3]
             )
         )
-        out.append(
-            tuple((rng.standard_normal((n, dim)) * 1e3).astype(t) for t in dtypes)  # type: ignore[misc]
-        )
+        x, y, z = ((rng.standard_normal((n, dim)) * 1e3).astype(t) for t in dtypes)
+        out.append((x, y, z))
     return out
 
 
