@@ -227,6 +227,12 @@ def _particles(original: Sentence, index: int) -> list[str]:
     return [w.form.lower() for w in original.words if w.head == head and w.deprel == "compound:prt"]
 
 
+def _new_lemma(w: ChangedWord, lexicon: PosLexicon, upos: str) -> str:
+    """The changed word's lemma: the file's, else the lexicon's for it as ``upos`` (``_``:
+    none known)."""
+    return w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, upos)
+
+
 def verb_frame_check(
     original: Sentence,
     changed: Sequence[ChangedWord],
@@ -256,7 +262,7 @@ def verb_frame_check(
         use = "transitive" if gap else verb_use(original, w.index)
         predicative = _predicative(original, w.index)
         uses.append(f"{w.new}:{'predicative' if predicative else use}")
-        lemma = w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, "VERB")
+        lemma = _new_lemma(w, lexicon, "VERB")
         frames = verb_frames(wordnet, lemma) if lemma != "_" else frozenset()
         old = words[w.index].lemma.lower()
         for particle in _particles(original, w.index):
@@ -537,7 +543,7 @@ def adjective_position_check(
             continue
         if adjective_position(original, w.index) != "predicative" and tok.deprel != "xcomp":
             continue
-        lemma = w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, "ADJ")
+        lemma = _new_lemma(w, lexicon, "ADJ")
         allowed = adjective_positions(lemma if lemma != "_" else w.new.lower())
         if not allowed:
             continue
@@ -639,7 +645,7 @@ def count_check(original: Sentence, changed: Sequence[ChangedWord], lexicon: Pos
             continue
         if tok.upos != "NOUN":
             continue
-        new = w.new_lemma if w.new_lemma not in ("_", "") else lexicon.lemma(w.new, "NOUN")
+        new = _new_lemma(w, lexicon, "NOUN")
         if tok.xpos == "NNS" or tok.feats_dict.get("Number") == "Plur":
             continue  # a plural form counts already (the form check sees to it)
         if count_use(original, w.index):
