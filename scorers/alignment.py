@@ -151,9 +151,8 @@ class PieceCache:
     every-sense coPOS pool, 2 cores). A word's tokens in a pre-split sentence depend
     on the word and on whether it opens the sentence (see :func:`replacement_tokens`;
     tests check the cached alignment against whole sentences for every tokenizer
-    family). At most
-    ``max_words`` entries (some 300 bytes each: 15 MB by default): it starts again
-    empty when full, so memory stays flat.
+    family). At most ``max_words`` entries (some 300 bytes each: 15 MB by default): it
+    starts again empty when full, so memory stays flat.
     """
 
     def __init__(self, max_words: int = 50_000) -> None:
