@@ -240,6 +240,7 @@ class CachedScorer:
         rows: RowsFunction | None = None,
         time_budget: float | None = None,
         compose: ComposeFunction | None = None,
+        clean_first: bool = True,
     ) -> ScoringSession:
         """A per-sentence scoring callable with its own query count and budgets.
 
@@ -248,6 +249,7 @@ class CachedScorer:
         into :meth:`rows_many`. ``time_budget``: seconds of wall-clock time after which
         the session scores no new candidate (see :class:`ScoringSession`).
         ``compose`` serves :meth:`ScoringSession.composed` (``None``: no composition).
+        ``clean_first=False`` scores the clean sentence with the first batch.
         """
         return ScoringSession(
             self,
@@ -257,6 +259,7 @@ class CachedScorer:
             rows=rows,
             time_budget=time_budget,
             compose=compose,
+            clean_first=clean_first,
         )
 
 
@@ -275,6 +278,12 @@ class ScoringSession:
     checked, does not count), and over the same candidates each task's largest drop
     (``worst``, shape (tasks,)) and smallest (``best``: a negative one is the largest
     gain, what a worst-of-b finds by chance when the changes do nothing on average).
+
+    The clean sentence is scored when the session starts, or, with ``clean_first=False``,
+    with the first batch of candidates, in the same request: one model pass fewer before
+    the first candidate is scored, so a search that first asks for something else (a
+    gradient estimate) has its first scores sooner. Its query is counted from the start
+    either way, so the budget left is the same.
     """
 
     def __init__(
@@ -288,8 +297,10 @@ class ScoringSession:
         time_budget: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         compose: ComposeFunction | None = None,
+        clean_first: bool = True,
     ) -> None:
         self.scorer = scorer
+        self._objective = objective
         self._compose = compose
         self.original = original
         self.query_budget = query_budget
@@ -302,10 +313,13 @@ class ScoringSession:
         #: before it, (queries so far, seconds since the session's start, its damage).
         self.anytime: list[tuple[int, float, float]] = []
         self._rows: RowsFunction = rows or (lambda request: scorer.rows_many([request])[0])
-        clean, self.queries = self._rows((original, [original], [None]))
-        self.clean = clean[0, :-2]
-        # After the first evaluation: an evaluator may learn its task columns from it.
-        self.weights = objective.vector(scorer.tasks)
+        self._clean: NDArray[np.float64] | None = None
+        self._weights: NDArray[np.float64] | None = None
+        #: The clean sentence's query, counted from the start (0: cached already).
+        self._clean_cost = 0 if scorer.is_cached(original, original.forms) else 1
+        self.queries = self._clean_cost
+        if clean_first:
+            self._score_clean([], [])
         self.scored = 0
         #: Scored candidates found admissible (the ones epsilon is taken over).
         self.admitted = 0
@@ -322,6 +336,36 @@ class ScoringSession:
         self._counted: set[Perturbation] = set()
         self._metrics: dict[Perturbation, NDArray[np.float64]] = {}
         self._applied: dict[Perturbation, Sentence] = {}
+
+    @property
+    def clean(self) -> NDArray[np.float64]:
+        """The clean sentence's per-task metrics, shape (tasks,); scored now when no
+        batch has been."""
+        if self._clean is None:
+            self._score_clean([], [])
+        assert self._clean is not None
+        return self._clean
+
+    @property
+    def weights(self) -> NDArray[np.float64]:
+        """The objective's weight of each task column, shape (tasks,)."""
+        if self._weights is None:
+            self._score_clean([], [])
+        assert self._weights is not None
+        return self._weights
+
+    def _score_clean(
+        self, sentences: list[Sentence], alignments: list[NDArray[np.int64] | None]
+    ) -> tuple[NDArray[np.float64], int]:
+        """Score the clean sentence and ``sentences`` (``alignments``: each one's word
+        order) in one request; the rows of ``sentences`` and their misses."""
+        cost = 0 if self.scorer.is_cached(self.original, self.original.forms) else 1
+        rows, misses = self._rows((self.original, [self.original, *sentences], [None, *alignments]))
+        self.queries += cost - self._clean_cost  # counted at the start, as it was then
+        self._clean = rows[0, :-2]
+        # After the first evaluation: an evaluator may learn its task columns from it.
+        self._weights = self._objective.vector(self.scorer.tasks)
+        return rows[1:], misses - cost
 
     def applied(self, p: Perturbation) -> Sentence:
         """``p`` applied to the original, computed once per perturbation (scoring, the
@@ -373,9 +417,11 @@ class ScoringSession:
         """Damage of each candidate, shape (m,), m <= len(candidates) when the budget ends."""
         sentences = [self.applied(p) for p in candidates]
         allowed = self._affordable(sentences)
-        rows, misses = self._rows(
-            (self.original, sentences[:allowed], [_alignment(p) for p in candidates[:allowed]])
-        )
+        alignments = [_alignment(p) for p in candidates[:allowed]]
+        if self._clean is None:
+            rows, misses = self._score_clean(sentences[:allowed], alignments)
+        else:
+            rows, misses = self._rows((self.original, sentences[:allowed], alignments))
         self.queries += misses
         self.scored += allowed
         metrics = rows[:, :-2]

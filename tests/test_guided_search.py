@@ -811,3 +811,59 @@ def test_a_guided_attack_composes_with_its_probes_and_beam_keeps_no_vectors(
     beam = build_components(dataclasses.replace(config, search="beam"), device="cpu")
     assert isinstance(beam.evaluator, ProbeEvaluator) and beam.composer is beam.evaluator
     assert beam.evaluator._vectors.maxsize == 0
+
+
+@pytest.mark.parametrize(
+    ("batch", "sizes"), [(1, [1, 1, 1]), (2, [2, 2, 2]), (3, [2, 1, 3]), (5, [2, 3, 2])]
+)
+def test_the_first_batch_is_scored_in_two_so_that_a_first_find_comes_sooner(
+    batch: int, sizes: list[int]
+) -> None:
+    """The best-estimated FIRST_BATCH singles are scored alone, then the rest of the
+    first batch; after both, the queries are where one whole batch leaves them (the
+    problem has 7 singles: with a batch of 5 the third batch takes the last 2)."""
+    problem, session, _ = make_problem(AdditiveEvaluator(PENALTY), budget=2, query_budget=40)
+    calls: list[int] = []
+
+    def score(candidates: Sequence[Perturbation]) -> NDArray[np.float64]:
+        calls.append(len(candidates))
+        return session(candidates)
+
+    scored = SearchProblem(
+        problem.table, problem.budget, score, problem.feasible, problem.is_exhausted,
+        estimator=exact, queries_left=problem.queries_left,
+    )  # fmt: skip
+    GuidedSearch(guided_batch=batch).search(scored, rng=np.random.default_rng(0))
+    assert calls[:3] == sizes
+    assert STRATEGIES.get("guided").estimates_first and not BeamSearch.estimates_first
+
+
+def test_a_guided_attack_scores_each_clean_sentence_with_its_first_batch(
+    bert_probes: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guided asks for its estimates first, so each sentence's first score request
+    holds the clean sentence and the search's first candidates; beam's holds the clean
+    sentence alone."""
+    from brittle.engine.attack import AttackConfig, run_attack
+    from brittle.engine.attack.sentence_search import RoundServices
+
+    first: dict[str, list[tuple[str, ...]]] = {}
+    serve = RoundServices.score
+
+    def spy(self: RoundServices, requests: list) -> list:  # type: ignore[type-arg]
+        for original, candidates, _ in requests:
+            first.setdefault(original.sent_id, [c.forms for c in candidates])
+        return serve(self, requests)
+
+    monkeypatch.setattr(RoundServices, "score", spy)
+    for search, extra in (("guided", 2), ("beam", 0)):
+        first.clear()
+        config = AttackConfig(
+            treebank=str(TREEBANK), probes=bert_probes, method="random", parser="gold",
+            search=search, budget=2, query_budget=12, limit=3,
+        )  # fmt: skip
+        run_attack(config, tmp_path / search, device="cpu")
+        assert len(first) == 3
+        for sent_id, forms in first.items():
+            assert len(forms) == 1 + extra, sent_id
+            assert all(f != forms[0] for f in forms[1:])

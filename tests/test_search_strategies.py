@@ -347,3 +347,46 @@ def test_the_anytime_record_climbs_to_the_best_admitted_damage() -> None:
     assert all(b > a for a, b in itertools.pairwise(drops))  # strictly better
     assert drops[-1] == pytest.approx(found.damage)  # the beam keeps the best admitted
     assert all(q <= session.queries for q in queries)
+
+
+@pytest.mark.parametrize("query_budget", [None, 1, 3, 20])
+def test_a_session_that_scores_the_clean_sentence_with_its_first_batch_scores_and_counts_the_same(
+    query_budget: int | None,
+) -> None:
+    """``clean_first=False``: the clean sentence goes with the first batch in one
+    evaluator call (one call fewer), and every damage, query count and budget is what a
+    session that scored it at the start gives."""
+    table = SubstitutionTable.from_mapping(SENTENCE.sent_id, "test", len(SENTENCE), OPTIONS)
+    objective = Objective.mean_of(["a", "b"])
+    found: dict[bool, tuple[list[list[float]], list[int | None], int, list[float]]] = {}
+    calls: dict[bool, int] = {}
+    for first in (True, False):
+        evaluator = AdditiveEvaluator(PENALTY)
+        session = CachedScorer(evaluator).session(
+            SENTENCE, objective, query_budget=query_budget, clean_first=first
+        )
+        problem = SearchProblem(
+            table, 2, session, lambda b: np.ones(len(b), bool), session.is_exhausted
+        )
+        pool = problem.expand(problem.empty())
+        left = [session.queries_left()]
+        damages = []
+        for start in (0, 3, 3, 5):  # the third batch is all cached
+            damages.append(session(pool[start : start + 3]).tolist())
+            left.append(session.queries_left())
+        found[first] = (damages, left, session.queries, session.clean.tolist())
+        calls[first] = evaluator.calls
+    assert found[False] == found[True]
+    assert found[True][3] == [1.0, 1.0]
+    assert calls[False] == calls[True] - 1 or (query_budget == 1 and calls[False] == calls[True])
+
+
+def test_a_late_clean_sentence_is_scored_when_asked_for_before_any_batch() -> None:
+    evaluator = AdditiveEvaluator(PENALTY)
+    session = CachedScorer(evaluator).session(
+        SENTENCE, Objective.mean_of(["a", "b"]), query_budget=5, clean_first=False
+    )
+    assert evaluator.calls == 0 and session.queries == 1 and session.queries_left() == 4
+    assert session.clean.tolist() == [1.0, 1.0] and evaluator.calls == 1
+    assert session.weights.tolist() == [0.5, 0.5] and evaluator.calls == 1
+    assert session.queries == 1  # counted once, at the start

@@ -196,6 +196,7 @@ class SentenceSearch:
             rows=self._rows,
             time_budget=config.time_budget,
             compose=self._compose,
+            clean_first=not self.components.strategy.estimates_first,
         )
         self._session = session
         reorders = self.components.substitutions is None

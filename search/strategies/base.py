@@ -31,6 +31,11 @@ class Strategy(ABC):
     #: (:meth:`~brittle.search.problem.SearchProblem.compose`): the run then keeps the
     #: word vectors of what it scores.
     composes: ClassVar[bool] = False
+    #: Whether it asks the problem for its estimates
+    #: (:meth:`~brittle.search.problem.SearchProblem.estimates`) before it scores
+    #: anything: the run then scores the clean sentence with its first batch, not before
+    #: the estimates (:class:`~brittle.search.scoring.ScoringSession`).
+    estimates_first: ClassVar[bool] = False
 
     @classmethod
     def parameters(cls) -> tuple[str, ...]:

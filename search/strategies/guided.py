@@ -28,7 +28,11 @@ does not see it: the change in the gradient at the base predicts none of it (a r
 correlation of -0.01). The composed prediction does (0.84 with the interaction, 0.92
 with the pair's damage, against 0.81 for the sum of the damages).
 
-The search warms up first: until :attr:`GuidedSearch.guided_warmup` of the query budget
+The first batch is scored in two (:data:`FIRST_BATCH` candidates, then the rest), so
+that a first find comes as early as one small model pass allows; the clean sentence is
+scored with that first pass, after the gradient pass
+(:attr:`~brittle.search.strategies.base.Strategy.estimates_first`). The search warms up
+first: until :attr:`GuidedSearch.guided_warmup` of the query budget
 (0.8 by default) has gone to single substitutions, nothing is extended, so that the line
 and the positions' residuals are fitted on a spread of positions, and most pairs worth
 trying can be composed from scored singles, before the search spends queries on pairs;
@@ -73,6 +77,11 @@ MAX_BASES = 64
 #: a search rarely has more ready at once: 256 finds what composing all of them finds,
 #: and 128 loses some on EWT test (UUAS drop 0.1303 against 0.1318 at 60 queries).
 COMPOSED_PER_ROUND = 256
+#: The first batch is scored in two: its this many best-estimated singles alone, then
+#: the rest of it. In lock-step rounds the first find then comes one small model pass
+#: after the gradient pass, not a whole batch's (on the anytime bench, EWT test, 16
+#: sentences a round on 2 cores: 0.23 s into each sentence's search instead of 0.34 s).
+FIRST_BATCH = 2
 
 
 def _estimates_of(slots: list[Slot], estimates: Estimates | None) -> NDArray[np.float64]:
@@ -244,6 +253,9 @@ def _guided(problem: SearchProblem, *, batch: int, warmup: float) -> Outcome:
     warm = 0 if left is None else int(warmup * left)  # singles scored before any extension
     waiting: list[int] = []  # scored candidates held back from extension while warming up
     n_singles = 0
+    # the first batch in two: its FIRST_BATCH best-estimated candidates alone, then
+    # the rest of it (the queries after it are where one whole batch leaves them)
+    sizes = [min(batch, FIRST_BATCH), batch - min(batch, FIRST_BATCH)]
     while frontier.count and not problem.is_exhausted():
         bases = np.asarray(frontier.bases)
         priority = np.asarray(scored_damage)[bases + 1] + model.predict()[frontier.slots]
@@ -252,7 +264,7 @@ def _guided(problem: SearchProblem, *, batch: int, warmup: float) -> Outcome:
         priority = np.where(np.isnan(composed), priority, composed)
         pool: list[Perturbation] = []
         singles: list[int] = []  # the slot of each single substitution of the pool, else -1
-        for i in frontier.take(priority, batch):
+        for i in frontier.take(priority, sizes[0] if sizes else batch):
             base = problem.empty() if bases[i] < 0 else scored[bases[i]]
             p, k = order[frontier.slots[i]]
             cand = problem.substitute(base, p, options[p][k])
@@ -262,6 +274,7 @@ def _guided(problem: SearchProblem, *, batch: int, warmup: float) -> Outcome:
                 singles.append(frontier.slots[i] if bases[i] < 0 else -1)
         if not pool:
             continue
+        sizes = [n for n in sizes[1:] if n > 0]
         damages = problem.score(pool)
         if damages.size == 0:
             break
@@ -327,6 +340,7 @@ class GuidedSearch(Strategy):
     """
 
     composes: ClassVar[bool] = True
+    estimates_first: ClassVar[bool] = True
 
     guided_batch: int = 8
     guided_warmup: float = 0.8
