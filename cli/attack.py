@@ -259,8 +259,9 @@ def run_with_progress(
     "--guided-batch",
     type=int,
     default=None,
-    help="--search guided: candidates scored per round (default 8). Smaller rounds follow "
-    "the gradient more closely; larger ones batch better on a GPU.",
+    help="--search guided: candidates scored per round (default 8; the first round's are "
+    "scored in two, the 2 best-estimated first, so that a first find comes sooner). "
+    "Smaller rounds follow the gradient more closely; larger ones batch better on a GPU.",
 )
 @click.option(
     "--guided-warmup",
