@@ -7,9 +7,9 @@ syntax check at 0.2, the demo's MiniLM layer -5 distance and POS probes, the obj
 their mean drop, no grading. Beam, greedy and guided search run at query budgets of 60,
 100 and 200, sample at 100 (b = 100 draws); guided search also without its gradient
 estimates (the same search on the generator's own ranking), which says what the gradient
-adds, without its warm-up (a first batch of 8 like the others), which says what that
-adds, and without composing pairs from their scored parts (pairs ranked by the sum of
-the parts' damages); and at 60 and 100 queries with two oracles in place of the
+adds, without its warm-up (extending what it finds from its first batch on), which says
+what that adds, and without composing pairs from their scored parts (pairs ranked by the
+sum of the parts' damages); and at 60 and 100 queries with two oracles in place of the
 estimates, which say what a better estimate could add at most: each option's damage as
 the probes score it, and each position's mean of those damages (scored by a pass of
 their own, not counted as queries). Every row keeps its anytime record, and for each
@@ -65,8 +65,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASURED = ROOT / "docs" / "guided-search.json"
 DOC = ROOT / "docs" / "attack.md"
 
-#: What guided search ranks by: the probes' gradient ("gradient"; "no warm-up": with a
-#: first batch of 8 like the others, ``guided_warmup=0``; "no composition": pairs ranked
+#: What guided search ranks by: the probes' gradient ("gradient"; "no warm-up": extending
+#: from its first batch on, ``guided_warmup=0``; "no composition": pairs ranked
 #: by the sum of their parts' damages, ``AttackComponents(composer=None)``), nothing
 #: ("none"), or an oracle: each option's scored damage ("scored") or its position's mean
 #: ("position").
