@@ -255,7 +255,8 @@ def _guided(problem: SearchProblem, *, batch: int, warmup: float) -> Outcome:
     n_singles = 0
     # the first batch in two: its FIRST_BATCH best-estimated candidates alone, then
     # the rest of it (the queries after it are where one whole batch leaves them)
-    sizes = [min(batch, FIRST_BATCH), batch - min(batch, FIRST_BATCH)]
+    first = min(batch, FIRST_BATCH)
+    sizes = [first, batch - first]
     while frontier.count and not problem.is_exhausted():
         bases = np.asarray(frontier.bases)
         priority = np.asarray(scored_damage)[bases + 1] + model.predict()[frontier.slots]
