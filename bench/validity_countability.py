@@ -45,6 +45,8 @@ from validity_agreement import (
 )
 from validity_lm_features import auc
 
+from brittle.engine.core.articles import indefinite_article
+
 #: Pairs of frames, the noun with the indefinite article (``{a}``) and as a mass noun.
 TEMPLATES = (
     ("I need {a} {noun}.", "I need more {noun}."),
@@ -66,16 +68,14 @@ MASS_LIST = ROOT / "search" / "generators" / "data" / "inflection_uncountable.ts
 VARIANTS = ("count_only", "is_countable", "both")
 
 
-def article(noun: str) -> str:
-    """*an* before a written vowel, else *a* (good enough for the calibration lists)."""
-    return "an" if noun[:1].lower() in "aeiou" else "a"
-
-
 def frames(noun: str) -> list[str]:
-    """The texts scored for ``noun``: each template's count frame, then its mass frame."""
+    """The texts scored for ``noun``: each template's count frame (with the article the
+    noun takes, :func:`~brittle.engine.core.articles.indefinite_article`; *a* where it
+    is disputed), then its mass frame."""
+    article = indefinite_article(noun) or "a"
     out: list[str] = []
     for count, mass in TEMPLATES:
-        out += [count.format(a=article(noun), noun=noun), mass.format(noun=noun)]
+        out += [count.format(a=article, noun=noun), mass.format(noun=noun)]
     return out
 
 

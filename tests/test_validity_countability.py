@@ -25,6 +25,8 @@ def test_the_frames_put_the_noun_with_its_article_and_as_a_mass_noun() -> None:
         "We talked about an apple.", "We talked about apple.",
     ]  # fmt: skip
     assert vc.frames("chair")[0] == "I need a chair."
+    assert vc.frames("honesty")[0] == "I need an honesty."  # the project's article rules
+    assert vc.frames("unit")[0] == "I need a unit."
 
 
 @settings(max_examples=100, deadline=None)
